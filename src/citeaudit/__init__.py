@@ -1,0 +1,28 @@
+"""citeaudit: audit the citations in an LLM's answer against the documents they cite.
+
+Stages (one module each): documents -> locate -> judge (through cache) -> route -> decide.
+"""
+
+from .audit import audit_quotes, judge_citations, locate_citations
+from .cache import CallCache
+from .citations import Citation, load_citations
+from .config import DEFAULT_MODEL, DEFAULT_THRESHOLD
+from .contract import ContractResult, check_contract, check_contract_files
+from .documents import Document, Section, canonical_section_id, load_rfc, load_text, resolve_source
+from .errors import CacheMissError, CiteAuditError, InputError, JudgeError, LocalModelError, SourceError
+from .fingerprint import fingerprint
+from .judge import PROMPT_VERSION, Judge, Judgement, build_messages
+from .locate import DocumentIndex, Location, index_document, locate, normalize
+from .localmodel import local_server, model_path
+from .route import Decision, decide, route
+from .views import records, step1_view, step2_view, write_jsonl
+
+__all__ = [
+    "CacheMissError", "CallCache", "Citation", "CiteAuditError", "ContractResult", "DEFAULT_MODEL",
+    "DEFAULT_THRESHOLD", "Decision", "Document", "DocumentIndex", "InputError", "Judge", "JudgeError",
+    "Judgement", "LocalModelError", "Location", "PROMPT_VERSION", "Section", "SourceError",
+    "audit_quotes", "build_messages", "canonical_section_id", "check_contract", "check_contract_files",
+    "decide", "fingerprint", "index_document", "judge_citations", "load_citations", "load_rfc",
+    "load_text", "local_server", "locate", "locate_citations", "model_path", "normalize", "records",
+    "resolve_source", "route", "step1_view", "step2_view", "write_jsonl",
+]

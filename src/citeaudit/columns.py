@@ -1,0 +1,42 @@
+"""Column names of the audit table, defined once. One row per citation, the input's index."""
+
+ID = "id"
+CLAIM = "claim"
+QUOTE = "quote"
+CITED_SECTION = "cited_section"
+EXPECTED = "expected"
+# step 1: locate
+QUOTE_STATUS = "quote_status"
+FOUND_SECTION = "found_section"
+SECTION_MATCH = "section_match"
+MATCH_SCORE = "match_score"
+SPAN = "span"
+EVIDENCE = "evidence"
+CLOSEST = "closest"
+FABRICATED_REASON = "fabricated_reason"
+# step 2: judge
+RELATION = "relation"
+PROBABILITIES = "probabilities"
+CONFIDENCE = "confidence"
+METHOD = "method"
+MODEL = "model"
+CACHED = "cached"
+ERROR = "error"
+# step 3: route
+VERDICT = "verdict"
+ROUTE = "route"
+FLAGS = "flags"
+THRESHOLD = "threshold"
+# step 4: human review
+FINGERPRINT = "fingerprint"
+REVIEW_VERDICT = "review_verdict"
+REVIEW_STATE = "review_state"
+
+LOCATE_COLUMNS = [ID, CLAIM, QUOTE, CITED_SECTION, EXPECTED, QUOTE_STATUS, FOUND_SECTION,
+                  SECTION_MATCH, MATCH_SCORE, SPAN, EVIDENCE, CLOSEST, FABRICATED_REASON]
+JUDGE_COLUMNS = [RELATION, PROBABILITIES, CONFIDENCE, METHOD, MODEL, CACHED, ERROR]
+
+# the JSON Lines record of the command line (DESIGN.md "Command line")
+OUTPUT_FIELDS = [ID, CLAIM, CITED_SECTION, QUOTE_STATUS, FOUND_SECTION, SECTION_MATCH, MATCH_SCORE,
+                 SPAN, RELATION, PROBABILITIES, CONFIDENCE, METHOD, VERDICT, ROUTE, FLAGS, MODEL,
+                 CACHED, ERROR, FABRICATED_REASON, EXPECTED, REVIEW_VERDICT, REVIEW_STATE]

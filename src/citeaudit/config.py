@@ -1,0 +1,57 @@
+"""Settings read from the environment, in one place.
+
+| variable             | meaning                                                    | default            |
+|----------------------|------------------------------------------------------------|--------------------|
+| CITEAUDIT_DATA_DIR   | folder holding source texts (RFCs) not shipped in `data/`  | unset              |
+| CITEAUDIT_CACHE_DIR  | folder with the JSON Lines recordings and the store        | `<project>/cache`  |
+| CITEAUDIT_CACHE_MODE | `replay`, `record` or `refresh`                            | `replay`           |
+| CITEAUDIT_MODEL      | model name sent to the judge endpoint                      | the recorded Qwen  |
+| OPENAI_BASE_URL      | OpenAI-compatible endpoint of the judge                    | the openai default |
+| OPENAI_API_KEY       | its key (a local server takes any)                         | unset              |
+| CITEAUDIT_GRAMMAR    | `1` to send a llama.cpp grammar forcing a one-letter answer | unset              |
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+CACHE_MODES = ("replay", "record", "refresh")
+DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+DEFAULT_THRESHOLD = 0.8
+
+
+def project_dir() -> Path:
+    """The repository root when running from a checkout, else the current directory."""
+    here = Path(__file__).resolve().parents[2]
+    return here if (here / "pyproject.toml").is_file() else Path.cwd()
+
+
+def data_dir() -> Path | None:
+    value = os.environ.get("CITEAUDIT_DATA_DIR")
+    return Path(value) if value else None
+
+
+def cache_dir() -> Path:
+    value = os.environ.get("CITEAUDIT_CACHE_DIR")
+    return Path(value) if value else project_dir() / "cache"
+
+
+def cache_mode() -> str:
+    return os.environ.get("CITEAUDIT_CACHE_MODE", "replay")
+
+
+def model() -> str:
+    return os.environ.get("CITEAUDIT_MODEL", DEFAULT_MODEL)
+
+
+def base_url() -> str | None:
+    return os.environ.get("OPENAI_BASE_URL") or None
+
+
+def api_key() -> str | None:
+    return os.environ.get("OPENAI_API_KEY") or None
+
+
+def use_grammar() -> bool:
+    return os.environ.get("CITEAUDIT_GRAMMAR", "") in ("1", "true", "yes")

@@ -1,0 +1,25 @@
+"""Errors raised by citeaudit. Every message says what went wrong, where, and how to fix it."""
+
+
+class CiteAuditError(Exception):
+    """Base class of every error citeaudit raises on purpose."""
+
+
+class InputError(CiteAuditError):
+    """Bad or unreadable input; the message names the file, the record and the fix."""
+
+
+class SourceError(CiteAuditError):
+    """A source document could not be found, downloaded or verified."""
+
+
+class CacheMissError(CiteAuditError):
+    """Replay mode was asked for a call that no recording holds."""
+
+
+class JudgeError(CiteAuditError):
+    """The judge endpoint failed or answered outside the three options."""
+
+
+class LocalModelError(CiteAuditError):
+    """The local llama.cpp server or its model could not be set up."""

@@ -1,0 +1,76 @@
+"""Read-only views of the audit table: the step tables notebooks and the command line show, and
+the JSON Lines records the command line writes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from . import columns as C
+
+
+def step1_view(table: pd.DataFrame) -> pd.DataFrame:
+    """Step 1 per citation: quote status, where it was found and the length of the evidence."""
+    return pd.DataFrame({
+        "citation": table[C.ID],
+        "quote": table[C.QUOTE_STATUS],
+        "cited": table[C.CITED_SECTION],
+        "found in": table[C.FOUND_SECTION],
+        "score": table[C.MATCH_SCORE],
+        "evidence chars": [f"{len(e):,}" if isinstance(e, str) else None for e in table[C.EVIDENCE]],
+    }).astype(object).where(lambda f: f.notna(), "-")
+
+
+def step2_view(table: pd.DataFrame) -> pd.DataFrame:
+    """Step 2 and 3 per citation: probabilities, relation, confidence, verdict and route."""
+    probs = [p if isinstance(p, dict) else {} for p in table[C.PROBABILITIES]]
+    view = pd.DataFrame({
+        "citation": table[C.ID],
+        "quote": table[C.QUOTE_STATUS],
+        "supports": [p.get("supports") for p in probs],
+        "contradicts": [p.get("contradicts") for p in probs],
+        "says_nothing": [p.get("says_nothing") for p in probs],
+        "relation": table[C.RELATION],
+        "confidence": table[C.CONFIDENCE],
+        "verdict": table[C.VERDICT],
+        "route": table[C.ROUTE],
+        "flags": [", ".join(f) for f in table[C.FLAGS]],
+    })
+    if C.EXPECTED in table and table[C.EXPECTED].notna().any():
+        view["expected"] = table[C.EXPECTED]
+    for col in ("supports", "contradicts", "says_nothing", "confidence"):
+        view[col] = [f"{v:.2f}" if isinstance(v, float) else "-" for v in view[col]]
+    return view.astype(object).where(lambda f: f.notna(), "-")
+
+
+def records(table: pd.DataFrame) -> list[dict]:
+    """One JSON-ready dict per row with the command line's fields (DESIGN.md)."""
+    out = []
+    for _, row in table.iterrows():
+        record = {}
+        for field in C.OUTPUT_FIELDS:
+            value = row[field] if field in row.index else None
+            if field == C.SPAN and value is not None:
+                value = {"start": int(value[0]), "end": int(value[1])}
+            if field == C.PROBABILITIES and value is None:
+                value = {"supports": None, "contradicts": None, "says_nothing": None}
+            if isinstance(value, float) and pd.isna(value):
+                value = None
+            record[field] = value
+        out.append(record)
+    return out
+
+
+def write_jsonl(table: pd.DataFrame, path: str | Path) -> Path:
+    """Write the table as JSON Lines, to a temporary file renamed into place (never half-written)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        for record in records(table):
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    os.replace(tmp, path)
+    return path

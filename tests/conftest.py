@@ -1,0 +1,32 @@
+"""Shared fixtures. Source texts come from CITEAUDIT_DATA_DIR (CI points it at ../shared/data/rfc)."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data"
+
+if not os.environ.get("CITEAUDIT_DATA_DIR") and (ROOT.parent / "shared/data/rfc").is_dir():
+    os.environ["CITEAUDIT_DATA_DIR"] = str(ROOT.parent / "shared/data/rfc")
+
+
+@pytest.fixture(scope="session")
+def rfc7519():
+    from citeaudit import load_rfc
+
+    return load_rfc("rfc7519.txt")
+
+
+@pytest.fixture(scope="session")
+def index7519(rfc7519):
+    from citeaudit import index_document
+
+    return index_document(rfc7519)
+
+
+@pytest.fixture
+def tmp_cache(tmp_path):
+    """A fresh cache directory per test (recordings and store)."""
+    return tmp_path / "cache"

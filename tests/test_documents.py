@@ -1,0 +1,119 @@
+import hashlib
+import http.server
+import threading
+
+import pytest
+
+from citeaudit import SourceError, canonical_section_id, load_rfc, load_text
+from citeaudit.documents import download_source, text_digest
+
+
+def test_rfc7519_has_the_seed_figures(rfc7519):
+    assert len(rfc7519.clean) == 58_365
+    assert len(rfc7519.sections) == 45
+    lengths = {sid: len(rfc7519.sections[sid].text) for sid in ("2", "4.1.3", "4.1.4", "3", "4.1.6", "4")}
+    assert lengths == {"2": 3122, "4.1.3": 761, "4.1.4": 529, "3": 1653, "4.1.6": 270, "4": 918}
+
+
+def test_page_furniture_is_gone_from_clean_text(rfc7519):
+    assert "[Page" not in rfc7519.clean
+    assert "\f" not in rfc7519.clean
+    assert "RFC 7519                  JSON Web Token" not in rfc7519.clean
+    assert "[Page 21]" in rfc7519.raw
+
+
+def test_section_offsets_point_into_the_raw_file(rfc7519):
+    section = rfc7519.sections["11.2"]
+    assert section.title == "Signing and Encryption Order"
+    raw = rfc7519.raw[section.start : section.end]
+    assert raw.startswith("11.2.  Signing and Encryption Order")
+    assert "[Page 21]" in raw  # the page break lies inside the section
+    assert rfc7519.clean_slice(section.start, section.end) == section.text
+
+
+@pytest.mark.parametrize("written", ["4.1.3", "4.1.3.", "Section 4.1.3", "§4.1.3", "section 4.1.3", "§ 4.1.3"])
+def test_section_ids_written_several_ways(rfc7519, written):
+    assert rfc7519.section(written).id == "4.1.3"
+
+
+def test_unknown_or_appendix_section_ids(rfc7519):
+    assert rfc7519.section("9.9") is None
+    assert canonical_section_id("Appendix A.1") is None
+
+
+def test_lines_keep_the_raw_text(rfc7519):
+    line = rfc7519.lines[489]
+    assert line.number == 490
+    assert line.text.endswith("is an array of case-")
+    assert rfc7519.raw[line.start : line.end] == line.text
+
+
+def test_digest_ignores_line_endings_and_form_feeds(rfc7519):
+    crlf = rfc7519.raw.replace("\n", "\r\n")
+    assert text_digest(crlf) == text_digest(rfc7519.raw)
+
+
+def test_crlf_copy_gives_the_same_sections(tmp_path, rfc7519):
+    path = tmp_path / "rfc7519.txt"
+    path.write_bytes(rfc7519.raw.replace("\n", "\r\n").encode())
+    crlf = load_rfc(path)
+    assert len(crlf.sections) == 45
+    assert crlf.sections["4.1.3"].text.replace("\r", "") == rfc7519.sections["4.1.3"].text
+
+
+def test_missing_source_names_where_it_looked(tmp_path, monkeypatch):
+    monkeypatch.setenv("CITEAUDIT_DATA_DIR", str(tmp_path))
+    with pytest.raises(SourceError, match="CITEAUDIT_DATA_DIR"):
+        load_text("no-such-document.txt")
+
+
+@pytest.fixture
+def served(tmp_path, rfc7519):
+    """Serve a copy of RFC 7519 on 127.0.0.1 (the download path is never tested on the internet)."""
+    root = tmp_path / "www"
+    root.mkdir()
+    (root / "rfc7519.txt").write_text(rfc7519.raw, newline="")
+    (root / "tampered.txt").write_text(rfc7519.raw.replace("MUST", "MAY", 1), newline="")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *a, **k):
+            super().__init__(*a, directory=str(root), **k)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_download_is_verified_and_saved(served, tmp_path, rfc7519):
+    dest = tmp_path / "data" / "rfc7519.txt"
+    download_source("rfc7519.txt", dest, url=f"{served}/rfc7519.txt")
+    assert hashlib.sha256(dest.read_bytes()).hexdigest() == hashlib.sha256(rfc7519.raw.encode()).hexdigest()
+    assert len(load_rfc(dest).sections) == 45
+
+
+def test_download_with_wrong_digest_leaves_nothing(served, tmp_path):
+    dest = tmp_path / "data" / "rfc7519.txt"
+    with pytest.raises(SourceError, match="expected"):
+        download_source("rfc7519.txt", dest, url=f"{served}/tampered.txt")
+    assert not dest.exists()
+    assert not list(tmp_path.glob("data/*"))
+
+
+def test_generic_text_paragraph_sections(tmp_path):
+    path = tmp_path / "note.txt"
+    path.write_text("First paragraph\nstill first.\n\n\nSecond one.\n")
+    doc = load_text(path)
+    assert [s.text for s in doc.sections.values()] == ["First paragraph\nstill first.", "Second one."]
+    assert doc.raw[doc.sections["2"].start : doc.sections["2"].end] == "Second one."
+
+
+def test_generic_text_heading_sections(tmp_path):
+    path = tmp_path / "spec.txt"
+    path.write_text("Intro\n\n1.  Scope\n\n   Applies to X.\n\n1.1.  Detail\n\n   Y holds.\n")
+    doc = load_text(path, sections="headings")
+    assert list(doc.sections) == ["1", "1.1"]
+    assert doc.sections["1.1"].text.endswith("Y holds.")
