@@ -32,7 +32,9 @@ test: $(VENV)/.test
 
 # Re-record the worked example and the labelled sets with the local Qwen model (slow, opt-in).
 record-qwen: $(VENV)/.test
-	$(PY) -m citeaudit.record
+	for job in "rfc7519.txt data/rfc7519_citations.json" "rfc7519.txt data/eval_rfc7519.json" \
+	           "rfc6749.txt data/eval_rfc6749.json"; do set -- $$job; \
+		$(VENV)/bin/citeaudit record --model qwen --source $$1 --citations $$2 || exit 1; done
 
 clean:
 	rm -rf $(VENV) cache/store out

@@ -15,14 +15,14 @@ from .judge import PROMPT_VERSION, Judge, Judgement, build_messages
 from .locate import DocumentIndex, Location, index_document, locate, normalize
 from .localmodel import local_server, model_path
 from .route import Decision, decide, route
-from .views import records, step1_view, step2_view, write_jsonl
+from .views import highlight_html, records, step1_view, step2_view, write_jsonl
 
 __all__ = [
     "CacheMissError", "CallCache", "Citation", "CiteAuditError", "ContractResult", "DEFAULT_MODEL",
     "DEFAULT_THRESHOLD", "Decision", "Document", "DocumentIndex", "InputError", "Judge", "JudgeError",
     "Judgement", "LocalModelError", "Location", "PROMPT_VERSION", "Section", "SourceError",
     "audit_quotes", "build_messages", "canonical_section_id", "check_contract", "check_contract_files",
-    "decide", "fingerprint", "index_document", "judge_citations", "load_citations", "load_rfc",
+    "decide", "fingerprint", "highlight_html", "index_document", "judge_citations", "load_citations", "load_rfc",
     "load_text", "local_server", "locate", "locate_citations", "model_path", "normalize", "records",
     "resolve_source", "route", "step1_view", "step2_view", "write_jsonl",
 ]

@@ -69,7 +69,7 @@ def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the
     for column in C.JUDGE_COLUMNS:
         out[column] = pd.Series([None] * len(out), index=out.index, dtype=object)
     todo = [i for i in out.index if out.at[i, C.EVIDENCE] is not None]
-    show = progress if progress is not None else len(todo) > PROGRESS_MIN
+    show = progress if progress is not None else (len(todo) > PROGRESS_MIN and judge.cache.mode != "replay")
     for i in tqdm(todo, desc="judge", unit="citation", disable=not show):
         section = out.at[i, C.FOUND_SECTION]
         where = f"section {section} of {document_name}" if section else f"an excerpt of {document_name}"

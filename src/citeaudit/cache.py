@@ -68,20 +68,20 @@ def read_recording(path: Path) -> list[dict]:
 
 
 def append_line(path: Path, record: dict) -> None:
-    """Append one JSON line in a single write, flushed to disk."""
+    """Append one JSON line in a single write, flushed to disk.
+
+    A torn last line left by a crash (no final newline) is cut off first: it was never a record.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     data = (canonical_json(record) + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        if os.fstat(fd).st_size:
-            with open(path, "rb") as existing:  # heal a torn last line before appending
-                existing.seek(-1, os.SEEK_END)
-                if existing.read(1) != b"\n":
-                    data = b"\n" + data
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    with open(path, "a+b") as handle:
+        handle.seek(0)
+        body = handle.read()
+        if body and not body.endswith(b"\n"):
+            handle.truncate(body.rfind(b"\n") + 1)
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 class CallCache:

@@ -66,6 +66,46 @@ def audit(source, citations, threshold, cache_mode, model, locate_only, output):
     sys.exit(EXIT_ACCEPT if decision.status == "ACCEPT" else EXIT_NOT_ACCEPTED)
 
 
+@main.command()
+@click.option("--model", "key", type=click.Choice(["smollm2", "qwen"]), default="qwen", show_default=True)
+@click.option("--source", required=True, help="Source text, as for `audit`.")
+@click.option("--citations", required=True, type=click.Path(dir_okay=False), help="Quote-citation JSON file.")
+@click.option("--refresh", is_flag=True, help="Call the model even for requests already recorded.")
+def record(key, source, citations, refresh):
+    """Record the local model's answers for a citation file (starts and stops the server)."""
+    from .localmodel import local_server, model_path
+
+    try:
+        model_path(key, install=True)
+        with local_server(key) as server:
+            judge = Judge(model=server.model, base_url=server.base_url,
+                          cache=CallCache(mode="refresh" if refresh else "record"))
+            table = audit_quotes(source, citations, judge=judge, progress=True)
+    except CiteAuditError as exc:
+        _fail(str(exc))
+    _show(step2_view(table))
+    new = int((table["cached"] == False).sum())  # noqa: E712 (None means not judged)
+    click.echo(f"\n{new} new answers of {judge.model} appended to {judge.cache.directory}")
+
+
+@main.command()
+@click.argument("answer", type=click.Path(dir_okay=False))
+@click.argument("sources", type=click.Path(dir_okay=False))
+@click.argument("reviews", type=click.Path(dir_okay=False))
+def contract(answer, sources, reviews):
+    """Check a source-id answer against its sources and human reviews; print {"status", "reasons"}."""
+    import json
+
+    from .contract import check_contract_files
+
+    try:
+        result = check_contract_files(answer, sources, reviews)
+    except CiteAuditError as exc:
+        _fail(str(exc))
+    click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    sys.exit(EXIT_ACCEPT if result.status == "ACCEPT" else EXIT_NOT_ACCEPTED)
+
+
 @main.command("serve-local")
 @click.option("--model", "key", type=click.Choice(["smollm2", "qwen"]), default="qwen", show_default=True)
 @click.option("--port", type=int, default=8080, show_default=True)

@@ -8,7 +8,7 @@
 | CITEAUDIT_MODEL      | model name sent to the judge endpoint                      | the recorded Qwen  |
 | OPENAI_BASE_URL      | OpenAI-compatible endpoint of the judge                    | the openai default |
 | OPENAI_API_KEY       | its key (a local server takes any)                         | unset              |
-| CITEAUDIT_GRAMMAR    | `1` to send a llama.cpp grammar forcing a one-letter answer | unset              |
+| CITEAUDIT_GRAMMAR    | `1`/`0`: send llama.cpp's grammar forcing a one-letter answer | on for local models |
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from pathlib import Path
 CACHE_MODES = ("replay", "record", "refresh")
 DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_THRESHOLD = 0.8
+# models served by our local llama.cpp server, which takes a grammar (see localmodel.py)
+LOCAL_MODEL_NAMES = ("smollm2-135m-instruct-q4_1", DEFAULT_MODEL)
 
 
 def project_dir() -> Path:
@@ -53,5 +55,9 @@ def api_key() -> str | None:
     return os.environ.get("OPENAI_API_KEY") or None
 
 
-def use_grammar() -> bool:
-    return os.environ.get("CITEAUDIT_GRAMMAR", "") in ("1", "true", "yes")
+def use_grammar(model_name: str) -> bool:
+    """`CITEAUDIT_GRAMMAR` if set, else True for the models our llama.cpp server runs."""
+    value = os.environ.get("CITEAUDIT_GRAMMAR")
+    if value is not None and value != "":
+        return value.lower() in ("1", "true", "yes")
+    return model_name in LOCAL_MODEL_NAMES

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from . import config
 from .cache import CallCache
-from .errors import CacheMissError, CiteAuditError, JudgeError
+from .errors import CiteAuditError, JudgeError
 
 PROMPT_VERSION = "relation-v1"
 RELATIONS = ("supports", "contradicts", "says_nothing")
@@ -94,7 +94,7 @@ class Judge:
     model: str = field(default_factory=config.model)
     base_url: str | None = field(default_factory=config.base_url)
     api_key: str | None = field(default_factory=config.api_key)
-    grammar: bool = field(default_factory=config.use_grammar)
+    grammar: bool | None = None  # None: config.use_grammar(model)
     cache: CallCache | None = None
     max_retries: int = 3
     timeout: float = 300.0
@@ -102,6 +102,8 @@ class Judge:
     _client: object = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.grammar is None:
+            self.grammar = config.use_grammar(self.model)
         if self.cache is None:
             self.cache = CallCache()
 
@@ -176,9 +178,7 @@ class Judge:
             else:
                 probs, cached = self._sample(messages, what, cached)
                 method = f"sampling (n={self.samples})"
-        except CacheMissError:
-            raise
-        except CiteAuditError as exc:
+        except CiteAuditError as exc:  # a replay miss included: the row keeps the message
             return Judgement(None, None, None, None, self.model, None, str(exc))
         except Exception as exc:  # the endpoint failed after the client's retries
             return Judgement(None, None, None, None, self.model, None, f"{type(exc).__name__}: {exc}")

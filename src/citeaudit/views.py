@@ -3,6 +3,7 @@ the JSON Lines records the command line writes."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 from pathlib import Path
@@ -42,7 +43,7 @@ def step2_view(table: pd.DataFrame) -> pd.DataFrame:
     if C.EXPECTED in table and table[C.EXPECTED].notna().any():
         view["expected"] = table[C.EXPECTED]
     for col in ("supports", "contradicts", "says_nothing", "confidence"):
-        view[col] = [f"{v:.2f}" if isinstance(v, float) else "-" for v in view[col]]
+        view[col] = [f"{v:.2f}" if isinstance(v, float) and not pd.isna(v) else "-" for v in view[col]]
     return view.astype(object).where(lambda f: f.notna(), "-")
 
 
@@ -74,3 +75,14 @@ def write_jsonl(table: pd.DataFrame, path: str | Path) -> Path:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
     os.replace(tmp, path)
     return path
+
+
+def highlight_html(document, section_id: str, span: tuple[int, int] | None) -> str:
+    """A section's clean text as escaped HTML, with the raw `span` (if any) inside `<mark>`."""
+    section = document.sections[section_id]
+    if span is None or not (section.start <= span[0] < span[1] <= section.end):
+        return f"<pre>{html.escape(section.text)}</pre>"
+    before = document.clean_slice(section.start, span[0])
+    marked = document.clean_slice(span[0], span[1])
+    after = document.clean_slice(span[1], section.end)
+    return f"<pre>{html.escape(before)}<mark>{html.escape(marked)}</mark>{html.escape(after)}</pre>"

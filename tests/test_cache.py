@@ -1,0 +1,92 @@
+"""Cache modes with a temporary store and fake endpoints (the real endpoint is in test_local_judge)."""
+
+import json
+
+import pytest
+
+from citeaudit import CacheMissError, CallCache
+from citeaudit.cache import append_line, read_recording, recording_name, request_key
+
+REQUEST = {"model": "m-1", "messages": [{"role": "user", "content": "secret text"}],
+           "params": {"temperature": 0.0}, "prompt_version": "v1"}
+
+
+def sender(answers):
+    calls = []
+
+    def send():
+        calls.append(1)
+        return {"content": answers[len(calls) - 1]}, {"prompt": 3, "completion": 1}
+
+    return send, calls
+
+
+def test_key_changes_with_every_part_of_the_request():
+    keys = {request_key(REQUEST)}
+    for field, value in [("model", "m-2"), ("params", {"temperature": 0.5}), ("prompt_version", "v2"),
+                         ("messages", [{"role": "user", "content": "other"}])]:
+        keys.add(request_key({**REQUEST, field: value}))
+    assert len(keys) == 5
+    assert request_key(dict(reversed(list(REQUEST.items())))) == request_key(REQUEST)
+
+
+def test_replay_miss_says_what_and_how_to_record(tmp_cache):
+    cache = CallCache(tmp_cache, mode="replay")
+    send, calls = sender(["A"])
+    with pytest.raises(CacheMissError, match=r"citation 'x'.*model 'm-1'.*--cache-mode record"):
+        cache.call(REQUEST, send, what="citation 'x'")
+    assert calls == []
+
+
+def test_record_calls_once_then_replays(tmp_cache):
+    send, calls = sender(["A", "B"])
+    with CallCache(tmp_cache, mode="record") as cache:
+        first, cached1 = cache.call(REQUEST, send)
+        second, cached2 = cache.call(REQUEST, send)
+    assert (cached1, cached2, len(calls)) == (False, True, 1)
+    assert second["response"] == {"content": "A"}
+    # a new cache over the same folder replays from the recording alone
+    import shutil
+
+    shutil.rmtree(tmp_cache / "store")
+    with CallCache(tmp_cache, mode="replay") as replay:
+        record, cached = replay.call(REQUEST, send)
+    assert cached and record["response"] == {"content": "A"} and len(calls) == 1
+
+
+def test_recording_has_no_prompt_text(tmp_cache):
+    send, _ = sender(["A"])
+    with CallCache(tmp_cache, mode="record") as cache:
+        cache.call(REQUEST, send)
+    text = (tmp_cache / recording_name("m-1")).read_text()
+    assert "secret text" not in text
+    record = json.loads(text)
+    assert {"key", "model", "params", "prompt_version", "messages_sha256", "response", "seconds",
+            "tokens", "when"} <= set(record)
+
+
+def test_refresh_always_calls_and_appends(tmp_cache):
+    send, calls = sender(["A", "B"])
+    with CallCache(tmp_cache, mode="record") as cache:
+        cache.call(REQUEST, send)
+    with CallCache(tmp_cache, mode="refresh") as cache:
+        record, cached = cache.call(REQUEST, send)
+    assert (cached, len(calls), record["response"]["content"]) == (False, 2, "B")
+    assert len(read_recording(tmp_cache / recording_name("m-1"))) == 2
+    with CallCache(tmp_cache, mode="replay") as cache:  # the newest answer wins
+        assert cache.call(REQUEST, send)[0]["response"]["content"] == "B"
+
+
+def test_torn_last_line_is_skipped_and_healed(tmp_cache):
+    path = tmp_cache / "m-1.jsonl"
+    append_line(path, {"key": "k1", "response": {}})
+    with open(path, "a") as handle:
+        handle.write('{"key": "k2", "resp')  # a crash mid-write
+    assert [r["key"] for r in read_recording(path)] == ["k1"]
+    append_line(path, {"key": "k3", "response": {}})
+    assert [r["key"] for r in read_recording(path)] == ["k1", "k3"]
+
+
+def test_unknown_mode_is_refused(tmp_cache):
+    with pytest.raises(Exception, match="replay, record, refresh"):
+        CallCache(tmp_cache, mode="live")

@@ -1,0 +1,138 @@
+"""The command line as a user runs it: a subprocess, offline, from the committed recordings."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import DATA, ROOT
+
+EXAMPLE = DATA / "rfc7519_citations.json"
+STEP1 = {  # the seed's step-1 table: quote status, found section, evidence length
+    "epoch_seconds": ("exact", "2", 3122), "aud_reject": ("exact", "4.1.3", 761),
+    "sig_reporting": ("missing", None, None), "clock_skew": ("exact", "4.1.4", 529),
+    "exp_required": ("exact", "4.1.4", 529), "pii_encryption": ("exact", "3", 1653),
+    "iat_future": ("none", "4.1.6", 270), "duplicate_names": ("exact", "4", 918),
+}
+FIELDS = {"id", "claim", "cited_section", "quote_status", "found_section", "section_match", "match_score",
+          "span", "relation", "probabilities", "confidence", "method", "verdict", "route", "flags",
+          "model", "cached", "error"}
+
+
+@pytest.fixture
+def recorded_cache(tmp_path, monkeypatch):
+    """A private copy of the committed recordings, so tests never touch the working store."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for path in (ROOT / "cache").glob("*.jsonl"):
+        shutil.copy(path, cache)
+    monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(cache))
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    return cache
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "citeaudit.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def read_jsonl(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_locate_only_reproduces_the_seed_step1_table(tmp_path, recorded_cache, rfc7519):
+    out = tmp_path / "step1.jsonl"
+    result = run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--locate-only", "--output", str(out))
+    assert result.returncode == 1, result.stderr
+    rows = {r["id"]: r for r in read_jsonl(out)}
+    for cid, (status, section, length) in STEP1.items():
+        row = rows[cid]
+        assert (row["quote_status"], row["found_section"]) == (status, section)
+        assert row["relation"] is None and row["confidence"] is None
+        assert row["probabilities"] == {"supports": None, "contradicts": None, "says_nothing": None}
+        if length:
+            assert len(rfc7519.sections[section].text) == length
+    assert rows["sig_reporting"]["verdict"] == "fabricated"
+    assert all(r["verdict"] is None for cid, r in rows.items() if cid != "sig_reporting")
+
+
+def test_replay_runs_offline_with_recorded_probabilities(tmp_path, recorded_cache):
+    out = tmp_path / "audit.jsonl"
+    result = run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--cache-mode", "replay",
+                 "--output", str(out))
+    assert result.returncode == 1, result.stderr  # not every citation is verified
+    rows = read_jsonl(out)
+    assert len(rows) == 8 and all(FIELDS <= set(r) for r in rows)
+    for row in rows:
+        if row["verdict"] == "fabricated":
+            assert row["quote_status"] == "missing" and row["model"] is None
+            continue
+        probs = row["probabilities"]
+        assert set(probs) == {"supports", "contradicts", "says_nothing"}
+        assert sum(probs.values()) == pytest.approx(1.0)
+        assert row["confidence"] == pytest.approx(max(probs.values()))
+        assert row["cached"] is True and row["error"] is None and row["method"] == "logprobs"
+        assert row["model"] == "qwen2.5-coder-1.5b-instruct-q4_k_m"
+        assert row["span"] is None or row["span"]["start"] < row["span"]["end"]
+    assert "REJECT" in result.stdout or "REVIEW" in result.stdout
+
+
+def test_threshold_zero_lets_every_verdict_stand(tmp_path, recorded_cache):
+    out = tmp_path / "audit.jsonl"
+    run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--threshold", "0", "--output", str(out))
+    assert {r["route"] for r in read_jsonl(out)} == {"auto"}
+
+
+def test_replay_miss_is_an_error_row_with_the_fix(tmp_path, recorded_cache):
+    out = tmp_path / "audit.jsonl"
+    result = run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--model", "never-recorded",
+                 "--output", str(out))
+    assert result.returncode == 1
+    assert "--cache-mode record" in result.stderr and "never-recorded" in result.stderr
+    rows = read_jsonl(out)
+    assert len(rows) == 8
+    assert all(r["route"] == "review" for r in rows if r["verdict"] != "fabricated")
+
+
+def test_exit_code_0_when_every_citation_is_verified(tmp_path, recorded_cache):
+    good = tmp_path / "good.json"
+    cites = [c for c in json.loads(EXAMPLE.read_text()) if c["id"] in ("aud_reject", "epoch_seconds")]
+    good.write_text(json.dumps(cites))
+    result = run("audit", "--source", "rfc7519.txt", "--citations", str(good), "--threshold", "0.5")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ACCEPT" in result.stdout
+
+
+@pytest.mark.parametrize("content, message", [
+    ('[{"id": "x", "claim": "c", "quote": null}]', "record 0, field 'section'"),
+    ('[{"id": "x", "claim": "c", "quote": 5, "section": "2"}]', "record 0, field 'quote'"),
+    ('[{"id": "x", "claim": "", "quote": null, "section": "2"}]', "record 0, field 'claim'"),
+    ('[{"id": "x", "claim": "c", "quote": null, "section": "2", "expected": "true"}]', "field 'expected'"),
+    ('[{"id": "x", "claim": "c", "quote": null, "section": "2", "extra": 1}]', "field 'extra'"),
+    ('{"id": "x"}', "top level"),
+    ('[{"id": "x", "claim": "c", "quote": null, "section": "2"}, {"id": "x", "claim": "d", "quote": null, "section": "3"}]',
+     "record 1, field 'id'"),
+    ("[{", "not valid UTF-8 JSON"),
+])
+def test_malformed_citation_file_exits_2_with_file_record_field(tmp_path, recorded_cache, content, message):
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    result = run("audit", "--source", "rfc7519.txt", "--citations", str(bad), "--locate-only")
+    assert result.returncode == 2
+    assert str(bad) in result.stderr and message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_unreadable_inputs_and_bad_arguments_exit_2(tmp_path, recorded_cache):
+    assert run("audit", "--source", "rfc7519.txt", "--citations", str(tmp_path / "none.json")).returncode == 2
+    assert run("audit", "--source", str(tmp_path / "none.txt"), "--citations", str(EXAMPLE)).returncode == 2
+    assert run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--threshold", "2").returncode == 2
+    assert run("audit", "--citations", str(EXAMPLE)).returncode == 2
+
+
+def test_output_is_never_half_written(tmp_path, recorded_cache):
+    out = tmp_path / "audit.jsonl"
+    run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--locate-only", "--output", str(out))
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("audit")] == ["audit.jsonl"]

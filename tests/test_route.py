@@ -1,0 +1,70 @@
+import pandas as pd
+import pytest
+
+from citeaudit import decide, route
+from citeaudit import columns as C
+
+
+def table(rows):
+    base = {C.ID: None, C.QUOTE_STATUS: "exact", C.SECTION_MATCH: True, C.FABRICATED_REASON: None,
+            C.RELATION: None, C.CONFIDENCE: None, C.ERROR: None}
+    return pd.DataFrame([{**base, **r} for r in rows], dtype=object)
+
+
+ROWS = [
+    {C.ID: "a", C.RELATION: "supports", C.CONFIDENCE: 0.95},
+    {C.ID: "b", C.RELATION: "contradicts", C.CONFIDENCE: 0.85},
+    {C.ID: "c", C.RELATION: "says_nothing", C.CONFIDENCE: 0.60},
+    {C.ID: "d", C.QUOTE_STATUS: "missing", C.SECTION_MATCH: None, C.FABRICATED_REASON: "quote not found"},
+]
+
+
+@pytest.mark.parametrize("threshold, routes", [
+    (0.0, ["auto", "auto", "auto", "auto"]),
+    (0.6, ["auto", "auto", "auto", "auto"]),
+    (0.8, ["auto", "auto", "review", "auto"]),
+    (0.9, ["auto", "review", "review", "auto"]),
+    (1.0, ["review", "review", "review", "auto"]),
+])
+def test_routes_at_several_thresholds(threshold, routes):
+    routed = route(table(ROWS), threshold)
+    assert list(routed[C.ROUTE]) == routes
+    assert list(routed[C.VERDICT]) == ["verified", "contradicted", "unsupported", "fabricated"]
+
+
+def test_auto_share_never_rises_with_the_threshold():
+    shares = [(route(table(ROWS), t / 20)[C.ROUTE] == "auto").mean() for t in range(21)]
+    assert shares == sorted(shares, reverse=True)
+
+
+@pytest.mark.parametrize("row, flag", [
+    ({C.QUOTE_STATUS: "near"}, "near_quote"),
+    ({C.SECTION_MATCH: False}, "section_mismatch"),
+    ({C.ERROR: "boom", C.RELATION: None, C.CONFIDENCE: None}, "judge_error"),
+])
+def test_flags_send_confident_rows_to_review(row, flag):
+    routed = route(table([{C.ID: "x", C.RELATION: "supports", C.CONFIDENCE: 0.99, **row}]), 0.5)
+    assert routed[C.ROUTE][0] == "review" and flag in routed[C.FLAGS][0]
+
+
+def test_bad_threshold_is_refused():
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        route(table(ROWS), 1.5)
+
+
+def test_decide_reject_beats_review():
+    decision = decide(route(table(ROWS), 0.8))
+    assert decision.status == "REJECT"
+    assert decision.reasons == ("b: contradicted", "d: fabricated")
+
+
+def test_decide_review_then_accept():
+    rows = [{C.ID: "a", C.RELATION: "supports", C.CONFIDENCE: 0.95},
+            {C.ID: "b", C.RELATION: "contradicts", C.CONFIDENCE: 0.5}]
+    decision = decide(route(table(rows), 0.8))
+    assert decision.status == "REVIEW" and decision.reasons == ("b: waits for review (model says contradicted)",)
+    assert decide(route(table(rows[:1]), 0.8)).status == "ACCEPT"
+
+
+def test_decide_contract_errors_reject():
+    assert decide(route(table(ROWS[:1]), 0.8), ["answer.claims[0]: bad"]).status == "REJECT"
