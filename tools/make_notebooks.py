@@ -75,3 +75,92 @@ write("01_rfc7519_audit.ipynb", [
          "print(row[\"claim\"])\n"
          "display(HTML(ca.highlight_html(doc, row[\"found_section\"], row[\"span\"])))"),
 ])
+
+write("02_line_citations.ipynb", [
+    md("# Line citations\n\n"
+       "An answer about a short document cites line numbers: each fact ends in `[L5]`, `[L2-L3]` or `[L2-3]`. "
+       "citeaudit extracts every marker and the claim it closes, checks that the range exists, shows the cited "
+       "lines beside the claim, and asks the judge whether those lines support it. A range outside the document, "
+       "reversed, or starting at 0 is `fabricated` without asking any model; a marker in another form is "
+       "reported, not dropped."),
+    code("# Parameters\n"
+         "DOCUMENT = \"../data/lines/field_note.txt\"\n"
+         "GOOD_ANSWER = \"../data/lines/good_answer.txt\"\n"
+         "BROKEN_ANSWER = \"../data/lines/broken_answer.txt\"\n"
+         "THRESHOLD = 0.8\n"
+         "CACHE_MODE = \"replay\"\n"
+         "MODEL = \"qwen2.5-coder-1.5b-instruct-q4_k_m\""),
+    code("import pandas as pd\n\nimport citeaudit as ca\n\n"
+         "judge = ca.Judge(model=MODEL, cache=ca.CallCache(mode=CACHE_MODE))"),
+    md("## The document, numbered from line 1"),
+    code("good = ca.load_line_answer(DOCUMENT, GOOD_ANSWER)\n"
+         "pd.DataFrame({\"line\": [l.number for l in good.document.lines],\n"
+         "              \"text\": [l.text for l in good.document.lines]}).set_index(\"line\")"),
+    md("## A good answer"),
+    code("print(good.answer)\n"
+         "print(good.summary)"),
+    code("good_table = ca.audit_lines(good, judge=judge, threshold=THRESHOLD)\n"
+         "ca.lines_view(good_table).style.set_properties(**{\"white-space\": \"pre-wrap\", \"text-align\": \"left\"})"),
+    code("ca.step2_view(good_table)"),
+    md("## A broken answer\n\n`[L8]` points past the end of a 7-line document, `[L3-L2]` is reversed, and "
+       "`[line 4]` is not in the accepted form. The first two are fabricated before any model is asked; the "
+       "third is listed so that a human sees it."),
+    code("broken = ca.load_line_answer(DOCUMENT, BROKEN_ANSWER)\n"
+         "print(broken.answer)\n"
+         "print(broken.summary)\n"
+         "print(\"unrecognized:\", broken.extracted.unrecognized)"),
+    code("broken_table = ca.audit_lines(broken, judge=judge, threshold=THRESHOLD)\n"
+         "ca.lines_view(broken_table).style.set_properties(**{\"white-space\": \"pre-wrap\", \"text-align\": \"left\"})"),
+    code("ca.step2_view(broken_table)"),
+    md("## The decisions"),
+    code("for name, table, extra in ((\"good\", good_table, []),\n"
+         "                           (\"broken\", broken_table, [f\"unrecognized citation {m!r}\" for m in broken.extracted.unrecognized])):\n"
+         "    decision = ca.decide(table, needs_review=extra)\n"
+         "    print(f\"{name}: {decision.status}\")\n"
+         "    for reason in decision.reasons:\n"
+         "        print(\"   -\", reason)"),
+])
+
+write("03_acceptance_contract.ipynb", [
+    md("# The acceptance contract for source-id answers\n\n"
+       "An answer made of claims, each citing a source by id, is accepted only when every claim has a current "
+       "human review that found it supported. A review is bound to what the reviewer saw by a fingerprint: the "
+       "SHA-256 of the claim id, the claim text, the cited source id and the source content. This notebook starts "
+       "from an accepted answer and breaks it three ways."),
+    code("# Parameters\n"
+         "CONTRACT_DIR = \"../data/contract\""),
+    code("import copy\nimport json\nfrom pathlib import Path\n\nimport citeaudit as ca\n\n"
+         "answer, sources, reviews = (json.loads((Path(CONTRACT_DIR) / f\"{name}.json\").read_text(encoding=\"utf-8\"))\n"
+         "                            for name in (\"answer\", \"sources\", \"reviews\"))\n\n"
+         "def show(title, answer, sources, reviews):\n"
+         "    result = ca.check_contract(answer, sources, reviews)\n"
+         "    print(f\"{title}: {result.status}\")\n"
+         "    for reason in result.reasons:\n"
+         "        print(\"   -\", reason)"),
+    md("## 1. As recorded: ACCEPT\n\nThe stored fingerprint is recomputed from the claim and its source and matches."),
+    code("claim, source = answer[\"claims\"][0], sources[\"sources\"][0]\n"
+         "print(\"stored  \", reviews[\"reviews\"][0][\"fingerprint\"])\n"
+         "print(\"computed\", ca.fingerprint(claim[\"id\"], claim[\"text\"], claim[\"citation_id\"], source[\"content\"]))\n"
+         "show(\"as recorded\", answer, sources, reviews)"),
+    md("## 2. The review removed: REVIEW\n\nNothing is wrong, but no human has confirmed the claim yet."),
+    code("no_review = {\"reviews\": []}\n"
+         "show(\"review removed\", answer, sources, no_review)"),
+    md("## 3. The verdict flipped to unsupported: REJECT\n\nA current review that found the claim unsupported "
+       "rejects the whole answer."),
+    code("flipped = copy.deepcopy(reviews)\n"
+         "flipped[\"reviews\"][0][\"verdict\"] = \"unsupported\"\n"
+         "show(\"verdict flipped\", answer, sources, flipped)"),
+    md("## 4. The source edited after review: stale, REVIEW\n\nThe review was of different content; its fingerprint "
+       "no longer matches, so it counts as no review."),
+    code("edited = copy.deepcopy(sources)\n"
+         "edited[\"sources\"][0][\"content\"] += \" (edited)\"\n"
+         "show(\"source edited\", answer, edited, reviews)"),
+    md("## Malformed input: REJECT with the record named"),
+    code("bad = copy.deepcopy(answer)\n"
+         "bad[\"claims\"][0][\"citation_id\"] = \"S9\"\n"
+         "show(\"unknown source\", bad, sources, reviews)"),
+    md("The same store format serves the other citation formats: `citeaudit review` appends a review bound to "
+       "the evidence a row shows, and `citeaudit audit --reviews` / `citeaudit lines --reviews` apply it. The "
+       "seed's `reviews.json` reads as such a store:"),
+    code("ca.load_reviews(Path(CONTRACT_DIR) / \"reviews.json\")"),
+])

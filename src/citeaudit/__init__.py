@@ -3,7 +3,7 @@
 Stages (one module each): documents -> locate -> judge (through cache) -> route -> decide.
 """
 
-from .audit import audit_quotes, judge_citations, locate_citations
+from .audit import audit_lines, audit_quotes, judge_citations, locate_citations
 from .cache import CallCache
 from .citations import Citation, load_citations
 from .config import DEFAULT_MODEL, DEFAULT_THRESHOLD
@@ -15,9 +15,13 @@ from .judge import PROMPT_VERSION, Judge, Judgement, build_messages
 from .locate import DocumentIndex, Location, index_document, locate, normalize
 from .localmodel import local_server, model_path
 from .route import Decision, decide, route
-from .views import highlight_html, records, step1_view, step2_view, write_jsonl
+from .lines import LineAnswer, extract_line_citations, load_line_answer
+from .reviews import Review, apply_reviews, load_reviews, record_review, review_row, row_fingerprint
+from .views import highlight_html, lines_view, records, step1_view, step2_view, write_jsonl
 
 __all__ = [
+    "LineAnswer", "Review", "apply_reviews", "audit_lines", "extract_line_citations", "lines_view",
+    "load_line_answer", "load_reviews", "record_review", "review_row", "row_fingerprint",
     "CacheMissError", "CallCache", "Citation", "CiteAuditError", "ContractResult", "DEFAULT_MODEL",
     "DEFAULT_THRESHOLD", "Decision", "Document", "DocumentIndex", "InputError", "Judge", "JudgeError",
     "Judgement", "LocalModelError", "Location", "PROMPT_VERSION", "Section", "SourceError",

@@ -13,10 +13,12 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from . import columns as C
+from .columns import frame
 from .citations import Citation, load_citations
 from .config import DEFAULT_THRESHOLD
 from .documents import Document, canonical_section_id, load_rfc
 from .judge import Judge
+from .lines import LineAnswer, locate_line_citations
 from .locate import NEAR_THRESHOLD, index_document, locate
 from .route import route
 
@@ -52,14 +54,7 @@ def locate_citations(document: Document, citations: Iterable[Citation],
             C.CLOSEST: found.closest,
             C.FABRICATED_REASON: reason,
         })
-    return _frame(rows, C.LOCATE_COLUMNS)
-
-
-def _frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:
-    frame = pd.DataFrame(rows, columns=columns, dtype=object)
-    for column in columns:
-        frame[column] = frame[column].astype(object).where(frame[column].notna(), None)
-    return frame
+    return frame(rows, C.LOCATE_COLUMNS)
 
 
 def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the source",
@@ -71,8 +66,13 @@ def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the
     todo = [i for i in out.index if out.at[i, C.EVIDENCE] is not None]
     show = progress if progress is not None else (len(todo) > PROGRESS_MIN and judge.cache.mode != "replay")
     for i in tqdm(todo, desc="judge", unit="citation", disable=not show):
-        section = out.at[i, C.FOUND_SECTION]
-        where = f"section {section} of {document_name}" if section else f"an excerpt of {document_name}"
+        found = out.at[i, C.FOUND_SECTION]
+        if not found:
+            where = f"an excerpt of {document_name}"
+        elif found.startswith("L"):
+            where = f"lines {found[1:].replace('-L', '-')} of {document_name}"
+        else:
+            where = f"section {found} of {document_name}"
         result = judge.judge(out.at[i, C.CLAIM], out.at[i, C.EVIDENCE], where=where, what=f"citation {out.at[i, C.ID]!r}")
         out.at[i, C.RELATION] = result.relation
         out.at[i, C.PROBABILITIES] = result.probabilities
@@ -82,6 +82,16 @@ def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the
         out.at[i, C.CACHED] = result.cached
         out.at[i, C.ERROR] = result.error
     return out
+
+
+def _judge_and_route(table: pd.DataFrame, judge: Judge | None, document_name: str, threshold: float,
+                     locate_only: bool, progress: bool | None) -> pd.DataFrame:
+    if locate_only:
+        for column in C.JUDGE_COLUMNS:
+            table[column] = None
+    else:
+        table = judge_citations(table, judge or Judge(), document_name, progress)
+    return route(table, threshold)
 
 
 def audit_quotes(source: str | Path | Document, citations: str | Path | list[Citation],
@@ -95,9 +105,11 @@ def audit_quotes(source: str | Path | Document, citations: str | Path | list[Cit
     document = source if isinstance(source, Document) else load_rfc(source)
     records = citations if isinstance(citations, list) else load_citations(citations)
     table = locate_citations(document, records)
-    if locate_only:
-        for column in C.JUDGE_COLUMNS:
-            table[column] = None
-    else:
-        table = judge_citations(table, judge or Judge(), document.name, progress)
-    return route(table, threshold)
+    return _judge_and_route(table, judge, document.name, threshold, locate_only, progress)
+
+
+def audit_lines(answer: LineAnswer, judge: Judge | None = None, threshold: float = DEFAULT_THRESHOLD,
+                locate_only: bool = False, progress: bool | None = None) -> pd.DataFrame:
+    """Steps 1-3 for a line-cited answer: the cited lines are the evidence of each claim."""
+    table = locate_line_citations(answer.document, answer.extracted)
+    return _judge_and_route(table, judge, answer.document.name, threshold, locate_only, progress)

@@ -1,5 +1,7 @@
 """Column names of the audit table, defined once. One row per citation, the input's index."""
 
+import pandas as pd
+
 ID = "id"
 CLAIM = "claim"
 QUOTE = "quote"
@@ -40,3 +42,11 @@ JUDGE_COLUMNS = [RELATION, PROBABILITIES, CONFIDENCE, METHOD, MODEL, CACHED, ERR
 OUTPUT_FIELDS = [ID, CLAIM, CITED_SECTION, QUOTE_STATUS, FOUND_SECTION, SECTION_MATCH, MATCH_SCORE,
                  SPAN, RELATION, PROBABILITIES, CONFIDENCE, METHOD, VERDICT, ROUTE, FLAGS, MODEL,
                  CACHED, ERROR, FABRICATED_REASON, EXPECTED, REVIEW_VERDICT, REVIEW_STATE]
+
+
+def frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:
+    """The table from row dicts: object columns, missing values as None (never NaN)."""
+    table = pd.DataFrame(rows, columns=columns, dtype=object)
+    for column in columns:
+        table[column] = table[column].astype(object).where(table[column].notna(), None)
+    return table

@@ -95,12 +95,14 @@ def final_verdicts(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def decide(table: pd.DataFrame, contract_errors: list[str] | None = None) -> Decision:
+def decide(table: pd.DataFrame, contract_errors: list[str] | None = None,
+           needs_review: list[str] | None = None) -> Decision:
     """ACCEPT / REVIEW / REJECT for one answer (DESIGN.md "Route, review, decide").
 
     REJECT on any input contract violation or any fabricated, contradicted or unsupported verdict
     that stands (auto, or confirmed by a current review); else REVIEW while any citation waits for
-    review; else ACCEPT.
+    review or `needs_review` names something a human must look at (an unrecognized citation
+    marker, say); else ACCEPT.
     """
     if contract_errors:
         return Decision("REJECT", tuple(contract_errors))
@@ -119,6 +121,7 @@ def decide(table: pd.DataFrame, contract_errors: list[str] | None = None) -> Dec
         for i in table.index
         if finals.at[i, "pending"]
     ]
+    waiting += list(needs_review or [])
     if waiting:
         return Decision("REVIEW", tuple(waiting))
     return Decision("ACCEPT", (f"all {len(table)} citations verified",))

@@ -86,3 +86,13 @@ def highlight_html(document, section_id: str, span: tuple[int, int] | None) -> s
     marked = document.clean_slice(span[0], span[1])
     after = document.clean_slice(span[1], section.end)
     return f"<pre>{html.escape(before)}<mark>{html.escape(marked)}</mark>{html.escape(after)}</pre>"
+
+
+def lines_view(table: pd.DataFrame) -> pd.DataFrame:
+    """Line citations: each claim beside its marker and the lines it cites (or why it is invalid)."""
+    return pd.DataFrame({
+        "citation": table[C.ID],
+        "claim": table[C.CLAIM],
+        "marker": table[C.CITED_SECTION],
+        "cited lines": [e if isinstance(e, str) else f"INVALID: {r}" for e, r in zip(table[C.EVIDENCE], table[C.FABRICATED_REASON])],
+    })

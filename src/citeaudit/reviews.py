@@ -1,0 +1,145 @@
+"""Human reviews, bound by a fingerprint to exactly what the reviewer saw.
+
+A review store is a JSON Lines file, one review per line, appended whole (see `cache.append_line`):
+`citation_id, fingerprint, verdict (verified | contradicted | unsupported), reviewer, note,
+timestamp`. The fingerprint is `fingerprint(claim_id, claim_text, citation_id, source_content)`
+over the citation's id, its claim, what it points at and the evidence text, so editing the claim
+or the evidence afterwards makes the review `stale`, which counts as no review. The latest review
+of a citation is the one that counts.
+
+Seed 000's `reviews.json` (`{"reviews": [{claim_id, fingerprint, verdict}]}`) is read as a store
+too, `supported` meaning `verified`.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from . import columns as C
+from .cache import append_line
+from .errors import InputError
+from .fingerprint import fingerprint
+
+REVIEW_VERDICTS = ("verified", "contradicted", "unsupported")
+REVIEW_STATES = ("none", "current", "stale")
+_SEED_VERDICTS = {"supported": "verified", "unsupported": "unsupported"}
+
+
+class Review(BaseModel):
+    """One human review, as stored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    citation_id: str = Field(min_length=1)
+    fingerprint: str = Field(pattern=r"^[0-9a-f]{64}$")
+    verdict: str = Field(pattern="^(verified|contradicted|unsupported)$")
+    reviewer: str | None = None
+    note: str | None = None
+    timestamp: str | None = None
+
+
+def row_fingerprint(row: pd.Series) -> str | None:
+    """The fingerprint of what a reviewer of this row sees; None when there is no evidence."""
+    if row[C.EVIDENCE] is None:
+        return None
+    locator = row[C.FOUND_SECTION] or row[C.CITED_SECTION] or ""
+    return fingerprint(str(row[C.ID]), str(row[C.CLAIM]), str(locator), str(row[C.EVIDENCE]))
+
+
+def load_reviews(path: str | Path) -> list[Review]:
+    """Reviews of a JSON Lines store, or of a seed-000 `reviews.json`. A missing store is empty."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the review store ({exc}).") from exc
+    stripped = text.lstrip()
+    if stripped.startswith("{") and '"reviews"' in stripped[:200] and path.suffix == ".json":
+        return _seed_reviews(path, text)
+    reviews = []
+    lines = text.splitlines()
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            reviews.append(Review.model_validate_json(line))
+        except ValidationError as exc:
+            if n == len(lines) and not text.endswith("\n"):
+                continue  # a torn last line: never a whole review
+            field = ".".join(str(p) for p in exc.errors()[0]["loc"]) or "(line)"
+            raise InputError(
+                f"{path}: line {n}, field {field!r}: {exc.errors()[0]['msg']}. Fix or remove that line; "
+                "reviews are written by `citeaudit review`."
+            ) from None
+    return reviews
+
+
+def _seed_reviews(path: Path, text: str) -> list[Review]:
+    try:
+        data = json.loads(text)
+        return [
+            Review(citation_id=r["claim_id"], fingerprint=r["fingerprint"], verdict=_SEED_VERDICTS[r["verdict"]])
+            for r in data["reviews"]
+        ]
+    except (json.JSONDecodeError, KeyError, TypeError, ValidationError) as exc:
+        raise InputError(f"{path}: not a reviews.json of the seed format ({exc}); run `citeaudit contract` on it.") from None
+
+
+def record_review(path: str | Path, citation_id: str, fingerprint_hex: str, verdict: str,
+                  reviewer: str | None = None, note: str | None = None) -> Review:
+    """Append one review to the store, at once, as one whole line."""
+    if verdict not in REVIEW_VERDICTS:
+        raise InputError(f"review verdict {verdict!r} is not one of {', '.join(REVIEW_VERDICTS)}.")
+    review = Review(
+        citation_id=citation_id,
+        fingerprint=fingerprint_hex,
+        verdict=verdict,
+        reviewer=reviewer,
+        note=note,
+        timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
+    append_line(Path(path), review.model_dump())
+    return review
+
+
+def review_row(table: pd.DataFrame, citation_id: str, store: str | Path, verdict: str,
+               reviewer: str | None = None, note: str | None = None) -> Review:
+    """Record a review of the row with `citation_id`, bound to the evidence that row shows."""
+    matches = table.index[table[C.ID] == citation_id]
+    if len(matches) == 0:
+        raise InputError(f"no citation {citation_id!r}; ids are: {', '.join(map(str, table[C.ID]))}.")
+    row = table.loc[matches[0]]
+    digest = row_fingerprint(row)
+    if digest is None:
+        raise InputError(f"citation {citation_id!r} has no evidence to review ({row[C.FABRICATED_REASON]}).")
+    return record_review(store, citation_id, digest, verdict, reviewer, note)
+
+
+def apply_reviews(table: pd.DataFrame, reviews: list[Review]) -> pd.DataFrame:
+    """Add `fingerprint`, `review_verdict` and `review_state` (none / current / stale)."""
+    latest: dict[str, Review] = {}
+    for review in reviews:
+        latest[review.citation_id] = review
+    out = table.copy()
+    prints, verdicts, states = [], [], []
+    for _, row in out.iterrows():
+        digest = row_fingerprint(row)
+        review = latest.get(str(row[C.ID]))
+        prints.append(digest)
+        if review is None:
+            verdicts.append(None)
+            states.append("none")
+        else:
+            verdicts.append(review.verdict)
+            states.append("current" if review.fingerprint == digest else "stale")
+    out[C.FINGERPRINT] = pd.Series(prints, index=out.index, dtype=object)
+    out[C.REVIEW_VERDICT] = pd.Series(verdicts, index=out.index, dtype=object)
+    out[C.REVIEW_STATE] = pd.Series(states, index=out.index, dtype=object)
+    return out

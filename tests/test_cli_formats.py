@@ -1,0 +1,77 @@
+"""`lines`, `review` and `contract` as a user runs them."""
+
+import json
+
+from conftest import DATA
+from test_cli import read_jsonl, recorded_cache, run  # noqa: F401 (fixture)
+
+NOTE = DATA / "lines" / "field_note.txt"
+CONTRACT = [str(DATA / "contract" / n) for n in ("answer.json", "sources.json", "reviews.json")]
+
+
+def test_lines_flags_l8_and_accepts_l2_3(tmp_path, recorded_cache):
+    out = tmp_path / "lines.jsonl"
+    result = run("lines", "--document", str(NOTE), "--answer", str(DATA / "lines" / "broken_answer.txt"),
+                 "--locate-only", "--output", str(out))
+    assert result.returncode == 1
+    assert "document_lines=7 citations_found=4 invalid_citations=2 unrecognized_citations=1" in result.stdout
+    assert "unrecognized citation '[line 4]'" in result.stdout
+    rows = {r["cited_section"]: r for r in read_jsonl(out)}
+    assert rows["[L8]"]["verdict"] == "fabricated"
+    good = run("lines", "--document", str(NOTE), "--answer", str(DATA / "lines" / "good_answer.txt"), "--locate-only",
+               "--output", str(out))
+    assert "invalid_citations=0" in good.stdout
+    assert [r["found_section"] for r in read_jsonl(out)] == ["L2-L3", "L5-L6"]
+
+
+def test_lines_replay_has_probabilities(tmp_path, recorded_cache):
+    out = tmp_path / "lines.jsonl"
+    result = run("lines", "--document", str(NOTE), "--answer", str(DATA / "lines" / "good_answer.txt"),
+                 "--output", str(out))
+    assert result.returncode in (0, 1), result.stderr
+    for row in read_jsonl(out):
+        assert row["error"] is None and abs(sum(row["probabilities"].values()) - 1) < 1e-9
+
+
+def test_review_command_turns_the_decision(tmp_path, recorded_cache):
+    store = tmp_path / "reviews.jsonl"
+    doc = tmp_path / "note.txt"
+    doc.write_text(NOTE.read_text())
+    args = ["--document", str(doc), "--answer", str(DATA / "lines" / "good_answer.txt")]
+    assert "REVIEW" in run("lines", *args, "--locate-only", "--reviews", str(store)).stdout
+    for cid in ("c1", "c2"):
+        result = run("review", "--reviews", str(store), *args, "--id", cid, "--verdict", "verified", "--reviewer", "t")
+        assert result.returncode == 0, result.stderr
+    accepted = run("lines", *args, "--locate-only", "--reviews", str(store), "--output", str(tmp_path / "o.jsonl"))
+    assert accepted.returncode == 0 and "ACCEPT" in accepted.stdout
+    assert [r["review_state"] for r in read_jsonl(tmp_path / "o.jsonl")] == ["current", "current"]
+    doc.write_text(NOTE.read_text().replace("17 March", "18 March"))
+    stale = run("lines", *args, "--locate-only", "--reviews", str(store), "--output", str(tmp_path / "o.jsonl"))
+    assert stale.returncode == 1 and "REVIEW" in stale.stdout
+    assert [r["review_state"] for r in read_jsonl(tmp_path / "o.jsonl")] == ["current", "stale"]
+
+
+def test_review_needs_one_input_pair(tmp_path, recorded_cache):
+    result = run("review", "--reviews", str(tmp_path / "r.jsonl"), "--id", "c1", "--verdict", "verified")
+    assert result.returncode == 2 and "either --source" in result.stderr
+
+
+def test_contract_seed_example_accepts():
+    result = run("contract", *CONTRACT)
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["status"] == "ACCEPT"
+
+
+def test_contract_malformed_rejects_naming_the_record(tmp_path):
+    answer = tmp_path / "answer.json"
+    answer.write_text(json.dumps({"claims": [{"id": "C1", "text": "x", "citation_id": "S9"}]}))
+    result = run("contract", str(answer), *CONTRACT[1:])
+    assert result.returncode == 1
+    body = json.loads(result.stdout)
+    assert body["status"] == "REJECT" and any("claims[0]" in r for r in body["reasons"])
+    assert "Traceback" not in result.stderr
+
+
+def test_contract_unreadable_file_exits_2(tmp_path):
+    result = run("contract", str(tmp_path / "missing.json"), *CONTRACT[1:])
+    assert result.returncode == 2 and "missing.json" in result.stderr

@@ -1,0 +1,56 @@
+import pytest
+
+from citeaudit.lines import extract_line_citations, load_line_answer, range_problem
+from citeaudit.audit import audit_lines
+from conftest import DATA
+
+NOTE = DATA / "lines" / "field_note.txt"
+
+
+def test_markers_in_the_three_accepted_forms():
+    found = extract_line_citations("A holds. [L5] B and C hold. [L2-L3] D too. [L2-3]")
+    assert [(c.marker, c.first, c.last) for c in found.citations] == [("[L5]", 5, 5), ("[L2-L3]", 2, 3), ("[L2-3]", 2, 3)]
+    assert [c.claim for c in found.citations] == ["A holds.", "B and C hold.", "D too."]
+    assert found.unrecognized == []
+
+
+def test_claim_starts_at_its_sentence_not_at_the_text_start():
+    found = extract_line_citations("Intro sentence without a citation. The run moved to May [L2].")
+    assert found.citations[0].claim == "The run moved to May"
+
+
+@pytest.mark.parametrize("marker", ["[line 2]", "(L2)", "[2]", "[lines 2-3]", "[L 2]", "(line 4)", "[2-3]"])
+def test_other_forms_are_reported_not_ignored(marker):
+    found = extract_line_citations(f"The run moved. {marker} Fine. [L1]")
+    assert found.unrecognized == [marker]
+    assert len(found.citations) == 1
+
+
+@pytest.mark.parametrize("first, last, problem", [
+    (1, 7, None), (7, 7, None), (8, 8, "past the end"), (0, 2, "numbered from 1"), (3, 2, "reversed"),
+])
+def test_range_validity_on_seven_lines(first, last, problem):
+    result = range_problem(first, last, 7)
+    assert (result is None) if problem is None else (problem in result)
+
+
+def test_good_answer_over_the_note():
+    answer = load_line_answer(NOTE, DATA / "lines" / "good_answer.txt")
+    assert answer.summary == {"document_lines": 7, "citations_found": 2, "invalid_citations": 0,
+                              "unrecognized_citations": 0}
+    table = audit_lines(answer, locate_only=True)
+    assert list(table["found_section"]) == ["L2-L3", "L5-L6"]
+    assert table["evidence"][1] == answer.document.line_range(5, 6)
+    start, end = table["span"][0]
+    assert answer.document.raw[start:end] == "\n".join(answer.document.raw.splitlines()[1:3])
+
+
+def test_broken_answer_flags_l8_and_the_reversed_range():
+    answer = load_line_answer(NOTE, DATA / "lines" / "broken_answer.txt")
+    assert answer.summary == {"document_lines": 7, "citations_found": 4, "invalid_citations": 2,
+                              "unrecognized_citations": 1}
+    table = audit_lines(answer, locate_only=True).set_index("cited_section")
+    assert table.at["[L8]", "verdict"] == "fabricated" and table.at["[L8]", "route"] == "auto"
+    assert "past the end of the document (7 lines)" in table.at["[L8]", "fabricated_reason"]
+    assert table.at["[L3-L2]", "verdict"] == "fabricated"
+    assert table.at["[L2]", "verdict"] is None and table.at["[L2]", "evidence"].startswith("The water sampling")

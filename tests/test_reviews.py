@@ -1,0 +1,107 @@
+import json
+
+import pytest
+
+from citeaudit import InputError, decide
+from citeaudit.audit import audit_lines, audit_quotes
+from citeaudit.fingerprint import fingerprint
+from citeaudit.lines import load_line_answer
+from citeaudit.reviews import apply_reviews, load_reviews, record_review, review_row
+from conftest import DATA
+
+
+@pytest.fixture
+def note(tmp_path):
+    doc = tmp_path / "note.txt"
+    doc.write_text((DATA / "lines" / "field_note.txt").read_text())
+    return doc
+
+
+def line_table(doc):
+    return audit_lines(load_line_answer(doc, DATA / "lines" / "good_answer.txt"), locate_only=True)
+
+
+def test_a_current_review_decides_the_row_and_an_edit_makes_it_stale(note, tmp_path):
+    store = tmp_path / "reviews.jsonl"
+    table = line_table(note)
+    assert decide(apply_reviews(table, load_reviews(store))).status == "REVIEW"
+    review_row(table, "c1", store, "verified", reviewer="ana", note="lines 2-3 say so")
+    review_row(table, "c2", store, "verified", reviewer="ana")
+    reviewed = apply_reviews(line_table(note), load_reviews(store))
+    assert list(reviewed["review_state"]) == ["current", "current"]
+    assert decide(reviewed).status == "ACCEPT"
+
+    note.write_text(note.read_text().replace("14 March", "15 March"))  # edit the cited evidence
+    edited = apply_reviews(line_table(note), load_reviews(store))
+    assert list(edited["review_state"]) == ["stale", "current"]
+    decision = decide(edited)
+    assert decision.status == "REVIEW" and decision.reasons[0].startswith("c1")
+
+
+def test_a_confirmed_failing_verdict_rejects(note, tmp_path):
+    store = tmp_path / "reviews.jsonl"
+    table = line_table(note)
+    review_row(table, "c1", store, "contradicted")
+    decision = decide(apply_reviews(table, load_reviews(store)))
+    assert decision.status == "REJECT" and decision.reasons == ("c1: contradicted (human review)",)
+
+
+def test_latest_review_counts(note, tmp_path):
+    store = tmp_path / "reviews.jsonl"
+    table = line_table(note)
+    review_row(table, "c1", store, "unsupported")
+    review_row(table, "c1", store, "verified")
+    assert apply_reviews(table, load_reviews(store))["review_verdict"][0] == "verified"
+
+
+def test_store_lines_hold_the_contract_fields(note, tmp_path):
+    store = tmp_path / "reviews.jsonl"
+    table = line_table(note)
+    review_row(table, "c2", store, "verified", reviewer="bo", note="ok")
+    record = json.loads(store.read_text())
+    assert set(record) == {"citation_id", "fingerprint", "verdict", "reviewer", "note", "timestamp"}
+    row = table.iloc[1]
+    assert record["fingerprint"] == fingerprint("c2", row["claim"], "L5-L6", row["evidence"])
+
+
+def test_torn_last_line_is_not_a_review(tmp_path):
+    store = tmp_path / "reviews.jsonl"
+    record_review(store, "c1", "a" * 64, "verified")
+    with open(store, "a") as handle:
+        handle.write('{"citation_id": "c2", "finger')
+    assert [r.citation_id for r in load_reviews(store)] == ["c1"]
+    record_review(store, "c3", "b" * 64, "unsupported")
+    assert [r.citation_id for r in load_reviews(store)] == ["c1", "c3"]
+
+
+def test_bad_review_line_names_file_line_and_field(tmp_path):
+    store = tmp_path / "reviews.jsonl"
+    store.write_text('{"citation_id": "c1", "fingerprint": "xyz", "verdict": "verified"}\n')
+    with pytest.raises(InputError, match=r"reviews.jsonl: line 1, field 'fingerprint'"):
+        load_reviews(store)
+
+
+def test_review_of_unknown_or_fabricated_citation_is_refused(tmp_path):
+    table = audit_lines(load_line_answer(DATA / "lines" / "field_note.txt", DATA / "lines" / "broken_answer.txt"),
+                        locate_only=True)
+    with pytest.raises(InputError, match="no citation 'c9'"):
+        review_row(table, "c9", tmp_path / "r.jsonl", "verified")
+    with pytest.raises(InputError, match="no evidence"):
+        review_row(table, "c2", tmp_path / "r.jsonl", "verified")
+    with pytest.raises(InputError, match="not one of"):
+        record_review(tmp_path / "r.jsonl", "c1", "a" * 64, "supported")
+
+
+def test_seed_reviews_json_reads_as_a_store():
+    reviews = load_reviews(DATA / "contract" / "reviews.json")
+    assert [(r.citation_id, r.verdict) for r in reviews] == [("C1", "verified")]
+    assert reviews[0].fingerprint == "6709ca2e356511f1a0e55ccef6996d8f15a71a74411df7698a0b3823784d19e2"
+
+
+def test_reviews_work_for_quote_citations_too(tmp_path):
+    store = tmp_path / "reviews.jsonl"
+    table = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", locate_only=True)
+    review_row(table, "aud_reject", store, "verified")
+    reviewed = apply_reviews(table, load_reviews(store)).set_index("id")
+    assert reviewed.at["aud_reject", "review_state"] == "current"
+    assert reviewed.at["epoch_seconds", "review_state"] == "none"
