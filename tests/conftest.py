@@ -30,3 +30,16 @@ def index7519(rfc7519):
 def tmp_cache(tmp_path):
     """A fresh cache directory per test (recordings and store)."""
     return tmp_path / "cache"
+
+
+@pytest.fixture(scope="session")
+def replay_cache(tmp_path_factory):
+    """A replay-mode cache over a private copy of the committed recordings."""
+    import shutil
+
+    from citeaudit import CallCache
+
+    folder = tmp_path_factory.mktemp("recordings")
+    for recording in (ROOT / "cache").glob("*.jsonl"):
+        shutil.copy(recording, folder)
+    return CallCache(folder, mode="replay")

@@ -75,3 +75,21 @@ def test_contract_malformed_rejects_naming_the_record(tmp_path):
 def test_contract_unreadable_file_exits_2(tmp_path):
     result = run("contract", str(tmp_path / "missing.json"), *CONTRACT[1:])
     assert result.returncode == 2 and "missing.json" in result.stderr
+
+
+def test_thresholds_command_prints_the_table_offline(recorded_cache):
+    result = run("thresholds", "--source", "rfc7519.txt", "--citations", str(DATA / "eval_rfc7519.json"),
+                 "--source", "rfc6749.txt", "--citations", str(DATA / "eval_rfc6749.json"), "--target", "0.95")
+    assert result.returncode == 0, result.stderr
+    assert "46 labelled citations" in result.stdout
+    rows = [line.split() for line in result.stdout.splitlines() if line.strip()[:4] in {f"{t / 100:.2f}"[:4] for t in range(0, 101, 5)}]
+    autos = [int(r[1]) for r in rows]
+    assert len(autos) == 21 and autos == sorted(autos, reverse=True)
+    assert "expected calibration error" in result.stdout and "95%" in result.stdout
+
+
+def test_thresholds_needs_gold_labels(tmp_path, recorded_cache):
+    unlabelled = tmp_path / "u.json"
+    unlabelled.write_text(json.dumps([{"id": "a", "claim": "c", "quote": None, "section": "4.1.3"}]))
+    result = run("thresholds", "--source", "rfc7519.txt", "--citations", str(unlabelled), "--cache-mode", "replay")
+    assert result.returncode == 2 and "labelled" in result.stderr

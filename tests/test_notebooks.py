@@ -33,7 +33,6 @@ def test_notebook_executes_in_replay_mode(path, tmp_path, monkeypatch):
     monkeypatch.setenv("CITEAUDIT_REVIEW_DIR", str(tmp_path / "reviews"))
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]

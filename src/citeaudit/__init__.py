@@ -16,10 +16,17 @@ from .locate import DocumentIndex, Location, index_document, locate, normalize
 from .localmodel import local_server, model_path
 from .route import Decision, decide, route
 from .lines import LineAnswer, extract_line_citations, load_line_answer
-from .reviews import Review, apply_reviews, load_reviews, record_review, review_row, row_fingerprint
+from .calibrate import advise, expected_calibration_error, lowest_threshold, reliability, threshold_table
+from .report import render_html, write_report
+from .reviews import (Review, apply_reviews, load_reviews, record_review, review_row, review_store_path,
+                      row_fingerprint)
+from .widgets import ReviewQueue, ThresholdExplorer, style_threshold_view, threshold_view
 from .views import highlight_html, lines_view, records, step1_view, step2_view, write_jsonl
 
 __all__ = [
+    "ReviewQueue", "ThresholdExplorer", "advise", "expected_calibration_error", "lowest_threshold",
+    "reliability", "render_html", "review_store_path", "style_threshold_view", "threshold_table",
+    "threshold_view", "write_report",
     "LineAnswer", "Review", "apply_reviews", "audit_lines", "extract_line_citations", "lines_view",
     "load_line_answer", "load_reviews", "record_review", "review_row", "row_fingerprint",
     "CacheMissError", "CallCache", "Citation", "CiteAuditError", "ContractResult", "DEFAULT_MODEL",

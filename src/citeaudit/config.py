@@ -5,6 +5,7 @@
 | CITEAUDIT_DATA_DIR   | folder holding source texts (RFCs) not shipped in `data/`  | unset              |
 | CITEAUDIT_CACHE_DIR  | folder with the JSON Lines recordings and the store        | `<project>/cache`  |
 | CITEAUDIT_CACHE_MODE | `replay`, `record` or `refresh`                            | `replay`           |
+| CITEAUDIT_REVIEW_DIR | folder of the review stores notebooks write                | `<project>/reviews`|
 | CITEAUDIT_MODEL      | model name sent to the judge endpoint                      | the recorded Qwen  |
 | OPENAI_BASE_URL      | OpenAI-compatible endpoint of the judge                    | the openai default |
 | OPENAI_API_KEY       | its key (a local server takes any)                         | unset              |
@@ -37,6 +38,11 @@ def data_dir() -> Path | None:
 def cache_dir() -> Path:
     value = os.environ.get("CITEAUDIT_CACHE_DIR")
     return Path(value) if value else project_dir() / "cache"
+
+
+def review_dir() -> Path:
+    value = os.environ.get("CITEAUDIT_REVIEW_DIR")
+    return Path(value) if value else project_dir() / "reviews"
 
 
 def cache_mode() -> str:

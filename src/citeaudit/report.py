@@ -66,7 +66,9 @@ def _card(row: pd.Series, document: Document | None) -> str:
     flags = ", ".join(row[C.FLAGS]) if row[C.FLAGS] else "none"
     return (
         f"<section class='card' id='citation-{_e(row[C.ID])}'>"
-        f"<h2>{_e(row[C.ID])} <span class='badge {_e(verdict)}'>{_e(verdict)}</span></h2>"
+        f"<h2>{_e(row[C.ID])} <span class='badge {_e(verdict)}'>{_e(verdict)}</span>"
+        + (" <span class='meta'>model verdict, waits for review</span>" if row[C.ROUTE] == "review" else "")
+        + "</h2>"
         f"<p class='claim'>{_e(row[C.CLAIM])}</p>"
         f"<p class='meta'>cited: {_e(row[C.CITED_SECTION])} &middot; quote: {_e(row[C.QUOTE_STATUS])} &middot; "
         f"found in: {_e(row[C.FOUND_SECTION])} &middot; route: <b>{_e(row[C.ROUTE])}</b> &middot; "

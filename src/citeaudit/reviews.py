@@ -21,6 +21,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from . import columns as C
+from . import config
 from .cache import append_line
 from .errors import InputError
 from .fingerprint import fingerprint
@@ -41,6 +42,11 @@ class Review(BaseModel):
     reviewer: str | None = None
     note: str | None = None
     timestamp: str | None = None
+
+
+def review_store_path(name: str) -> Path:
+    """`<CITEAUDIT_REVIEW_DIR or reviews/>/<name>.jsonl`: where notebooks keep a review store."""
+    return config.review_dir() / f"{name}.jsonl"
 
 
 def row_fingerprint(row: pd.Series) -> str | None:

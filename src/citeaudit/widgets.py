@@ -1,0 +1,205 @@
+"""Notebook widgets: a threshold slider over stored results and a review queue.
+
+The logic lives in ordinary objects (`ThresholdExplorer.view`, `ReviewQueue.decide`, ...) that
+tests call directly; the `ipywidgets` wiring only forwards events to them.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from . import columns as C
+from .calibrate import reliability, threshold_table
+from .documents import Document
+from .reviews import REVIEW_VERDICTS, apply_reviews, load_reviews, review_row
+from .route import decide, route
+from .views import highlight_html
+
+
+def threshold_view(table: pd.DataFrame, threshold: float) -> pd.DataFrame:
+    """Each labelled citation re-routed at `threshold`: verdict, confidence, route, gold, right/wrong."""
+    routed = route(table, threshold)
+    return pd.DataFrame({
+        "citation": routed[C.ID],
+        "verdict": routed[C.VERDICT],
+        "confidence": [round(c, 2) if isinstance(c, float) else None for c in routed[C.CONFIDENCE]],
+        "route": routed[C.ROUTE],
+        "gold": routed[C.EXPECTED],
+        "right": [v == g if v is not None else None for v, g in zip(routed[C.VERDICT], routed[C.EXPECTED])],
+    })
+
+
+def style_threshold_view(view: pd.DataFrame):
+    """Colour standing wrong verdicts red, standing right ones green, reviewed ones grey."""
+
+    def colour(row):
+        if row["route"] != "auto":
+            tone = "color: #888"
+        elif row["right"]:
+            tone = "background-color: #dafbe1"
+        else:
+            tone = "background-color: #ffebe9; font-weight: bold"
+        return [tone] * len(row)
+
+    return view.style.apply(colour, axis=1).format({"confidence": lambda c: "-" if pd.isna(c) else f"{c:.2f}"})
+
+
+@dataclass
+class ThresholdExplorer:
+    """Re-routes a judged, labelled table at any threshold; no model is called."""
+
+    table: pd.DataFrame
+    threshold: float = 0.8
+    grid: pd.DataFrame = field(init=False)
+    rel: pd.DataFrame = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.grid = threshold_table(self.table)
+        self.rel = reliability(self.table)
+
+    def view(self, threshold: float | None = None) -> pd.DataFrame:
+        """The slider's callback: set the threshold and return the re-routed table."""
+        if threshold is not None:
+            self.threshold = float(threshold)
+        return threshold_view(self.table, self.threshold)
+
+    def summary(self) -> str:
+        view = threshold_view(self.table, self.threshold)
+        auto = view[view["route"] == "auto"]
+        wrong = int((auto["right"] == False).sum())  # noqa: E712
+        return (f"threshold {self.threshold:.2f}: {len(auto)} of {len(view)} verdicts stand "
+                f"({len(auto) / len(view):.0%}), {wrong} of them wrong; {len(view) - len(auto)} go to review")
+
+    def figure(self):
+        from .plots import threshold_figure
+
+        return threshold_figure(self.grid, self.rel, self.threshold)
+
+    def widget(self):
+        """A slider that re-renders the summary, the styled table and both plots on every move."""
+        import ipywidgets as w
+        import matplotlib.pyplot as plt
+        from IPython.display import display
+
+        slider = w.FloatSlider(value=self.threshold, min=0.0, max=1.0, step=0.01, description="threshold",
+                               continuous_update=False, readout_format=".2f")
+        out = w.Output()
+
+        def render(change=None) -> None:
+            self.view(slider.value)
+            with out:
+                out.clear_output(wait=True)
+                print(self.summary())
+                fig = self.figure()
+                display(fig)
+                plt.close(fig)
+                display(style_threshold_view(self.view()))
+
+        slider.observe(render, names="value")
+        render()
+        return w.VBox([slider, out])
+
+
+@dataclass
+class ReviewQueue:
+    """The citations waiting for a human, one at a time; each decision is stored at once."""
+
+    table: pd.DataFrame
+    store: Path
+    document: Document | None = None
+    position: int = 0
+
+    def __post_init__(self) -> None:
+        self.store = Path(self.store)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-apply the store: rows with a current review leave the queue."""
+        self.table = apply_reviews(self.table, load_reviews(self.store))
+        waiting = (self.table[C.ROUTE] == "review") & (self.table[C.REVIEW_STATE] != "current") \
+            & self.table[C.EVIDENCE].notna()
+        self.pending = list(self.table.index[waiting])
+        self.position = min(self.position, len(self.pending))
+
+    @property
+    def done(self) -> bool:
+        return self.position >= len(self.pending)
+
+    def current(self) -> pd.Series | None:
+        return None if self.done else self.table.loc[self.pending[self.position]]
+
+    def decide(self, verdict: str, note: str | None = None, reviewer: str | None = None):
+        """A button's callback: store the review of the current citation now, then move on."""
+        row = self.current()
+        if row is None:
+            raise IndexError("the review queue is empty")
+        review = review_row(self.table, row[C.ID], self.store, verdict, reviewer, note or None)
+        self.refresh()  # the reviewed row leaves `pending`; the same position is the next one
+        return review
+
+    def skip(self) -> None:
+        """Leave the current citation for later."""
+        if not self.done:
+            self.position += 1
+
+    def decision(self):
+        return decide(self.table)
+
+    def card_html(self) -> str:
+        """The current citation: claim, probabilities as bars, the evidence with the quote marked."""
+        row = self.current()
+        if row is None:
+            return "<p><b>Queue empty.</b> Every citation routed to review has a current review.</p>"
+        probs = row[C.PROBABILITIES] if isinstance(row[C.PROBABILITIES], dict) else {}
+        bars = "".join(
+            f"<div>{html.escape(k)} {v:.2f} <span style='display:inline-block;height:.7em;width:{v * 12:.1f}em;"
+            f"background:#0969da'></span></div>" for k, v in probs.items()
+        )
+        found = row[C.FOUND_SECTION]
+        if self.document is not None and row[C.SPAN] is not None and found in self.document.sections and row[C.QUOTE]:
+            evidence = highlight_html(self.document, found, tuple(row[C.SPAN]))
+        else:
+            evidence = f"<pre>{html.escape(str(row[C.EVIDENCE]))}</pre>"
+        model_says = f"{row[C.VERDICT]} ({row[C.CONFIDENCE]:.2f})" if isinstance(row[C.CONFIDENCE], float) else "no verdict"
+        return (
+            f"<p>{self.position + 1} of {len(self.pending)} waiting &middot; citation <b>{html.escape(str(row[C.ID]))}</b>"
+            f" &middot; cited {html.escape(str(row[C.CITED_SECTION]))} &middot; model says {html.escape(model_says)}</p>"
+            f"<p style='font-size:1.1em'>{html.escape(str(row[C.CLAIM]))}</p>{bars}"
+            f"<details open><summary>evidence: {html.escape(str(found))}</summary>{evidence}</details>"
+        )
+
+    def widget(self, reviewer: str | None = None):
+        """The card, a note field and buttons verified / contradicted / unsupported / skip."""
+        import ipywidgets as w
+
+        card = w.HTML(self.card_html())
+        status = w.HTML()
+        note = w.Text(placeholder="note (optional)", layout=w.Layout(width="60%"))
+        buttons = [w.Button(description=v, button_style=s)
+                   for v, s in zip(REVIEW_VERDICTS, ("success", "danger", "warning"))]
+        skip = w.Button(description="skip")
+
+        def show() -> None:
+            card.value = self.card_html()
+            decision = self.decision()
+            status.value = f"<p>answer: <b>{decision.status}</b> &middot; {len(self.pending)} waiting</p>"
+
+        def on_verdict(button) -> None:
+            if not self.done:
+                self.decide(button.description, note.value, reviewer)
+                note.value = ""
+            show()
+
+        def on_skip(_button) -> None:
+            self.skip()
+            show()
+
+        for button in buttons:
+            button.on_click(on_verdict)
+        skip.on_click(on_skip)
+        show()
+        return w.VBox([card, note, w.HBox([*buttons, skip]), status])

@@ -1,0 +1,79 @@
+"""The HTML report, rendered by a real headless Chromium."""
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from citeaudit import Judge, apply_reviews, audit_quotes, load_rfc, render_html, write_report
+from conftest import DATA
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+HOSTILE = ('<script>document.title="pwned"</script><img src=x onerror="document.title=\'pwned\'">'
+           ' & "quotes" <b>bold</b>')
+
+
+@pytest.fixture(scope="module")
+def report_table(replay_cache, tmp_path_factory):
+    cites = json.loads((DATA / "rfc7519_citations.json").read_text())
+    cites[1]["claim"] += " " + HOSTILE  # aud_reject: still located, its claim now hostile
+    path = tmp_path_factory.mktemp("cites") / "hostile.json"
+    path.write_text(json.dumps(cites))
+    doc = load_rfc("rfc7519.txt")
+    judge = Judge(cache=replay_cache)
+    table = audit_quotes(doc, path, locate_only=True)  # the hostile claim was never recorded
+    good = audit_quotes(doc, DATA / "rfc7519_citations.json", judge=judge)
+    for col in ("relation", "probabilities", "confidence", "method", "model", "cached", "error", "verdict", "route"):
+        table[col] = good[col]
+    return doc, apply_reviews(table, [])
+
+
+def chromium(*args, tmp_path):
+    assert CHROMIUM, "Chromium is not installed (Debian package `chromium`; .ci/run installs it)"
+    return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_text_is_escaped_in_the_markup(report_table):
+    doc, table = report_table
+    page = render_html(table, doc)
+    assert "<script" not in page and "onerror=\"document" not in page
+    assert "&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;" in page
+    assert "http://" not in page and "https://" not in page  # nothing to fetch
+
+
+def test_report_renders_in_headless_chromium(report_table, tmp_path):
+    doc, table = report_table
+    html_path = write_report(tmp_path / "report.html", table, doc, title="RFC 7519 audit")
+    dom = chromium("--dump-dom", html_path.as_uri(), tmp_path=tmp_path)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    body = dom.stdout
+    assert len(re.findall(r"<section class=\"card\"", body)) == 8
+    assert "<title>RFC 7519 audit</title>" in body  # no script from the data changed it
+    assert "pwned</title>" not in body and "<script" not in body
+    assert "&lt;script&gt;" in body  # the hostile claim shows as text
+    marks = re.findall(r"<mark>(.*?)</mark>", body, flags=re.S)
+    assert len(marks) == 6  # the six located quotes; claim-only and fabricated have none
+    aud = re.search(r'id="citation-aud_reject".*?<mark>(.*?)</mark>', body, flags=re.S).group(1)
+    assert " ".join(aud.split()).startswith("If the principal processing the claim")
+    assert " ".join(aud.split()).endswith("the JWT MUST be rejected.")
+    shot = tmp_path / "report.png"
+    result = chromium(f"--screenshot={shot}", "--window-size=1200,2400", html_path.as_uri(), tmp_path=tmp_path)
+    assert result.returncode == 0 and shot.stat().st_size > 10_000
+
+
+def test_report_command_writes_one_self_contained_file(tmp_path, replay_cache, monkeypatch):
+    from test_cli import run
+
+    monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(replay_cache.directory))
+    out = tmp_path / "out.html"
+    result = run("report", "--source", "rfc7519.txt", "--citations", str(DATA / "rfc7519_citations.json"),
+                 "--html", str(out))
+    assert result.returncode == 1, result.stderr
+    page = out.read_text()
+    assert page.count("class='card'") == 8 and "qwen2.5-coder-1.5b-instruct-q4_k_m" in page
+    assert "threshold: 0.8" in page

@@ -1,0 +1,79 @@
+"""The slider and review callbacks, called as functions and through the real ipywidgets objects."""
+
+import pytest
+
+from citeaudit import CallCache, Judge, ReviewQueue, ThresholdExplorer, audit_quotes, load_reviews, load_rfc
+from conftest import DATA
+
+
+@pytest.fixture(scope="module")
+def judged(replay_cache):
+    doc = load_rfc("rfc7519.txt")
+    return doc, audit_quotes(doc, DATA / "rfc7519_citations.json", judge=Judge(cache=replay_cache))
+
+
+def test_slider_callback_reroutes_without_calls(judged):
+    _, table = judged
+    explorer = ThresholdExplorer(table, 0.8)
+    strict = explorer.view(0.8)
+    loose = explorer.view(0.0)
+    assert (strict["route"] == "auto").sum() == 1  # only the fabricated quote stands
+    assert (loose["route"] == "auto").sum() == 8
+    assert loose.set_index("citation").at["exp_required", "right"] == False  # noqa: E712
+    assert explorer.threshold == 0.0 and "8 of 8 verdicts stand" in explorer.summary()
+
+
+def test_slider_widget_moves_the_threshold(judged):
+    _, table = judged
+    explorer = ThresholdExplorer(table, 0.8)
+    box = explorer.widget()
+    slider = box.children[0]
+    slider.value = 0.6
+    assert explorer.threshold == 0.6
+
+
+def test_review_queue_records_and_advances(judged, tmp_path):
+    doc, table = judged
+    store = tmp_path / "reviews.jsonl"
+    queue = ReviewQueue(table, store, document=doc)
+    assert len(queue.pending) == 7 and queue.decision().status == "REJECT"
+    first = queue.current()["id"]
+    assert "<mark>" in queue.card_html()
+    queue.decide("verified", note="section 2 says so", reviewer="t")
+    assert [r.citation_id for r in load_reviews(store)] == [first]
+    assert len(queue.pending) == 6 and queue.current()["id"] != first
+    queue.skip()
+    assert queue.position == 1
+
+
+def test_review_widget_buttons_write_to_the_store(judged, tmp_path):
+    doc, table = judged
+    store = tmp_path / "reviews.jsonl"
+    queue = ReviewQueue(table, store, document=doc)
+    box = queue.widget(reviewer="t")
+    card, note, buttons, status = box.children
+    verified, contradicted, unsupported, skip = buttons.children
+    note.value = "checked"
+    verified.click()
+    assert load_reviews(store)[0].note == "checked" and note.value == ""
+    skip.click()
+    contradicted.click()
+    reviews = load_reviews(store)
+    assert [r.verdict for r in reviews] == ["verified", "contradicted"]
+    assert "REJECT" in status.value
+
+
+def test_queue_empties_and_the_answer_can_be_accepted(tmp_path, replay_cache):
+    doc = load_rfc("rfc7519.txt")
+    good = [c for c in __import__("json").loads((DATA / "rfc7519_citations.json").read_text())
+            if c["expected"] == "verified"]
+    path = tmp_path / "good.json"
+    path.write_text(__import__("json").dumps(good))
+    table = audit_quotes(doc, path, judge=Judge(cache=replay_cache))
+    queue = ReviewQueue(table, tmp_path / "r.jsonl", document=doc)
+    while not queue.done:
+        queue.decide("verified")
+    assert queue.decision().status == "ACCEPT"
+    assert "Queue empty" in queue.card_html()
+    with pytest.raises(IndexError):
+        queue.decide("verified")
