@@ -35,6 +35,9 @@ record-qwen: $(VENV)/.test
 	for job in "rfc7519.txt data/rfc7519_citations.json" "rfc7519.txt data/eval_rfc7519.json" \
 	           "rfc6749.txt data/eval_rfc6749.json"; do set -- $$job; \
 		$(VENV)/bin/citeaudit record --model qwen --source $$1 --citations $$2 || exit 1; done
+	for answer in good_answer broken_answer; do \
+		$(VENV)/bin/citeaudit record --model qwen --document data/lines/field_note.txt \
+			--answer data/lines/$$answer.txt || exit 1; done
 
 clean:
 	rm -rf $(VENV) cache/store out

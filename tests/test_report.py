@@ -77,3 +77,17 @@ def test_report_command_writes_one_self_contained_file(tmp_path, replay_cache, m
     page = out.read_text()
     assert page.count("class='card'") == 8 and "qwen2.5-coder-1.5b-instruct-q4_k_m" in page
     assert "threshold: 0.8" in page
+
+
+def test_report_of_line_citations_marks_the_cited_lines(tmp_path, replay_cache, monkeypatch):
+    from test_cli import run
+
+    monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(replay_cache.directory))
+    out = tmp_path / "lines.html"
+    result = run("report", "--document", str(DATA / "lines" / "field_note.txt"),
+                 "--answer", str(DATA / "lines" / "broken_answer.txt"), "--html", str(out))
+    assert result.returncode == 1, result.stderr
+    page = out.read_text()
+    assert page.count("class='card'") == 4
+    assert "<mark>The water sampling run planned for 10 March moved to 14 March.</mark>" in page
+    assert "line 8 is past the end of the document (7 lines)" in page

@@ -59,6 +59,19 @@ def _judge(locate_only: bool, model: str | None, cache_mode: str | None) -> Judg
     return None if locate_only else Judge(model=model or config.model(), cache=CallCache(mode=cache_mode))
 
 
+def _audit_either(source, citations, document, answer, **kwargs):
+    """Audit quote citations or a line-cited answer, whichever pair was given: (table, document)."""
+    from .documents import load_rfc
+
+    if bool(source and citations) == bool(document and answer):
+        raise click.UsageError("give either --source and --citations, or --document and --answer")
+    if source:
+        doc = load_rfc(source)
+        return audit_quotes(doc, citations, **kwargs), doc
+    line_answer = load_line_answer(document, answer)
+    return audit_lines(line_answer, **kwargs), line_answer.document
+
+
 def _report(table: pd.DataFrame, locate_only: bool, output: str | None, reviews: str | None, threshold: float,
             needs_review: list[str] | None = None) -> None:
     """Apply reviews, print the table and the decision, write the output, exit by the decision."""
@@ -130,13 +143,8 @@ def lines(document, answer, threshold, cache_mode, model, locate_only, output, r
 @click.option("--note", default=None, help="Why.")
 def review(reviews, source, citations, document, answer, citation_id, verdict, reviewer, note):
     """Record a human review of one citation, bound to the evidence it shows now."""
-    if bool(source and citations) == bool(document and answer):
-        raise click.UsageError("give either --source and --citations, or --document and --answer")
     try:
-        if source:
-            table = audit_quotes(source, citations, locate_only=True)
-        else:
-            table = audit_lines(load_line_answer(document, answer), locate_only=True)
+        table, _ = _audit_either(source, citations, document, answer, locate_only=True)
         recorded = review_row(table, citation_id, reviews, verdict, reviewer, note)
     except CiteAuditError as exc:
         _fail(str(exc))
@@ -155,17 +163,14 @@ def record(key, source, citations, document, answer, refresh):
     """Record the local model's answers for a citation file (starts and stops the server)."""
     from .localmodel import local_server, model_path
 
-    if bool(source and citations) == bool(document and answer):
+    if bool(source and citations) == bool(document and answer):  # before starting a server
         raise click.UsageError("give either --source and --citations, or --document and --answer")
     try:
         model_path(key, install=True)
         with local_server(key) as server:
             judge = Judge(model=server.model, base_url=server.base_url,
                           cache=CallCache(mode="refresh" if refresh else "record"))
-            if source:
-                table = audit_quotes(source, citations, judge=judge, progress=True)
-            else:
-                table = audit_lines(load_line_answer(document, answer), judge=judge, progress=True)
+            table, _ = _audit_either(source, citations, document, answer, judge=judge, progress=True)
     except CiteAuditError as exc:
         _fail(str(exc))
     _show(step2_view(table))
@@ -216,20 +221,11 @@ def thresholds(sources, citation_files, target, cache_mode, model):
 @judge_options
 def report(source, citations, document, answer, html_path, threshold, cache_mode, model, locate_only, output, reviews):
     """Write a self-contained HTML report of an audit (no scripts, no network fetches)."""
-    from .documents import load_rfc
     from .report import write_report
 
-    if bool(source and citations) == bool(document and answer):
-        raise click.UsageError("give either --source and --citations, or --document and --answer")
     try:
-        judge = _judge(locate_only, model, cache_mode)
-        if source:
-            doc = load_rfc(source)
-            table = audit_quotes(doc, citations, judge=judge, threshold=threshold, locate_only=locate_only)
-        else:
-            line_answer = load_line_answer(document, answer)
-            doc = line_answer.document
-            table = audit_lines(line_answer, judge=judge, threshold=threshold, locate_only=locate_only)
+        table, doc = _audit_either(source, citations, document, answer, judge=_judge(locate_only, model, cache_mode),
+                                   threshold=threshold, locate_only=locate_only)
         if reviews:
             table = apply_reviews(table, load_reviews(reviews))
         write_report(html_path, table, doc, title=f"Citation audit of {doc.name}")
