@@ -74,6 +74,7 @@ def test_replay_runs_offline_with_recorded_probabilities(tmp_path, recorded_cach
         assert sum(probs.values()) == pytest.approx(1.0)
         assert row["confidence"] == pytest.approx(max(probs.values()))
         assert row["cached"] is True and row["error"] is None and row["method"] == "logprobs"
+        assert row["review_state"] == "none" and row["review_verdict"] is None
         assert row["model"] == "qwen2.5-coder-1.5b-instruct-q4_k_m"
         assert row["span"] is None or row["span"]["start"] < row["span"]["end"]
     assert "REJECT" in result.stdout or "REVIEW" in result.stdout

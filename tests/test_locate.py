@@ -123,3 +123,32 @@ def test_claim_only_with_unknown_section_is_fabricated(index7519):
 
 def test_normalize_is_idempotent_on_the_document(index7519):
     assert normalize(index7519.text) == index7519.text
+
+
+@pytest.mark.parametrize("source, path", [("rfc7519.txt", "eval_rfc7519.json"), ("rfc6749.txt", "eval_rfc6749.json")])
+def test_span_invariant_over_the_labelled_sets(source, path):
+    """Every reported span, sliced from the raw file without page furniture, is the matched passage."""
+    from rapidfuzz import fuzz
+
+    from citeaudit import index_document, load_citations, load_rfc
+    from conftest import DATA
+
+    doc = load_rfc(source)
+    index = index_document(doc)
+    statuses = set()
+    for cite in load_citations(DATA / path):
+        found = locate(index, cite.quote, cite.locator)
+        statuses.add(found.quote_status)
+        if found.span is None or cite.quote is None:
+            continue
+        passage = normalize(doc.clean_slice(*found.span))
+        quote = strip_enclosing_quotes(normalize(cite.quote))
+        if found.quote_status == "exact":
+            assert passage == quote, cite.id
+        elif found.quote_status == "elided":
+            pieces = [p.strip() for p in quote.split("...") if p.strip()]
+            assert passage.startswith(pieces[0]) and passage.endswith(pieces[-1]), cite.id
+        else:
+            assert fuzz.ratio(passage, quote) >= 85, cite.id
+        assert doc.section(found.found_section).start <= found.span[0] < found.span[1] <= doc.section(found.found_section).end
+    assert statuses >= {"exact", "elided", "near", "missing", "none"}

@@ -75,8 +75,7 @@ def _audit_either(source, citations, document, answer, **kwargs):
 def _report(table: pd.DataFrame, locate_only: bool, output: str | None, reviews: str | None, threshold: float,
             needs_review: list[str] | None = None) -> None:
     """Apply reviews, print the table and the decision, write the output, exit by the decision."""
-    if reviews:
-        table = apply_reviews(table, load_reviews(reviews))
+    table = apply_reviews(table, load_reviews(reviews) if reviews else [])
     view = step1_view(table) if locate_only else step2_view(table)
     if reviews:
         view["review"] = [f"{v} ({s})" if v else "-" for v, s in zip(table["review_verdict"], table["review_state"])]
