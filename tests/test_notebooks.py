@@ -39,3 +39,17 @@ def test_notebook_executes_in_replay_mode(path, tmp_path, monkeypatch):
     assert errors == []
     text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     assert "No recorded answer" not in text
+
+
+def test_notebooks_are_what_the_generator_writes(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NOTEBOOK_DIR": str(tmp_path)}
+    subprocess.run([sys.executable, str(ROOT / "tools" / "make_notebooks.py")], check=True, env=env)
+    generated = sorted(p.name for p in tmp_path.glob("*.ipynb"))
+    assert generated == [p.name for p in NOTEBOOKS]
+    for name in generated:
+        assert (tmp_path / name).read_text() == (ROOT / "notebooks" / name).read_text(), \
+            f"{name} differs from tools/make_notebooks.py: edit the generator, then rerun it"

@@ -1,18 +1,25 @@
-"""Write the notebooks from the cell sources below (outputs stripped). Run: python tools/make_notebooks.py"""
+"""Write the notebooks from the cell sources below (outputs stripped).
 
+Run `python tools/make_notebooks.py` after changing a cell here; tests check that the committed
+notebooks are exactly what this script writes. `NOTEBOOK_DIR` overrides where they go.
+"""
+
+import os
 from pathlib import Path
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
+OUT = Path(os.environ.get("NOTEBOOK_DIR", ROOT / "notebooks"))
 
 
 def write(name: str, cells: list) -> None:
     nb = new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"c{i:02d}"
-    nbformat.write(nb, ROOT / "notebooks" / name)
+    OUT.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, OUT / name)
 
 
 md, code = new_markdown_cell, new_code_cell
