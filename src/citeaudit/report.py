@@ -16,7 +16,7 @@ import pandas as pd
 from . import columns as C
 from .documents import Document
 from .route import Decision, decide
-from .views import highlight_html
+from .views import evidence_html
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;color:#222}
@@ -35,17 +35,6 @@ mark{background:#fff8c5;outline:1px solid #d4a72c}
 
 def _e(value) -> str:
     return html.escape("" if value is None else str(value))
-
-
-def _evidence_html(row: pd.Series, document: Document | None) -> str:
-    found = row[C.FOUND_SECTION]
-    if row[C.EVIDENCE] is None:
-        return f"<p class='meta'>No evidence: {_e(row[C.FABRICATED_REASON])}</p>"
-    if document is not None and row[C.SPAN] is not None and found in document.sections and row[C.QUOTE] is not None:
-        return highlight_html(document, found, tuple(row[C.SPAN]))
-    if isinstance(found, str) and found.startswith("L"):  # cited lines: all of them are the evidence
-        return f"<pre><mark>{_e(row[C.EVIDENCE])}</mark></pre>"
-    return f"<pre>{_e(row[C.EVIDENCE])}</pre>"
 
 
 def _probabilities_html(probs) -> str:
@@ -74,7 +63,7 @@ def _card(row: pd.Series, document: Document | None) -> str:
         f"found in: {_e(row[C.FOUND_SECTION])} &middot; route: <b>{_e(row[C.ROUTE])}</b> &middot; "
         f"confidence: {confidence} &middot; review: {review_text} &middot; flags: {_e(flags)}</p>"
         f"{_probabilities_html(row[C.PROBABILITIES])}"
-        f"{_evidence_html(row, document)}"
+        f"{evidence_html(row, document)}"
         "</section>"
     )
 

@@ -96,3 +96,19 @@ def lines_view(table: pd.DataFrame) -> pd.DataFrame:
         "marker": table[C.CITED_SECTION],
         "cited lines": [e if isinstance(e, str) else f"INVALID: {r}" for e, r in zip(table[C.EVIDENCE], table[C.FABRICATED_REASON])],
     })
+
+
+def evidence_html(row: pd.Series, document=None) -> str:
+    """What the judge read for one row, as escaped HTML, with the matched passage in `<mark>`.
+
+    A located quote is marked at its span inside its section; cited lines are all evidence, so
+    all are marked; a claim-only section is shown plain; a fabricated row says why it has none.
+    """
+    if row[C.EVIDENCE] is None:
+        return f"<p class='meta'>No evidence: {html.escape(str(row[C.FABRICATED_REASON]))}</p>"
+    found = row[C.FOUND_SECTION]
+    if document is not None and row[C.QUOTE] is not None and row[C.SPAN] is not None and found in document.sections:
+        return highlight_html(document, found, tuple(row[C.SPAN]))
+    if isinstance(found, str) and found.startswith("L"):
+        return f"<pre><mark>{html.escape(row[C.EVIDENCE])}</mark></pre>"
+    return f"<pre>{html.escape(row[C.EVIDENCE])}</pre>"

@@ -17,7 +17,7 @@ from .calibrate import reliability, threshold_table
 from .documents import Document
 from .reviews import REVIEW_VERDICTS, apply_reviews, load_reviews, review_row
 from .route import decide, route
-from .views import highlight_html
+from .views import evidence_html
 
 
 def threshold_view(table: pd.DataFrame, threshold: float) -> pd.DataFrame:
@@ -160,10 +160,7 @@ class ReviewQueue:
             f"background:#0969da'></span></div>" for k, v in probs.items()
         )
         found = row[C.FOUND_SECTION]
-        if self.document is not None and row[C.SPAN] is not None and found in self.document.sections and row[C.QUOTE]:
-            evidence = highlight_html(self.document, found, tuple(row[C.SPAN]))
-        else:
-            evidence = f"<pre>{html.escape(str(row[C.EVIDENCE]))}</pre>"
+        evidence = evidence_html(row, self.document)
         model_says = f"{row[C.VERDICT]} ({row[C.CONFIDENCE]:.2f})" if isinstance(row[C.CONFIDENCE], float) else "no verdict"
         return (
             f"<p>{self.position + 1} of {len(self.pending)} waiting &middot; citation <b>{html.escape(str(row[C.ID]))}</b>"
