@@ -91,3 +91,17 @@ def test_report_of_line_citations_marks_the_cited_lines(tmp_path, replay_cache, 
     assert page.count("class='card'") == 4
     assert "<mark>The water sampling run planned for 10 March moved to 14 March.</mark>" in page
     assert "line 8 is past the end of the document (7 lines)" in page
+
+
+def test_report_decision_counts_unrecognized_markers(tmp_path, replay_cache, monkeypatch):
+    from test_cli import run
+
+    monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(replay_cache.directory))
+    answer = tmp_path / "answer.txt"
+    answer.write_text((DATA / "lines" / "good_answer.txt").read_text().rstrip() + " Samples stay cold [line 4].\n")
+    args = ["--document", str(DATA / "lines" / "field_note.txt"), "--threshold", "0"]
+    clean = run("report", *args, "--answer", str(DATA / "lines" / "good_answer.txt"), "--html", str(tmp_path / "a.html"))
+    assert clean.returncode == 0 and "ACCEPT" in clean.stdout
+    marked = run("report", *args, "--answer", str(answer), "--html", str(tmp_path / "b.html"))
+    assert marked.returncode == 1 and "REVIEW" in marked.stdout
+    assert "unrecognized citation &#x27;[line 4]&#x27;" in (tmp_path / "b.html").read_text()

@@ -51,11 +51,14 @@ def threshold_table(table: pd.DataFrame, thresholds=GRID) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def lowest_threshold(table: pd.DataFrame, target: float = DEFAULT_TARGET, thresholds=GRID) -> float | None:
-    """The lowest threshold whose standing verdicts are at least `target` accurate, else None."""
-    grid = threshold_table(table, thresholds)
+def _lowest_in(grid: pd.DataFrame, target: float) -> float | None:
     reached = grid[(grid["auto"] > 0) & (grid["auto_accuracy"] >= target)]
     return float(reached["threshold"].min()) if not reached.empty else None
+
+
+def lowest_threshold(table: pd.DataFrame, target: float = DEFAULT_TARGET, thresholds=GRID) -> float | None:
+    """The lowest threshold whose standing verdicts are at least `target` accurate, else None."""
+    return _lowest_in(threshold_table(table, thresholds), target)
 
 
 def _judged(table: pd.DataFrame) -> pd.DataFrame:
@@ -103,10 +106,13 @@ class ThresholdAdvice:
     statement: str
 
 
-def advise(table: pd.DataFrame, target: float = DEFAULT_TARGET) -> ThresholdAdvice:
-    """The lowest threshold reaching `target`, with a plain statement of what it means."""
-    grid = threshold_table(table)
-    found = lowest_threshold(table, target)
+def advise(table: pd.DataFrame, target: float = DEFAULT_TARGET, grid: pd.DataFrame | None = None) -> ThresholdAdvice:
+    """The lowest threshold reaching `target`, with a plain statement of what it means.
+
+    `grid` is `threshold_table(table)` when the caller already has it.
+    """
+    grid = threshold_table(table) if grid is None else grid
+    found = _lowest_in(grid, target)
     ece = expected_calibration_error(table)
     if found is None:
         statement = f"No threshold reaches {target:.0%} accuracy of the verdicts that stand."

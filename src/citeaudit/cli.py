@@ -59,17 +59,25 @@ def _judge(locate_only: bool, model: str | None, cache_mode: str | None) -> Judg
     return None if locate_only else Judge(model=model or config.model(), cache=CallCache(mode=cache_mode))
 
 
+def _unrecognized(line_answer) -> list[str]:
+    """Review reasons for the answer's markers in a form other than [Lx] / [Lx-Ly]."""
+    return [f"unrecognized citation {m!r}: write it as [Lx] or [Lx-Ly]" for m in line_answer.extracted.unrecognized]
+
+
 def _audit_either(source, citations, document, answer, **kwargs):
-    """Audit quote citations or a line-cited answer, whichever pair was given: (table, document)."""
+    """Audit quote citations or a line-cited answer, whichever pair was given.
+
+    Returns (table, document, reasons a human must look at beyond the table's rows).
+    """
     from .documents import load_rfc
 
     if bool(source and citations) == bool(document and answer):
         raise click.UsageError("give either --source and --citations, or --document and --answer")
     if source:
         doc = load_rfc(source)
-        return audit_quotes(doc, citations, **kwargs), doc
+        return audit_quotes(doc, citations, **kwargs), doc, []
     line_answer = load_line_answer(document, answer)
-    return audit_lines(line_answer, **kwargs), line_answer.document
+    return audit_lines(line_answer, **kwargs), line_answer.document, _unrecognized(line_answer)
 
 
 def _report(table: pd.DataFrame, locate_only: bool, output: str | None, reviews: str | None, threshold: float,
@@ -116,8 +124,7 @@ def lines(document, answer, threshold, cache_mode, model, locate_only, output, r
         line_answer = load_line_answer(document, answer)
         summary = line_answer.summary
         click.echo(" ".join(f"{k}={v}" for k, v in summary.items()))
-        unrecognized = [f"unrecognized citation {m!r}: write it as [Lx] or [Lx-Ly]"
-                        for m in line_answer.extracted.unrecognized]
+        unrecognized = _unrecognized(line_answer)
         for note in unrecognized:
             click.echo(f"  {note}")
         click.echo("")
@@ -143,7 +150,7 @@ def lines(document, answer, threshold, cache_mode, model, locate_only, output, r
 def review(reviews, source, citations, document, answer, citation_id, verdict, reviewer, note):
     """Record a human review of one citation, bound to the evidence it shows now."""
     try:
-        table, _ = _audit_either(source, citations, document, answer, locate_only=True)
+        table, _, _ = _audit_either(source, citations, document, answer, locate_only=True)
         recorded = review_row(table, citation_id, reviews, verdict, reviewer, note)
     except CiteAuditError as exc:
         _fail(str(exc))
@@ -169,7 +176,7 @@ def record(key, source, citations, document, answer, refresh):
         with local_server(key) as server:
             judge = Judge(model=server.model, base_url=server.base_url,
                           cache=CallCache(mode="refresh" if refresh else "record"))
-            table, _ = _audit_either(source, citations, document, answer, judge=judge, progress=True)
+            table, _, _ = _audit_either(source, citations, document, answer, judge=judge, progress=True)
     except CiteAuditError as exc:
         _fail(str(exc))
     _show(step2_view(table))
@@ -196,7 +203,7 @@ def thresholds(sources, citation_files, target, cache_mode, model):
         table = pd.concat([audit_quotes(src, cit, judge=judge) for src, cit in zip(sources, citation_files)],
                           ignore_index=True)
         grid = threshold_table(table)
-        advice = advise(table, target)
+        advice = advise(table, target, grid)
     except (CiteAuditError, ValueError) as exc:
         _fail(str(exc))
     shown = grid.copy()
@@ -223,16 +230,16 @@ def report(source, citations, document, answer, html_path, threshold, cache_mode
     from .report import write_report
 
     try:
-        table, doc = _audit_either(source, citations, document, answer, judge=_judge(locate_only, model, cache_mode),
-                                   threshold=threshold, locate_only=locate_only)
-        if reviews:
-            table = apply_reviews(table, load_reviews(reviews))
-        write_report(html_path, table, doc, title=f"Citation audit of {doc.name}")
+        table, doc, needs_review = _audit_either(source, citations, document, answer,
+                                                 judge=_judge(locate_only, model, cache_mode),
+                                                 threshold=threshold, locate_only=locate_only)
+        table = apply_reviews(table, load_reviews(reviews) if reviews else [])
+        decision = decide(table, needs_review=needs_review)
+        write_report(html_path, table, doc, title=f"Citation audit of {doc.name}", decision=decision)
         if output:
             write_jsonl(table, output)
     except CiteAuditError as exc:
         _fail(str(exc))
-    decision = decide(table)
     click.echo(f"wrote {html_path}: {len(table)} citations, {decision.status}")
     sys.exit(EXIT_ACCEPT if decision.status == "ACCEPT" else EXIT_NOT_ACCEPTED)
 

@@ -67,8 +67,9 @@ class ThresholdExplorer:
             self.threshold = float(threshold)
         return threshold_view(self.table, self.threshold)
 
-    def summary(self) -> str:
-        view = threshold_view(self.table, self.threshold)
+    def summary(self, view: pd.DataFrame | None = None) -> str:
+        """One line on the current threshold; `view` is `self.view()` when the caller has it."""
+        view = self.view() if view is None else view
         auto = view[view["route"] == "auto"]
         wrong = int((auto["right"] == False).sum())  # noqa: E712
         return (f"threshold {self.threshold:.2f}: {len(auto)} of {len(view)} verdicts stand "
@@ -90,14 +91,14 @@ class ThresholdExplorer:
         out = w.Output()
 
         def render(change=None) -> None:
-            self.view(slider.value)
+            view = self.view(slider.value)
             with out:
                 out.clear_output(wait=True)
-                print(self.summary())
+                print(self.summary(view))
                 fig = self.figure()
                 display(fig)
                 plt.close(fig)
-                display(style_threshold_view(self.view()))
+                display(style_threshold_view(view))
 
         slider.observe(render, names="value")
         render()
