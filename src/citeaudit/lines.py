@@ -63,14 +63,16 @@ def _claim_before(answer: str, start: int, floor: int) -> str:
 def extract_line_citations(answer: str) -> ExtractedCitations:
     """Every accepted marker with its claim, and every look-alike marker that was not accepted."""
     citations = []
+    accepted = set()
     floor = 0
     for n, match in enumerate(MARKER.finditer(answer), start=1):
         first = int(match.group(1))
         last = int(match.group(2)) if match.group(2) else first
         claim = _claim_before(answer, match.start(), floor)
         citations.append(LineCitation(f"c{n}", match.group(0), claim, first, last, match.start()))
+        accepted.add(match.span())
         floor = match.end()
-    accepted = {m.span() for m in MARKER.finditer(answer)}
+    # LOOKALIKE also matches the accepted forms; those are not unrecognized
     unrecognized = [m.group(0) for m in LOOKALIKE.finditer(answer) if m.span() not in accepted]
     return ExtractedCitations(citations, unrecognized)
 
