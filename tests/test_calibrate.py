@@ -58,8 +58,8 @@ def test_unlabelled_table_is_refused():
 @pytest.fixture(scope="module")
 def recorded_labelled_set(replay_cache):
     judge = Judge(cache=replay_cache)
-    return pd.concat([audit_quotes("rfc7519.txt", DATA / "eval_rfc7519.json", judge=judge),
-                      audit_quotes("rfc6749.txt", DATA / "eval_rfc6749.json", judge=judge)], ignore_index=True)
+    return pd.concat([audit_quotes("rfc7519.txt", DATA / "eval_rfc7519.json", judge=judge).table,
+                      audit_quotes("rfc6749.txt", DATA / "eval_rfc6749.json", judge=judge).table], ignore_index=True)
 
 
 def test_labelled_set_is_big_enough_and_fully_recorded(recorded_labelled_set):

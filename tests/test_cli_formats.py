@@ -15,7 +15,7 @@ def test_lines_flags_l8_and_accepts_l2_3(tmp_path, recorded_cache):
                  "--locate-only", "--output", str(out))
     assert result.returncode == 1
     assert "document_lines=7 citations_found=4 invalid_citations=2 unrecognized_citations=1" in result.stdout
-    assert "unrecognized citation '[line 4]'" in result.stdout
+    assert "unrecognized citation marker '[line 4]'" in result.stdout
     rows = {r["cited_section"]: r for r in read_jsonl(out)}
     assert rows["[L8]"]["verdict"] == "fabricated"
     good = run("lines", "--document", str(NOTE), "--answer", str(DATA / "lines" / "good_answer.txt"), "--locate-only",
@@ -53,7 +53,7 @@ def test_review_command_turns_the_decision(tmp_path, recorded_cache):
 
 def test_review_needs_one_input_pair(tmp_path, recorded_cache):
     result = run("review", "--reviews", str(tmp_path / "r.jsonl"), "--id", "c1", "--verdict", "verified")
-    assert result.returncode == 2 and "either --source" in result.stderr
+    assert result.returncode == 2 and "give one input" in result.stderr
 
 
 def test_contract_seed_example_accepts():

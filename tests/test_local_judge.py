@@ -38,7 +38,7 @@ def test_real_call_gives_three_probabilities(server, tmp_cache, rfc7519):
 
 def test_audit_records_then_replays_without_a_server(server, tmp_cache, tmp_path):
     judge = Judge(model=server.model, base_url=server.base_url, cache=CallCache(tmp_cache, mode="record"))
-    live = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=judge)
+    live = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=judge).table
     assert live["error"].isna().all() or all(e is None for e in live["error"])
     recording = read_recording(tmp_cache / recording_name(server.model))
     assert len(recording) == 7  # one call per citation that was not fabricated
@@ -46,7 +46,7 @@ def test_audit_records_then_replays_without_a_server(server, tmp_cache, tmp_path
 
     shutil.rmtree(tmp_cache / "store")  # rebuild the store from the recording alone
     offline = Judge(model=server.model, base_url="http://127.0.0.1:9/v1", cache=CallCache(tmp_cache, mode="replay"))
-    replayed = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=offline)
+    replayed = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=offline).table
     assert list(replayed["probabilities"]) == list(live["probabilities"])
     assert all(c is True for c in replayed["cached"] if c is not None)
 

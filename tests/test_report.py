@@ -7,7 +7,9 @@ import subprocess
 
 import pytest
 
-from citeaudit import Judge, apply_reviews, audit_quotes, load_rfc, render_html, write_report
+from dataclasses import replace
+
+from citeaudit import Judge, audit_quotes, load_rfc, render_html, write_report
 from conftest import DATA
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -25,11 +27,12 @@ def report_table(replay_cache, tmp_path_factory):
     path.write_text(json.dumps(cites))
     doc = load_rfc("rfc7519.txt")
     judge = Judge(cache=replay_cache)
-    table = audit_quotes(doc, path, locate_only=True)  # the hostile claim was never recorded
-    good = audit_quotes(doc, DATA / "rfc7519_citations.json", judge=judge)
+    audit = audit_quotes(doc, path, locate_only=True)  # the hostile claim was never recorded
+    good = audit_quotes(doc, DATA / "rfc7519_citations.json", judge=judge).table
+    table = audit.table.copy()
     for col in ("relation", "probabilities", "confidence", "method", "model", "cached", "error", "verdict", "route"):
         table[col] = good[col]
-    return doc, apply_reviews(table, [])
+    return doc, replace(audit, table=table)
 
 
 def chromium(*args, tmp_path):
@@ -39,16 +42,16 @@ def chromium(*args, tmp_path):
 
 
 def test_text_is_escaped_in_the_markup(report_table):
-    doc, table = report_table
-    page = render_html(table, doc)
+    doc, audit = report_table
+    page = render_html(audit)
     assert "<script" not in page and "onerror=\"document" not in page
     assert "&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;" in page
     assert "http://" not in page and "https://" not in page  # nothing to fetch
 
 
 def test_report_renders_in_headless_chromium(report_table, tmp_path):
-    doc, table = report_table
-    html_path = write_report(tmp_path / "report.html", table, doc, title="RFC 7519 audit")
+    doc, audit = report_table
+    html_path = write_report(tmp_path / "report.html", audit, title="RFC 7519 audit")
     dom = chromium("--dump-dom", html_path.as_uri(), tmp_path=tmp_path)
     assert dom.returncode == 0, dom.stderr[-2000:]
     body = dom.stdout
@@ -104,4 +107,4 @@ def test_report_decision_counts_unrecognized_markers(tmp_path, replay_cache, mon
     assert clean.returncode == 0 and "ACCEPT" in clean.stdout
     marked = run("report", *args, "--answer", str(answer), "--html", str(tmp_path / "b.html"))
     assert marked.returncode == 1 and "REVIEW" in marked.stdout
-    assert "unrecognized citation &#x27;[line 4]&#x27;" in (tmp_path / "b.html").read_text()
+    assert "unrecognized citation marker &#x27;[line 4]&#x27;" in (tmp_path / "b.html").read_text()

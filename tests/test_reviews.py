@@ -2,11 +2,11 @@ import json
 
 import pytest
 
-from citeaudit import InputError, decide
+from citeaudit import InputError, apply_reviews, decide
 from citeaudit.audit import audit_lines, audit_quotes
 from citeaudit.fingerprint import fingerprint
 from citeaudit.lines import load_line_answer
-from citeaudit.reviews import apply_reviews, load_reviews, record_review, review_row
+from citeaudit.reviews import load_reviews, record_review, review_row
 from conftest import DATA
 
 
@@ -18,7 +18,7 @@ def note(tmp_path):
 
 
 def line_table(doc):
-    return audit_lines(load_line_answer(doc, DATA / "lines" / "good_answer.txt"), locate_only=True)
+    return audit_lines(load_line_answer(doc, DATA / "lines" / "good_answer.txt"), locate_only=True).table
 
 
 def test_a_current_review_decides_the_row_and_an_edit_makes_it_stale(note, tmp_path):
@@ -43,7 +43,7 @@ def test_a_confirmed_failing_verdict_rejects(note, tmp_path):
     table = line_table(note)
     review_row(table, "c1", store, "contradicted")
     decision = decide(apply_reviews(table, load_reviews(store)))
-    assert decision.status == "REJECT" and decision.reasons == ("c1: contradicted (human review)",)
+    assert decision.status == "REJECT" and decision.reasons[0] == "c1: review found that lines L2-L3 contradicts it"
 
 
 def test_latest_review_counts(note, tmp_path):
@@ -83,7 +83,7 @@ def test_bad_review_line_names_file_line_and_field(tmp_path):
 
 def test_review_of_unknown_or_fabricated_citation_is_refused(tmp_path):
     table = audit_lines(load_line_answer(DATA / "lines" / "field_note.txt", DATA / "lines" / "broken_answer.txt"),
-                        locate_only=True)
+                        locate_only=True).table
     with pytest.raises(InputError, match="no citation 'c9'"):
         review_row(table, "c9", tmp_path / "r.jsonl", "verified")
     with pytest.raises(InputError, match="no evidence"):
@@ -100,7 +100,7 @@ def test_seed_reviews_json_reads_as_a_store():
 
 def test_reviews_work_for_quote_citations_too(tmp_path):
     store = tmp_path / "reviews.jsonl"
-    table = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", locate_only=True)
+    table = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", locate_only=True).table
     review_row(table, "aud_reject", store, "verified")
     reviewed = apply_reviews(table, load_reviews(store)).set_index("id")
     assert reviewed.at["aud_reject", "review_state"] == "current"

@@ -6,7 +6,8 @@ from citeaudit import columns as C
 
 
 def table(rows):
-    base = {C.ID: None, C.QUOTE_STATUS: "exact", C.SECTION_MATCH: True, C.FABRICATED_REASON: None,
+    base = {C.ID: None, C.KIND: "quote", C.CITED_SECTION: "2", C.FOUND_SECTION: "2", C.VERDICT: None,
+            C.QUOTE_STATUS: "exact", C.SECTION_MATCH: True, C.FABRICATED_REASON: None,
             C.RELATION: None, C.CONFIDENCE: None, C.ERROR: None}
     return pd.DataFrame([{**base, **r} for r in rows], dtype=object)
 
@@ -55,16 +56,30 @@ def test_bad_threshold_is_refused():
 def test_decide_reject_beats_review():
     decision = decide(route(table(ROWS), 0.8))
     assert decision.status == "REJECT"
-    assert decision.reasons == ("b: contradicted", "d: fabricated")
+    assert decision.reasons == ("b: contradicted (model verdict, confidence 0.85)", "d: fabricated (quote not found)",
+                                "c: no review yet; have its support by section 2 reviewed (model says unsupported, 0.60)")
 
 
 def test_decide_review_then_accept():
     rows = [{C.ID: "a", C.RELATION: "supports", C.CONFIDENCE: 0.95},
             {C.ID: "b", C.RELATION: "contradicts", C.CONFIDENCE: 0.5}]
     decision = decide(route(table(rows), 0.8))
-    assert decision.status == "REVIEW" and decision.reasons == ("b: waits for review (model says contradicted)",)
+    assert decision.status == "REVIEW" and decision.reasons == (
+        "b: no review yet; have its support by section 2 reviewed (model says contradicted, 0.50)",)
     assert decide(route(table(rows[:1]), 0.8)).status == "ACCEPT"
 
 
 def test_decide_contract_errors_reject():
     assert decide(route(table(ROWS[:1]), 0.8), ["answer.claims[0]: bad"]).status == "REJECT"
+
+
+def test_decide_nothing_checked_is_review_never_accept():
+    empty = route(table([]).reindex(columns=table(ROWS).columns), 0.8)
+    decision = decide(empty)
+    assert decision.status == "REVIEW" and "nothing was checked" in decision.reasons[0]
+
+
+def test_decide_needs_review_keeps_an_all_verified_answer_in_review():
+    routed = route(table(ROWS[:1]), 0.8)
+    assert decide(routed).status == "ACCEPT"
+    assert decide(routed, needs_review=["unrecognized citation marker '[L1,L2]'"]).status == "REVIEW"

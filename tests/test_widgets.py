@@ -13,7 +13,8 @@ def judged(replay_cache):
 
 
 def test_slider_callback_reroutes_without_calls(judged):
-    _, table = judged
+    _, audit = judged
+    table = audit.table
     explorer = ThresholdExplorer(table, 0.8)
     strict = explorer.view(0.8)
     loose = explorer.view(0.0)
@@ -24,7 +25,8 @@ def test_slider_callback_reroutes_without_calls(judged):
 
 
 def test_slider_widget_moves_the_threshold(judged):
-    _, table = judged
+    _, audit = judged
+    table = audit.table
     explorer = ThresholdExplorer(table, 0.8)
     box = explorer.widget()
     slider = box.children[0]
@@ -33,9 +35,9 @@ def test_slider_widget_moves_the_threshold(judged):
 
 
 def test_review_queue_records_and_advances(judged, tmp_path):
-    doc, table = judged
+    doc, audit = judged
     store = tmp_path / "reviews.jsonl"
-    queue = ReviewQueue(table, store, document=doc)
+    queue = ReviewQueue(audit, store)
     assert len(queue.pending) == 7 and queue.decision().status == "REJECT"
     first = queue.current()["id"]
     assert "<mark>" in queue.card_html()
@@ -47,9 +49,9 @@ def test_review_queue_records_and_advances(judged, tmp_path):
 
 
 def test_review_widget_buttons_write_to_the_store(judged, tmp_path):
-    doc, table = judged
+    doc, audit = judged
     store = tmp_path / "reviews.jsonl"
-    queue = ReviewQueue(table, store, document=doc)
+    queue = ReviewQueue(audit, store)
     box = queue.widget(reviewer="t")
     card, note, buttons, status = box.children
     verified, contradicted, unsupported, skip = buttons.children
@@ -69,8 +71,8 @@ def test_queue_empties_and_the_answer_can_be_accepted(tmp_path, replay_cache):
             if c["expected"] == "verified"]
     path = tmp_path / "good.json"
     path.write_text(__import__("json").dumps(good))
-    table = audit_quotes(doc, path, judge=Judge(cache=replay_cache))
-    queue = ReviewQueue(table, tmp_path / "r.jsonl", document=doc)
+    audit = audit_quotes(doc, path, judge=Judge(cache=replay_cache))
+    queue = ReviewQueue(audit, tmp_path / "r.jsonl")
     while not queue.done:
         queue.decide("verified")
     assert queue.decision().status == "ACCEPT"

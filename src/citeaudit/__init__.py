@@ -1,39 +1,116 @@
 """citeaudit: audit the citations in an LLM's answer against the documents they cite.
 
-Stages (one module each): documents -> locate -> judge (through cache) -> route -> decide.
+One table through four stages, one module each:
+documents -> locate (step 1) -> judge through the cache (step 2) -> route (step 3) -> decide
+(step 4: reviews and the answer's ACCEPT / REVIEW / REJECT). `audit` runs them and returns an
+`Audit`; the words of the table are in `vocab`, its column names in `columns`.
 """
 
-from .audit import audit_lines, audit_quotes, judge_citations, locate_citations
+from .audit import (Audit, audit_citations, audit_files, audit_lines, audit_quotes, audit_source_files,
+                    audit_sources, judge_citations)
 from .cache import CallCache
-from .citations import Citation, load_citations
+from .calibrate import advise, expected_calibration_error, lowest_threshold, reliability, threshold_table
+from .citations import Citation, LineRange, SectionRef, SourceRef, load_citations
 from .config import DEFAULT_MODEL, DEFAULT_THRESHOLD
-from .contract import ContractResult, check_contract, check_contract_files
+from .contract import check_contract, check_contract_files
+from .decide import Decision, apply_reviews, decide, final_verdicts
 from .documents import Document, Section, canonical_section_id, load_rfc, load_text, resolve_source
 from .errors import CacheMissError, CiteAuditError, InputError, JudgeError, LocalModelError, SourceError
 from .fingerprint import fingerprint
 from .judge import PROMPT_VERSION, Judge, Judgement, build_messages
-from .locate import DocumentIndex, Location, index_document, locate, normalize
-from .localmodel import local_server, model_path
-from .route import Decision, decide, route
 from .lines import LineAnswer, extract_line_citations, load_line_answer
-from .calibrate import advise, expected_calibration_error, lowest_threshold, reliability, threshold_table
+from .localmodel import local_server, model_path
+from .locate import DocumentIndex, Location, index_document, locate, locate_citations, normalize
 from .report import render_html, write_report
-from .reviews import (Review, apply_reviews, load_reviews, record_review, review_row, review_store_path,
-                      row_fingerprint)
-from .widgets import ReviewQueue, ThresholdExplorer, style_threshold_view, threshold_view
+from .reviews import Review, load_reviews, record_review, review_row, review_store_path, row_fingerprint
+from .route import route
 from .views import highlight_html, lines_view, records, step1_view, step2_view, write_jsonl
+from .vocab import CacheMode, Flag, Kind, LocalModelKey, QuoteStatus, Relation, ReviewState, Route, Status, Verdict
+from .widgets import ReviewQueue, ThresholdExplorer, style_threshold_view, threshold_view
 
 __all__ = [
-    "ReviewQueue", "ThresholdExplorer", "advise", "expected_calibration_error", "lowest_threshold",
-    "reliability", "render_html", "review_store_path", "style_threshold_view", "threshold_table",
-    "threshold_view", "write_report",
-    "LineAnswer", "Review", "apply_reviews", "audit_lines", "extract_line_citations", "lines_view",
-    "load_line_answer", "load_reviews", "record_review", "review_row", "row_fingerprint",
-    "CacheMissError", "CallCache", "Citation", "CiteAuditError", "ContractResult", "DEFAULT_MODEL",
-    "DEFAULT_THRESHOLD", "Decision", "Document", "DocumentIndex", "InputError", "Judge", "JudgeError",
-    "Judgement", "LocalModelError", "Location", "PROMPT_VERSION", "Section", "SourceError",
-    "audit_quotes", "build_messages", "canonical_section_id", "check_contract", "check_contract_files",
-    "decide", "fingerprint", "highlight_html", "index_document", "judge_citations", "load_citations", "load_rfc",
-    "load_text", "local_server", "locate", "locate_citations", "model_path", "normalize", "records",
-    "resolve_source", "route", "step1_view", "step2_view", "write_jsonl",
+    "DEFAULT_MODEL",
+    "DEFAULT_THRESHOLD",
+    "PROMPT_VERSION",
+    "Audit",
+    "CacheMissError",
+    "CacheMode",
+    "CallCache",
+    "Citation",
+    "CiteAuditError",
+    "Decision",
+    "Document",
+    "DocumentIndex",
+    "Flag",
+    "InputError",
+    "Judge",
+    "JudgeError",
+    "Judgement",
+    "Kind",
+    "LineAnswer",
+    "LineRange",
+    "LocalModelError",
+    "LocalModelKey",
+    "Location",
+    "QuoteStatus",
+    "Relation",
+    "Review",
+    "ReviewQueue",
+    "ReviewState",
+    "Route",
+    "Section",
+    "SectionRef",
+    "SourceError",
+    "SourceRef",
+    "Status",
+    "ThresholdExplorer",
+    "Verdict",
+    "advise",
+    "apply_reviews",
+    "audit_citations",
+    "audit_files",
+    "audit_lines",
+    "audit_quotes",
+    "audit_source_files",
+    "audit_sources",
+    "build_messages",
+    "canonical_section_id",
+    "check_contract",
+    "check_contract_files",
+    "decide",
+    "expected_calibration_error",
+    "extract_line_citations",
+    "final_verdicts",
+    "fingerprint",
+    "highlight_html",
+    "index_document",
+    "judge_citations",
+    "lines_view",
+    "load_citations",
+    "load_line_answer",
+    "load_reviews",
+    "load_rfc",
+    "load_text",
+    "local_server",
+    "locate",
+    "locate_citations",
+    "lowest_threshold",
+    "model_path",
+    "normalize",
+    "record_review",
+    "records",
+    "reliability",
+    "render_html",
+    "resolve_source",
+    "review_row",
+    "review_store_path",
+    "route",
+    "row_fingerprint",
+    "step1_view",
+    "step2_view",
+    "style_threshold_view",
+    "threshold_table",
+    "threshold_view",
+    "write_jsonl",
+    "write_report",
 ]

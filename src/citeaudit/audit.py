@@ -1,60 +1,53 @@
-"""The pipeline over one table: locate (step 1), judge (step 2), route (step 3).
+"""The pipeline over one table, and its result: `Audit`.
+
+    citations ──► locate (step 1) ──► judge (step 2) ──► route (step 3) ──► reviews, decide (step 4)
 
 Every stage takes the table and returns it with more columns, same index, one row per citation.
-A failure in one row is written to that row's `error` and never aborts the batch.
+A failure in one row is written to that row's `error` and never aborts the batch. The entry
+points, one per citation format, all return an `Audit`:
+
+  audit_quotes(source, citations)      quote citations over one source document
+  audit_lines(line_answer)             an answer with [L2-L3] markers over a numbered document
+  audit_sources(answer, sources, ...)  seed 000's source-id answer (by default reviews decide)
+  audit_files(...)                     whichever of the three a set of file paths names
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable
 
 import pandas as pd
 from tqdm.auto import tqdm
 
 from . import columns as C
-from .columns import frame
-from .citations import Citation, load_citations
+from .citations import Citation, SourceRef, load_citations
 from .config import DEFAULT_THRESHOLD
-from .documents import Document, canonical_section_id, load_rfc
+from .decide import Decision, apply_reviews, decide
+from .documents import Document, load_rfc
+from .errors import InputError
 from .judge import Judge
-from .lines import LineAnswer, locate_line_citations
-from .locate import NEAR_THRESHOLD, index_document, locate
+from .lines import LineAnswer, load_line_answer
+from .locate import locate_citations
+from .reviews import SEED_VERDICTS, Review, load_reviews
 from .route import route
+from .vocab import CacheMode, Kind
 
 PROGRESS_MIN = 5  # show a progress bar when more model calls than this are due
 
 
-def locate_citations(document: Document, citations: Iterable[Citation],
-                     near_threshold: float = NEAR_THRESHOLD) -> pd.DataFrame:
-    """Step 1 for quote citations over one document: one row per citation, in input order."""
-    index = index_document(document)
-    rows = []
-    for citation in citations:
-        cited = canonical_section_id(citation.locator)
-        found = locate(index, citation.quote, cited, near_threshold)
-        reason = None
-        if found.fabricated:
-            if citation.quote is not None:
-                reason = f"quote not found in {document.name} (best match {found.match_score:.0f}/100)"
-            else:
-                reason = f"section {citation.locator!r} does not exist in {document.name}"
-        rows.append({
-            C.ID: citation.id,
-            C.CLAIM: citation.claim,
-            C.QUOTE: citation.quote,
-            C.CITED_SECTION: citation.locator,
-            C.EXPECTED: citation.expected,
-            C.QUOTE_STATUS: found.quote_status,
-            C.FOUND_SECTION: found.found_section,
-            C.SECTION_MATCH: found.section_match,
-            C.MATCH_SCORE: found.match_score,
-            C.SPAN: found.span,
-            C.EVIDENCE: found.evidence,
-            C.CLOSEST: found.closest,
-            C.FABRICATED_REASON: reason,
-        })
-    return frame(rows, C.LOCATE_COLUMNS)
+def _where(row: pd.Series, document_name: str) -> str:
+    """How the prompt names the evidence: a section, lines, or a source of the answer."""
+    found = row[C.FOUND_SECTION]
+    if row[C.KIND] == Kind.SOURCE:
+        return f"source {found}"
+    if not found:
+        return f"an excerpt of {document_name}"
+    if row[C.KIND] == Kind.LINES:
+        return f"lines {found[1:].replace('-L', '-')} of {document_name}"
+    return f"section {found} of {document_name}"
 
 
 def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the source",
@@ -64,16 +57,11 @@ def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the
     for column in C.JUDGE_COLUMNS:
         out[column] = pd.Series([None] * len(out), index=out.index, dtype=object)
     todo = [i for i in out.index if out.at[i, C.EVIDENCE] is not None]
-    show = progress if progress is not None else (len(todo) > PROGRESS_MIN and judge.cache.mode != "replay")
+    show = progress if progress is not None else (len(todo) > PROGRESS_MIN and judge.cache.mode != CacheMode.REPLAY)
     for i in tqdm(todo, desc="judge", unit="citation", disable=not show):
-        found = out.at[i, C.FOUND_SECTION]
-        if not found:
-            where = f"an excerpt of {document_name}"
-        elif found.startswith("L"):
-            where = f"lines {found[1:].replace('-L', '-')} of {document_name}"
-        else:
-            where = f"section {found} of {document_name}"
-        result = judge.judge(out.at[i, C.CLAIM], out.at[i, C.EVIDENCE], where=where, what=f"citation {out.at[i, C.ID]!r}")
+        row = out.loc[i]
+        result = judge.judge(row[C.CLAIM], row[C.EVIDENCE], where=_where(row, document_name),
+                             what=f"citation {row[C.ID]!r}")
         out.at[i, C.RELATION] = result.relation
         out.at[i, C.PROBABILITIES] = result.probabilities
         out.at[i, C.CONFIDENCE] = result.confidence
@@ -84,32 +72,167 @@ def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the
     return out
 
 
-def _judge_and_route(table: pd.DataFrame, judge: Judge | None, document_name: str, threshold: float,
-                     locate_only: bool, progress: bool | None) -> pd.DataFrame:
-    if locate_only:
-        for column in C.JUDGE_COLUMNS:
-            table[column] = None
-    else:
-        table = judge_citations(table, judge or Judge(), document_name, progress)
-    return route(table, threshold)
+@dataclass(frozen=True)
+class Audit:
+    """One audited answer: the table, what it was checked against, and the decision.
+
+    `table` has one row per citation (columns in `columns.py`), routed at one threshold and
+    with the reviews applied. `document` is the source of quote and line citations; `sources`
+    maps source ids to content for source-id citations. `needs_review` holds what a human must
+    look at beyond the rows (unrecognized markers); `input_errors` the input's contract
+    violations (each one REJECTs). Methods return a new `Audit`; nothing calls a model again.
+    """
+
+    table: pd.DataFrame
+    document: Document | None = None
+    sources: Mapping[str, str] | None = None
+    needs_review: tuple[str, ...] = ()
+    input_errors: tuple[str, ...] = ()
+    summary: Mapping[str, int] = field(default_factory=dict)
+
+    @functools.cached_property
+    def decision(self) -> Decision:
+        """ACCEPT / REVIEW / REJECT with its reasons (`decide.decide`)."""
+        return decide(self.table, self.input_errors, self.needs_review)
+
+    @property
+    def name(self) -> str:
+        """The document's name, or `sources` for a source-id answer."""
+        return self.document.name if self.document is not None else "sources"
+
+    @property
+    def threshold(self) -> float | None:
+        return float(self.table[C.THRESHOLD].iloc[0]) if len(self.table) else None
+
+    @property
+    def judged(self) -> bool:
+        """Whether any row was put to the judge (False for a locate-only audit)."""
+        return bool(self.table[C.MODEL].notna().any())
+
+    def reroute(self, threshold: float) -> Audit:
+        """The same results routed at another threshold; reviews still apply."""
+        return replace(self, table=route(self.table, threshold))
+
+    def with_reviews(self, reviews: Iterable[Review] | str | Path | None) -> Audit:
+        """Apply reviews (a list, or a review store path); they replace the previous ones."""
+        if isinstance(reviews, (str, Path)):
+            reviews = load_reviews(reviews)
+        return replace(self, table=apply_reviews(self.table, reviews or []))
+
+    def write_jsonl(self, path: str | Path) -> Path:
+        """One JSON object per citation with the command line's fields (`views.records`)."""
+        from .views import write_jsonl
+
+        return write_jsonl(self.table, path)
+
+    def render_html(self, title: str | None = None) -> str:
+        from .report import render_html
+
+        return render_html(self, title)
+
+    def write_html(self, path: str | Path, title: str | None = None) -> Path:
+        """A self-contained HTML report: the decision and one card per citation."""
+        from .report import write_report
+
+        return write_report(path, self, title)
 
 
-def audit_quotes(source: str | Path | Document, citations: str | Path | list[Citation],
-                 judge: Judge | None = None, threshold: float = DEFAULT_THRESHOLD,
-                 locate_only: bool = False, progress: bool | None = None) -> pd.DataFrame:
-    """Steps 1-3 for a quote-citation file over one source; the routed table.
+def audit_citations(citations: Iterable[Citation], document: Document | None = None,
+                    sources: Mapping[str, str] | None = None, *, judge: Judge | None = None,
+                    threshold: float = DEFAULT_THRESHOLD, locate_only: bool = False,
+                    progress: bool | None = None, reviews: Iterable[Review] | str | Path | None = None,
+                    needs_review: Iterable[str] = (), summary: Mapping[str, int] | None = None) -> Audit:
+    """Steps 1-4 for citations of any kind.
 
     With `locate_only` no model is asked: relation, probabilities and confidence stay None and
-    only fabricated citations get a verdict.
+    only fabricated citations get a verdict. `judge` defaults to `Judge()` (the environment's
+    settings, replaying the recordings unless told otherwise).
     """
+    table = locate_citations(citations, document, sources)
+    if locate_only:
+        for column in C.JUDGE_COLUMNS:
+            table[column] = pd.Series([None] * len(table), index=table.index, dtype=object)
+    else:
+        name = document.name if document is not None else "the sources"
+        table = judge_citations(table, judge or Judge(), name, progress)
+    audit = Audit(route(table, threshold), document, sources, tuple(needs_review), (), summary or {})
+    return audit.with_reviews(reviews)
+
+
+def audit_quotes(source: str | Path | Document, citations: str | Path | list[Citation], **options) -> Audit:
+    """Quote citations (a file or records) over one source (a path, a name, or a `Document`)."""
     document = source if isinstance(source, Document) else load_rfc(source)
     records = citations if isinstance(citations, list) else load_citations(citations)
-    table = locate_citations(document, records)
-    return _judge_and_route(table, judge, document.name, threshold, locate_only, progress)
+    return audit_citations(records, document, **options)
 
 
-def audit_lines(answer: LineAnswer, judge: Judge | None = None, threshold: float = DEFAULT_THRESHOLD,
-                locate_only: bool = False, progress: bool | None = None) -> pd.DataFrame:
-    """Steps 1-3 for a line-cited answer: the cited lines are the evidence of each claim."""
-    table = locate_line_citations(answer.document, answer.extracted)
-    return _judge_and_route(table, judge, answer.document.name, threshold, locate_only, progress)
+def unrecognized_reasons(answer: LineAnswer) -> list[str]:
+    """Review reasons for the answer's markers in a form other than [Lx] / [Lx-Ly]."""
+    return [f"unrecognized citation marker {m[:60]!r}: write it as [Lx] or [Lx-Ly]"
+            for m in answer.extracted.unrecognized]
+
+
+def audit_lines(answer: LineAnswer, **options) -> Audit:
+    """A line-cited answer: the cited lines are each claim's evidence.
+
+    Markers in an unrecognized form keep the answer in REVIEW (`Audit.needs_review`).
+    """
+    return audit_citations(answer.extracted.citations, answer.document, needs_review=unrecognized_reasons(answer),
+                           summary=answer.summary, **options)
+
+
+def audit_sources(answer: object, sources: object, reviews: object | None = None, *,
+                  locate_only: bool = True, **options) -> Audit:
+    """Seed 000's source-id answer, from its parsed JSON documents.
+
+    By default no model is asked and the human reviews decide (the acceptance contract); with
+    `locate_only=False` the judge reads each cited source, and a current review still replaces
+    its verdict. A contract violation of the input gives an `Audit` with no rows that REJECTs.
+    """
+    from .sourceid import ContractViolation, validate_source_id
+
+    try:
+        parsed = validate_source_id(answer, sources, {"reviews": []} if reviews is None else reviews)
+    except ContractViolation as violation:
+        empty = audit_citations([], locate_only=True)
+        return replace(empty, input_errors=(str(violation),))
+    citations = [Citation(c.id, c.text, None, SourceRef(c.citation_id)) for c in parsed.claims]
+    content = {s.id: s.content for s in parsed.sources}
+    stored = [Review(citation_id=r.claim_id, fingerprint=r.fingerprint, verdict=SEED_VERDICTS[r.verdict])
+              for r in parsed.reviews]
+    extra = options.pop("reviews", None)
+    if extra is not None:  # a review store on top of the seed's reviews.json: later entries win
+        stored += list(load_reviews(extra) if isinstance(extra, (str, Path)) else extra)
+    return audit_citations(citations, None, content, locate_only=locate_only, reviews=stored, **options)
+
+
+def audit_source_files(answer: str | Path, sources: str | Path, reviews: str | Path | None = None,
+                       **options) -> Audit:
+    """`audit_sources` over the three JSON files (UTF-8); an unreadable file raises `InputError`."""
+    from .sourceid import load_json
+
+    return audit_sources(load_json(answer, "answer"), load_json(sources, "sources"),
+                         None if reviews is None else load_json(reviews, "reviews"), **options)
+
+
+def audit_files(*, source: str | None = None, citations: str | Path | None = None,
+                document: str | Path | None = None, answer: str | Path | None = None,
+                answer_json: str | Path | None = None, sources_json: str | Path | None = None,
+                reviews_json: str | Path | None = None, **options) -> Audit:
+    """Audit whichever input the paths name: `source` + `citations` (quotes), `document` +
+    `answer` (lines), or `answer_json` + `sources_json` [+ `reviews_json`] (source ids)."""
+    given = [bool(source or citations), bool(document or answer), bool(answer_json or sources_json)]
+    if sum(given) != 1:
+        raise InputError("give one input: --source and --citations (quotes), --document and --answer "
+                         "(line citations), or --answer-json and --sources-json (source ids)")
+    if given[0]:
+        if not (source and citations):
+            raise InputError("quote citations need both --source and --citations")
+        return audit_quotes(source, citations, **options)
+    if given[1]:
+        if not (document and answer):
+            raise InputError("line citations need both --document and --answer")
+        return audit_lines(load_line_answer(document, answer), **options)
+    if not (answer_json and sources_json):
+        raise InputError("source-id citations need both --answer-json and --sources-json")
+    return audit_source_files(answer_json, sources_json, reviews_json, **options)

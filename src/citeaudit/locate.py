@@ -17,16 +17,20 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 
 import numpy as np
+import pandas as pd
 from rapidfuzz import fuzz
 
-from .documents import Document, Section
+from . import columns as C
+from .citations import Citation, LineRange, SectionRef, SourceRef
+from .documents import Document, Section, canonical_section_id
+from .lines import range_problem
+from .vocab import QuoteStatus
 
 NEAR_THRESHOLD = 90.0
-
-QUOTE_STATUSES = ("exact", "elided", "near", "missing", "none")
 
 _FOLD = str.maketrans(
     {
@@ -129,6 +133,7 @@ class Location:
     span: tuple[int, int] | None  # raw [start, end)
     evidence: str | None  # the text the judge reads; None when there is nothing to judge
     closest: str | None = None  # the closest passage (clean text) for near and missing quotes
+    reason: str | None = None  # why a fabricated citation has no evidence
 
     @property
     def fabricated(self) -> bool:
@@ -165,7 +170,7 @@ def _found(index: DocumentIndex, status: str, cited: str | None, start: int, end
         match_score=round(float(score), 1),
         span=span,
         evidence=evidence,
-        closest=index.document.clean_slice(*span) if status == "near" else None,
+        closest=index.document.clean_slice(*span) if status == QuoteStatus.NEAR else None,
     )
 
 
@@ -219,24 +224,86 @@ def locate(
     if quote is None:
         section = document.sections.get(cited_section) if cited_section else None
         if section is None:
-            return Location("none", None, False, None, None, None)
-        return Location("none", section.id, True, None, (section.start, section.end), section.text)
+            return Location(QuoteStatus.NONE, None, False, None, None, None)
+        return Location(QuoteStatus.NONE, section.id, True, None, (section.start, section.end), section.text)
 
     needle = normalize(quote)
     for candidate in dict.fromkeys((needle, strip_enclosing_quotes(needle))):
         hit = _find_exact(index, candidate, cited_section)
         if hit:
-            return _found(index, "exact", cited_section, *hit, 100.0)
+            return _found(index, QuoteStatus.EXACT, cited_section, *hit, 100.0)
 
     needle = strip_enclosing_quotes(needle)
     pieces = [p for p in _ELLIPSIS.split(needle) if p]
     if "..." in needle and pieces:
         hit = _find_elided(index, pieces, cited_section)
         if hit:
-            return _found(index, "elided", cited_section, *hit, 100.0)
+            return _found(index, QuoteStatus.ELIDED, cited_section, *hit, 100.0)
 
     score, start, end = _find_near(index, needle.replace("...", " "), cited_section)
     if score >= near_threshold and end > start:
-        return _found(index, "near", cited_section, start, end, score)
+        return _found(index, QuoteStatus.NEAR, cited_section, start, end, score)
     closest = document.clean_slice(*index.raw_span(start, end)) if end > start else None
-    return Location("missing", None, None, round(score, 1), None, None, closest)
+    return Location(QuoteStatus.MISSING, None, None, round(score, 1), None, None, closest)
+
+
+def _locate_line_range(document: Document, lines: LineRange) -> Location:
+    problem = range_problem(lines.first, lines.last, len(document.lines))
+    if problem is not None:
+        return Location(QuoteStatus.NONE, None, False, None, None, None, reason=problem)
+    span = (document.lines[lines.first - 1].start, document.lines[lines.last - 1].end)
+    return Location(QuoteStatus.NONE, lines.label, True, None, span, document.line_range(lines.first, lines.last))
+
+
+def _locate_one(citation: Citation, document: Document | None, sources: Mapping[str, str] | None,
+                near_threshold: float) -> Location:
+    locator = citation.locator
+    if isinstance(locator, SourceRef):
+        content = (sources or {}).get(locator.source_id)
+        if content is None:
+            return Location(QuoteStatus.NONE, None, False, None, None, None,
+                            reason=f"source {locator.source_id!r} is not among the sources")
+        return Location(QuoteStatus.NONE, locator.source_id, True, None, (0, len(content)), content)
+    if document is None:
+        raise ValueError(f"citation {citation.id!r} cites {locator}: a document is needed to locate it")
+    if isinstance(locator, LineRange):
+        return _locate_line_range(document, locator)
+    found = locate(index_document(document), citation.quote, canonical_section_id(locator.section), near_threshold)
+    if not found.fabricated:
+        return found
+    if citation.quote is not None:
+        reason = f"quote not found in {document.name} (best match {found.match_score:.0f}/100)"
+    else:
+        reason = f"section {locator.section!r} does not exist in {document.name}"
+    return replace(found, reason=reason)
+
+
+def locate_citations(citations: Iterable[Citation], document: Document | None = None,
+                     sources: Mapping[str, str] | None = None,
+                     near_threshold: float = NEAR_THRESHOLD) -> pd.DataFrame:
+    """Step 1 for citations of any kind: one row per citation, in input order.
+
+    Quote and line citations point into `document`; source citations into `sources` (id ->
+    content). A row with no evidence (a missing quote, a section or line range that does not
+    exist, an unknown source) carries the reason in `fabricated_reason`; no model will be asked.
+    """
+    rows = []
+    for citation in citations:
+        found = _locate_one(citation, document, sources, near_threshold)
+        rows.append({
+            C.ID: citation.id,
+            C.KIND: citation.kind,
+            C.CLAIM: citation.claim,
+            C.QUOTE: citation.quote,
+            C.CITED_SECTION: str(citation.locator),
+            C.EXPECTED: citation.expected,
+            C.QUOTE_STATUS: found.quote_status,
+            C.FOUND_SECTION: found.found_section,
+            C.SECTION_MATCH: found.section_match,
+            C.MATCH_SCORE: found.match_score,
+            C.SPAN: found.span,
+            C.EVIDENCE: found.evidence,
+            C.CLOSEST: found.closest,
+            C.FABRICATED_REASON: found.reason,
+        })
+    return C.frame(rows, C.LOCATE_COLUMNS)

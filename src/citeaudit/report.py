@@ -10,13 +10,16 @@ import html
 import os
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from . import columns as C
 from .documents import Document
-from .route import Decision, decide
 from .views import evidence_html
+
+if TYPE_CHECKING:
+    from .audit import Audit
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;color:#222}
@@ -68,14 +71,13 @@ def _card(row: pd.Series, document: Document | None) -> str:
     )
 
 
-def render_html(table: pd.DataFrame, document: Document | None = None, title: str = "Citation audit",
-                decision: Decision | None = None) -> str:
+def render_html(audit: Audit, title: str | None = None) -> str:
     """The report as one HTML string (inline CSS, no scripts, every text escaped)."""
-    decision = decision or decide(table)
+    table, document, decision = audit.table, audit.document, audit.decision
+    title = title or f"Citation audit of {audit.name}"
     verdicts = Counter(v or "none" for v in table[C.VERDICT])
     routes = Counter(table[C.ROUTE])
     models = sorted({m for m in table[C.MODEL] if isinstance(m, str)}) or ["none (step 1 only)"]
-    threshold = table[C.THRESHOLD].iloc[0] if C.THRESHOLD in table and len(table) else None
     counts = ", ".join(f"{_e(k)}: {n}" for k, n in sorted(verdicts.items()))
     route_counts = ", ".join(f"{_e(k)}: {n}" for k, n in sorted(routes.items()))
     reasons = "".join(f"<li>{_e(r)}</li>" for r in decision.reasons)
@@ -83,9 +85,8 @@ def render_html(table: pd.DataFrame, document: Document | None = None, title: st
         "<div class='summary'>"
         f"<p class='status {_e(decision.status)}'>{_e(decision.status)}</p><ul>{reasons}</ul>"
         f"<p>{len(table)} citations &middot; verdicts: {counts} &middot; routes: {route_counts}</p>"
-        f"<p>threshold: {_e(threshold)} &middot; model: {_e(', '.join(models))}"
-        + (f" &middot; source: {_e(document.name)}" if document is not None else "")
-        + "</p></div>"
+        f"<p>threshold: {_e(audit.threshold)} &middot; model: {_e(', '.join(models))}"
+        f" &middot; source: {_e(audit.name)}</p></div>"
     )
     cards = "".join(_card(row, document) for _, row in table.iterrows())
     return (
@@ -96,12 +97,11 @@ def render_html(table: pd.DataFrame, document: Document | None = None, title: st
     )
 
 
-def write_report(path: str | Path, table: pd.DataFrame, document: Document | None = None,
-                 title: str = "Citation audit", decision: Decision | None = None) -> Path:
+def write_report(path: str | Path, audit: Audit, title: str | None = None) -> Path:
     """Write the report to `path` (a temporary file renamed into place)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(render_html(table, document, title, decision), encoding="utf-8")
+    tmp.write_text(render_html(audit, title), encoding="utf-8")
     os.replace(tmp, path)
     return path

@@ -18,17 +18,17 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from . import columns as C
 from . import config
 from .cache import append_line
 from .errors import InputError
 from .fingerprint import fingerprint
+from .vocab import REVIEW_VERDICTS, Verdict
 
-REVIEW_VERDICTS = ("verified", "contradicted", "unsupported")
-REVIEW_STATES = ("none", "current", "stale")
-_SEED_VERDICTS = {"supported": "verified", "unsupported": "unsupported"}
+# seed 000's review verdicts, in our words
+SEED_VERDICTS = {"supported": Verdict.VERIFIED, "unsupported": Verdict.UNSUPPORTED}
 
 
 class Review(BaseModel):
@@ -38,10 +38,17 @@ class Review(BaseModel):
 
     citation_id: str = Field(min_length=1)
     fingerprint: str = Field(pattern=r"^[0-9a-f]{64}$")
-    verdict: str = Field(pattern="^(verified|contradicted|unsupported)$")
+    verdict: Verdict
     reviewer: str | None = None
     note: str | None = None
     timestamp: str | None = None
+
+    @field_validator("verdict")
+    @classmethod
+    def _reviewable(cls, value: Verdict) -> Verdict:
+        if value not in REVIEW_VERDICTS:
+            raise ValueError(f"a review says one of {', '.join(REVIEW_VERDICTS)}")
+        return value
 
 
 def review_store_path(name: str) -> Path:
@@ -90,14 +97,14 @@ def _seed_reviews(path: Path, text: str) -> list[Review]:
     try:
         data = json.loads(text)
         return [
-            Review(citation_id=r["claim_id"], fingerprint=r["fingerprint"], verdict=_SEED_VERDICTS[r["verdict"]])
+            Review(citation_id=r["claim_id"], fingerprint=r["fingerprint"], verdict=SEED_VERDICTS[r["verdict"]])
             for r in data["reviews"]
         ]
     except (json.JSONDecodeError, KeyError, TypeError, ValidationError) as exc:
         raise InputError(f"{path}: not a reviews.json of the seed format ({exc}); run `citeaudit contract` on it.") from None
 
 
-def record_review(path: str | Path, citation_id: str, fingerprint_hex: str, verdict: str,
+def record_review(path: str | Path, citation_id: str, fingerprint_hex: str, verdict: str | Verdict,
                   reviewer: str | None = None, note: str | None = None) -> Review:
     """Append one review to the store, at once, as one whole line."""
     if verdict not in REVIEW_VERDICTS:
@@ -114,7 +121,7 @@ def record_review(path: str | Path, citation_id: str, fingerprint_hex: str, verd
     return review
 
 
-def review_row(table: pd.DataFrame, citation_id: str, store: str | Path, verdict: str,
+def review_row(table: pd.DataFrame, citation_id: str, store: str | Path, verdict: str | Verdict,
                reviewer: str | None = None, note: str | None = None) -> Review:
     """Record a review of the row with `citation_id`, bound to the evidence that row shows."""
     matches = table.index[table[C.ID] == citation_id]
@@ -125,26 +132,3 @@ def review_row(table: pd.DataFrame, citation_id: str, store: str | Path, verdict
     if digest is None:
         raise InputError(f"citation {citation_id!r} has no evidence to review ({row[C.FABRICATED_REASON]}).")
     return record_review(store, citation_id, digest, verdict, reviewer, note)
-
-
-def apply_reviews(table: pd.DataFrame, reviews: list[Review]) -> pd.DataFrame:
-    """Add `fingerprint`, `review_verdict` and `review_state` (none / current / stale)."""
-    latest: dict[str, Review] = {}
-    for review in reviews:
-        latest[review.citation_id] = review
-    out = table.copy()
-    prints, verdicts, states = [], [], []
-    for _, row in out.iterrows():
-        digest = row_fingerprint(row)
-        review = latest.get(str(row[C.ID]))
-        prints.append(digest)
-        if review is None:
-            verdicts.append(None)
-            states.append("none")
-        else:
-            verdicts.append(review.verdict)
-            states.append("current" if review.fingerprint == digest else "stale")
-    out[C.FINGERPRINT] = pd.Series(prints, index=out.index, dtype=object)
-    out[C.REVIEW_VERDICT] = pd.Series(verdicts, index=out.index, dtype=object)
-    out[C.REVIEW_STATE] = pd.Series(states, index=out.index, dtype=object)
-    return out

@@ -11,6 +11,8 @@ from pathlib import Path
 import pandas as pd
 
 from . import columns as C
+from .documents import Document
+from .vocab import Kind
 
 
 def step1_view(table: pd.DataFrame) -> pd.DataFrame:
@@ -77,7 +79,7 @@ def write_jsonl(table: pd.DataFrame, path: str | Path) -> Path:
     return path
 
 
-def highlight_html(document, section_id: str, span: tuple[int, int] | None) -> str:
+def highlight_html(document: Document, section_id: str, span: tuple[int, int] | None) -> str:
     """A section's clean text as escaped HTML, with the raw `span` (if any) inside `<mark>`."""
     section = document.sections[section_id]
     if span is None or not (section.start <= span[0] < span[1] <= section.end):
@@ -98,7 +100,7 @@ def lines_view(table: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def evidence_html(row: pd.Series, document=None) -> str:
+def evidence_html(row: pd.Series, document: Document | None = None) -> str:
     """What the judge read for one row, as escaped HTML, with the matched passage in `<mark>`.
 
     A located quote is marked at its span inside its section; cited lines are all evidence, so
@@ -109,6 +111,6 @@ def evidence_html(row: pd.Series, document=None) -> str:
     found = row[C.FOUND_SECTION]
     if document is not None and row[C.QUOTE] is not None and row[C.SPAN] is not None and found in document.sections:
         return highlight_html(document, found, tuple(row[C.SPAN]))
-    if isinstance(found, str) and found.startswith("L"):
+    if row[C.KIND] == Kind.LINES:
         return f"<pre><mark>{html.escape(row[C.EVIDENCE])}</mark></pre>"
     return f"<pre>{html.escape(row[C.EVIDENCE])}</pre>"

@@ -13,11 +13,13 @@ from pathlib import Path
 import pandas as pd
 
 from . import columns as C
+from .audit import Audit
 from .calibrate import reliability, threshold_table
-from .documents import Document
-from .reviews import REVIEW_VERDICTS, apply_reviews, load_reviews, review_row
-from .route import decide, route
+from .decide import Decision
+from .reviews import review_row
+from .route import route
 from .views import evidence_html
+from .vocab import REVIEW_VERDICTS, ReviewState, Route, Verdict
 
 
 def threshold_view(table: pd.DataFrame, threshold: float) -> pd.DataFrame:
@@ -37,7 +39,7 @@ def style_threshold_view(view: pd.DataFrame):
     """Colour standing wrong verdicts red, standing right ones green, reviewed ones grey."""
 
     def colour(row):
-        if row["route"] != "auto":
+        if row["route"] != Route.AUTO:
             tone = "color: #888"
         elif row["right"]:
             tone = "background-color: #dafbe1"
@@ -70,7 +72,7 @@ class ThresholdExplorer:
     def summary(self, view: pd.DataFrame | None = None) -> str:
         """One line on the current threshold; `view` is `self.view()` when the caller has it."""
         view = self.view() if view is None else view
-        auto = view[view["route"] == "auto"]
+        auto = view[view["route"] == Route.AUTO]
         wrong = int((auto["right"] == False).sum())  # noqa: E712
         return (f"threshold {self.threshold:.2f}: {len(auto)} of {len(view)} verdicts stand "
                 f"({len(auto) / len(view):.0%}), {wrong} of them wrong; {len(view) - len(auto)} go to review")
@@ -109,19 +111,23 @@ class ThresholdExplorer:
 class ReviewQueue:
     """The citations waiting for a human, one at a time; each decision is stored at once."""
 
-    table: pd.DataFrame
+    audit: Audit
     store: Path
-    document: Document | None = None
     position: int = 0
+    pending: list = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         self.store = Path(self.store)
         self.refresh()
 
+    @property
+    def table(self) -> pd.DataFrame:
+        return self.audit.table
+
     def refresh(self) -> None:
         """Re-apply the store: rows with a current review leave the queue."""
-        self.table = apply_reviews(self.table, load_reviews(self.store))
-        waiting = (self.table[C.ROUTE] == "review") & (self.table[C.REVIEW_STATE] != "current") \
+        self.audit = self.audit.with_reviews(self.store)
+        waiting = (self.table[C.ROUTE] == Route.REVIEW) & (self.table[C.REVIEW_STATE] != ReviewState.CURRENT) \
             & self.table[C.EVIDENCE].notna()
         self.pending = list(self.table.index[waiting])
         self.position = min(self.position, len(self.pending))
@@ -133,7 +139,7 @@ class ReviewQueue:
     def current(self) -> pd.Series | None:
         return None if self.done else self.table.loc[self.pending[self.position]]
 
-    def decide(self, verdict: str, note: str | None = None, reviewer: str | None = None):
+    def decide(self, verdict: str | Verdict, note: str | None = None, reviewer: str | None = None):
         """A button's callback: store the review of the current citation now, then move on."""
         row = self.current()
         if row is None:
@@ -147,8 +153,8 @@ class ReviewQueue:
         if not self.done:
             self.position += 1
 
-    def decision(self):
-        return decide(self.table)
+    def decision(self) -> Decision:
+        return self.audit.decision
 
     def card_html(self) -> str:
         """The current citation: claim, probabilities as bars, the evidence with the quote marked."""
@@ -161,7 +167,7 @@ class ReviewQueue:
             f"background:#0969da'></span></div>" for k, v in probs.items()
         )
         found = row[C.FOUND_SECTION]
-        evidence = evidence_html(row, self.document)
+        evidence = evidence_html(row, self.audit.document)
         model_says = f"{row[C.VERDICT]} ({row[C.CONFIDENCE]:.2f})" if isinstance(row[C.CONFIDENCE], float) else "no verdict"
         return (
             f"<p>{self.position + 1} of {len(self.pending)} waiting &middot; citation <b>{html.escape(str(row[C.ID]))}</b>"

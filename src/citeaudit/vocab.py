@@ -1,0 +1,102 @@
+"""The words of the audit table, defined once.
+
+Every status, verdict, relation, route and model name that appears in the table, the JSON Lines
+output, the command line's choices or the HTML is a member of one of these `StrEnum`s. Members
+are `str`s, so they compare equal to their values, serialize as plain JSON strings and can be
+stored in the table as they are.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Kind(StrEnum):
+    """The citation format a row came from (DESIGN.md "Citation formats")."""
+
+    QUOTE = "quote"  # {id, claim, quote|null, section} over one source
+    LINES = "lines"  # an answer text with [L2-L3] markers over a line-numbered document
+    SOURCE = "source"  # seed 000: claims citing retrieved sources by id
+
+
+class QuoteStatus(StrEnum):
+    """What step 1 found for a citation's quote."""
+
+    EXACT = "exact"
+    ELIDED = "elided"
+    NEAR = "near"
+    MISSING = "missing"
+    NONE = "none"  # no quote given: the cited section, lines or source is the evidence
+
+
+class Relation(StrEnum):
+    """The judge's answer: how the evidence relates to the claim."""
+
+    SUPPORTS = "supports"
+    CONTRADICTS = "contradicts"
+    SAYS_NOTHING = "says_nothing"
+
+
+class Verdict(StrEnum):
+    """A citation's verdict, from the judge's relation or from step 1."""
+
+    VERIFIED = "verified"
+    CONTRADICTED = "contradicted"
+    UNSUPPORTED = "unsupported"
+    FABRICATED = "fabricated"
+
+
+RELATION_TO_VERDICT = {
+    Relation.SUPPORTS: Verdict.VERIFIED,
+    Relation.CONTRADICTS: Verdict.CONTRADICTED,
+    Relation.SAYS_NOTHING: Verdict.UNSUPPORTED,
+}
+FAILING_VERDICTS = frozenset({Verdict.FABRICATED, Verdict.CONTRADICTED, Verdict.UNSUPPORTED})
+# what a human reviewer may say of a citation that has evidence
+REVIEW_VERDICTS = (Verdict.VERIFIED, Verdict.CONTRADICTED, Verdict.UNSUPPORTED)
+
+
+class Route(StrEnum):
+    """Whether a verdict stands on its own (`auto`) or waits for a human (`review`)."""
+
+    AUTO = "auto"
+    REVIEW = "review"
+
+
+class Flag(StrEnum):
+    """Reasons a citation goes to review whatever the judge's confidence."""
+
+    NEAR_QUOTE = "near_quote"
+    SECTION_MISMATCH = "section_mismatch"
+    JUDGE_ERROR = "judge_error"
+
+
+class ReviewState(StrEnum):
+    """A row's human review: none, current (fingerprint matches) or stale (it no longer does)."""
+
+    NONE = "none"
+    CURRENT = "current"
+    STALE = "stale"
+
+
+class Status(StrEnum):
+    """The decision on a whole answer."""
+
+    ACCEPT = "ACCEPT"
+    REVIEW = "REVIEW"
+    REJECT = "REJECT"
+
+
+class CacheMode(StrEnum):
+    """How the judge's calls use the recordings (DESIGN.md "Cache and replay")."""
+
+    REPLAY = "replay"
+    RECORD = "record"
+    REFRESH = "refresh"
+
+
+class LocalModelKey(StrEnum):
+    """The local judge models that ship in PyPI packages (see `localmodel.py`)."""
+
+    SMOLLM2 = "smollm2"
+    QWEN = "qwen"
