@@ -70,3 +70,22 @@ def test_an_answer_with_nothing_checkable_is_never_accepted(tmp_path, text):
     answer_path.write_text(text or " ")
     audit = audit_lines(load_line_answer(NOTE, answer_path), locate_only=True)
     assert audit.decision.status == "REVIEW"
+
+
+@pytest.mark.parametrize("extra", ["", " Samples stay cold [line 4].", " Samples stay cold [L1,L2]."])
+def test_unrecognized_markers_keep_every_decision_path_in_review(tmp_path, replay_cache, monkeypatch, extra):
+    """Library, `lines` and `report` decide alike: an unrecognized marker turns ACCEPT into REVIEW."""
+    from test_cli import run
+
+    from citeaudit import Judge
+
+    answer_path = tmp_path / "answer.txt"
+    answer_path.write_text((DATA / "lines" / "good_answer.txt").read_text().rstrip() + extra + "\n")
+    expected = "REVIEW" if extra else "ACCEPT"
+    audit = audit_lines(load_line_answer(NOTE, answer_path), judge=Judge(cache=replay_cache), threshold=0.0)
+    assert audit.decision.status == expected
+    monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(replay_cache.directory))
+    args = ["--document", str(NOTE), "--answer", str(answer_path), "--threshold", "0"]
+    for command in (["lines"], ["report", "--html", str(tmp_path / "r.html")]):
+        result = run(*command, *args)
+        assert expected in result.stdout and result.returncode == (1 if extra else 0), result.stderr

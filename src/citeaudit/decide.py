@@ -56,17 +56,19 @@ def apply_reviews(table: pd.DataFrame, reviews: Iterable[Review]) -> pd.DataFram
     for review in reviews:
         latest[review.citation_id] = review
     out = table.copy()
-    prints, verdicts, states = [], [], []
+    prints: list[str | None] = []
+    verdicts: list[Verdict | None] = []
+    states: list[ReviewState] = []
     for _, row in out.iterrows():
         digest = row_fingerprint(row)
-        review = latest.get(str(row[C.ID]))
+        found = latest.get(str(row[C.ID]))
         prints.append(digest)
-        if review is None:
+        if found is None:
             verdicts.append(None)
             states.append(ReviewState.NONE)
         else:
-            verdicts.append(Verdict(review.verdict))
-            states.append(ReviewState.CURRENT if review.fingerprint == digest else ReviewState.STALE)
+            verdicts.append(Verdict(found.verdict))
+            states.append(ReviewState.CURRENT if found.fingerprint == digest else ReviewState.STALE)
     out[C.FINGERPRINT] = pd.Series(prints, index=out.index, dtype=object)
     out[C.REVIEW_VERDICT] = pd.Series(verdicts, index=out.index, dtype=object)
     out[C.REVIEW_STATE] = pd.Series(states, index=out.index, dtype=object)

@@ -126,8 +126,9 @@ def resolve_source(name_or_path: str | Path, download: bool = True) -> Path:
         return path
     name = path.name
     candidates = []
-    if config.data_dir():
-        candidates.append(config.data_dir() / name)
+    data_dir = config.data_dir()
+    if data_dir is not None:
+        candidates.append(data_dir / name)
     candidates.append(config.project_dir() / "data" / name)
     for candidate in candidates:
         if candidate.is_file():

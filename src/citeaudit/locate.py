@@ -190,12 +190,12 @@ def _find_exact(index: DocumentIndex, needle: str, cited: str | None) -> tuple[i
 def _find_elided(index: DocumentIndex, pieces: list[str], cited: str | None) -> tuple[int, int] | None:
     for sid in _search_order(index, cited):
         lo, hi = index.section_ranges[sid]
-        pos, first = lo, None
+        pos, first = lo, -1
         for piece in pieces:
             found = index.text.find(piece, pos, hi)
             if found < 0:
                 break
-            first = found if first is None else first
+            first = found if first < 0 else first
             pos = found + len(piece)
         else:
             return first, pos

@@ -112,7 +112,7 @@ def record_review(path: str | Path, citation_id: str, fingerprint_hex: str, verd
     review = Review(
         citation_id=citation_id,
         fingerprint=fingerprint_hex,
-        verdict=verdict,
+        verdict=Verdict(verdict),
         reviewer=reviewer,
         note=note,
         timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"),
