@@ -152,3 +152,18 @@ def test_span_invariant_over_the_labelled_sets(source, path):
             assert fuzz.ratio(passage, quote) >= 85, cite.id
         assert doc.section(found.found_section).start <= found.span[0] < found.span[1] <= doc.section(found.found_section).end
     assert statuses >= {"exact", "elided", "near", "missing", "none"}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[" * 100_000, "nested too deeply"),
+    ('[{"id": "a", "claim": "c", "quote": null, "section": "' + "1" * 10 + '", "x": ' + "9" * 5000 + "}]", "UTF-8 JSON"),
+    ('[{"id": "a", "claim": "forged", "claim": "c", "quote": null, "section": "2"}]', "appears twice"),
+    ("\udcff", "UTF-8"),
+])
+def test_hostile_citation_files_are_input_errors(tmp_path, text, message):
+    from citeaudit import InputError, load_citations
+
+    path = tmp_path / "c.json"
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    with pytest.raises(InputError, match=message):
+        load_citations(path)

@@ -124,15 +124,33 @@ def _describe(path: Path, error: ValidationError) -> str:
     )
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """`json` object hook: a key that appears twice in one object is an error, not the last wins."""
+    seen: dict[str, object] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(f"key {key!r} appears twice in one object")
+        seen[key] = value
+    return seen
+
+
 def load_citations(path: str | Path) -> list[Citation]:
-    """Read and validate a quote-citation JSON file; ids must be unique."""
+    """Read and validate a quote-citation JSON file; ids must be unique, and keys within a record."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_unique_keys)
     except OSError as exc:
-        raise InputError(f"{path}: cannot read citation file ({exc}). Check the path.") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: not valid UTF-8 JSON ({exc}). Fix the syntax at that position.") from exc
+        raise InputError(f"{path}: cannot read citation file ({exc.strerror or exc}). Check the path.") from exc
+    except _DuplicateKey as exc:
+        raise InputError(f"{path}: {exc}. Fix: give each field once.") from None
+    except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError, or a number too long to convert
+        raise InputError(f"{path}: not valid UTF-8 JSON ({exc}). Fix the syntax at that position.") from None
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested too deeply to read. Fix: a citation file is a flat list.") from None
     try:
         records = _FILE.validate_python(data)
     except ValidationError as exc:

@@ -1,7 +1,8 @@
 """The `citeaudit` command line: thin calls on the library's `Audit`.
 
 Exit codes: 0 ACCEPT, 1 REVIEW or REJECT (`Decision.exit_code`), 2 usage, unreadable input or
-unusable path.
+unusable path, 4 an internal error (a bug: the message says where to report it). No input ends in
+a traceback.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from .reviews import review_row
 from .views import lines_view, step1_view, step2_view
 from .vocab import REVIEW_VERDICTS, CacheMode, LocalModelKey
 
-EXIT_USAGE = 2
+EXIT_USAGE, EXIT_INTERNAL = 2, 4
+REPORT_BUGS = "https://github.com/citeaudit/citeaudit/issues"
 F = TypeVar("F", bound=Callable)
 
 
@@ -110,7 +112,25 @@ def _table(audit: Audit) -> pd.DataFrame:
     return view
 
 
-@click.group()
+class _Guarded(click.Group):
+    """Every error becomes a message and an exit code, never a traceback."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except CiteAuditError as exc:
+            _fail(str(exc))
+        except OSError as exc:
+            _fail(f"{exc.filename or 'a file'}: {exc.strerror or exc}. Check the path and its permissions.")
+        except Exception as exc:
+            click.echo(f"internal error: {type(exc).__name__}: {exc}\nThis is a bug in citeaudit; please report it "
+                       f"with the command you ran at {REPORT_BUGS}", err=True)
+            sys.exit(EXIT_INTERNAL)
+
+
+@click.group(cls=_Guarded)
 @click.version_option(package_name="citeaudit")
 def main() -> None:
     """Audit the citations in an LLM's answer against the source they cite."""
