@@ -16,7 +16,6 @@ a stale one counts as none. `Decision.exit_code` is the command line's exit code
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -24,6 +23,7 @@ import pandas as pd
 
 from . import columns as C
 from .reviews import Review, row_fingerprint
+from .sourceid import quoted
 from .vocab import FAILING_VERDICTS, Kind, ReviewState, Route, Status, Verdict
 
 EXIT_ACCEPT, EXIT_NOT_ACCEPTED = 0, 1
@@ -95,27 +95,10 @@ def final_verdicts(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"final_verdict": finals, "by_review": by_review, "pending": pending}, index=table.index)
 
 
-def show(value: object, limit: int = 60) -> str:
-    """A value quoted for a message: JSON for strings (escaped if not UTF-8 encodable), else repr.
-
-    >>> show("C1"), show("x" * 70)[-3:]
-    ('"C1"', 'xx…')
-    """
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-            text = json.dumps(value, ensure_ascii=False)
-        except UnicodeEncodeError:
-            text = json.dumps(value)
-    else:
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _label(row: pd.Series, position: int) -> str:
     """How a reason names its citation: the id, or seed 000's `answer.claims[i] "C1"`."""
     if row[C.KIND] == Kind.SOURCE:
-        return f"answer.claims[{position}] {show(row[C.ID])}"
+        return f"answer.claims[{position}] {quoted(row[C.ID])}"
     return str(row[C.ID])
 
 
@@ -123,7 +106,7 @@ def _target(row: pd.Series) -> str:
     """What the citation points at, in words: `source "S1"`, `section 4.1.3`, `lines [L2-L3]`."""
     cited = row[C.FOUND_SECTION] or row[C.CITED_SECTION]
     if row[C.KIND] == Kind.SOURCE:
-        return f"source {show(cited)}"
+        return f"source {quoted(cited)}"
     if row[C.KIND] == Kind.LINES:
         return f"lines {cited}"
     return f"section {cited}" if cited else "the source"
