@@ -168,7 +168,8 @@ JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=12,
 )
-TEXT = st.text(st.sampled_from("\n\r\u2028\u2029\x85\x00\"\\{}é字🙂 ") | st.characters(), max_size=40)
+# st.characters() includes lone surrogates, which a model's token can hold too
+TEXT = st.text(st.sampled_from("\n\r\u2028\u2029\x85\x00\"\\{}é字🙂 \ud83d") | st.characters(), max_size=40)
 RECORD = st.fixed_dictionaries({"key": TEXT, "response": JSON}, optional={"note": TEXT, "extra": JSON})
 
 

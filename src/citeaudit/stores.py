@@ -52,18 +52,26 @@ class Records(list):
 
 
 def encode_record(record: dict) -> bytes:
-    """One store line: canonical JSON (sorted keys, no spaces, UTF-8, not ASCII-escaped) and `\\n`.
+    r"""One store line: canonical JSON (sorted keys, no spaces, UTF-8, not ASCII-escaped) and `\n`.
 
-    >>> encode_record({"b": "x\\u2028y", "a": 1})
-    b'{"a":1,"b":"x\\xe2\\x80\\xa8y"}\\n'
+    A record holding a lone surrogate (half of a character, as a model's token can be) cannot be
+    UTF-8: that record is written ASCII-escaped instead, which reads back the same.
+
+    >>> encode_record({"b": "x\u2028y", "a": 1})
+    b'{"a":1,"b":"x\xe2\x80\xa8y"}\n'
+    >>> encode_record({"a": "\ud83d"})
+    b'{"a":"\\ud83d"}\n'
     """
     if not isinstance(record, dict):
         raise TypeError(f"a store record is a dict, not {type(record).__name__}")
     try:
         text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-        return (text + "\n").encode("utf-8")
-    except (TypeError, ValueError) as exc:  # NaN, a set, a lone surrogate...
+    except (TypeError, ValueError) as exc:  # NaN, a set, an object
         raise ValueError(f"record is not storable as JSON: {exc}") from exc
+    try:
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(record, sort_keys=True, separators=(",", ":"), allow_nan=False) + "\n").encode("ascii")
 
 
 def _refusal(path: Path, why: str) -> StoreError:
