@@ -1,4 +1,4 @@
-"""JSON Lines stores and atomic output files.
+"""JSON Lines stores, the replay store's agreement with the recordings, atomic output files.
 
 Writers run in real processes (concurrency, SIGKILL mid-write): threads would share one process's
 locks and could not be killed.
@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import citeaudit
-from citeaudit import InputError
+from citeaudit import CacheMissError, CallCache, InputError
+from citeaudit.cache import recording_name
 from citeaudit.errors import StoreError
 from citeaudit.stores import append_record, atomic_write_text, encode_record, read_records
 
@@ -84,6 +85,22 @@ def test_a_file_that_is_not_a_store_is_refused_and_untouched(tmp_path, make, why
     assert str(path) in str(caught.value)
     assert path.read_bytes() == before
     assert sorted(tmp_path.iterdir()) == [path]
+
+
+def test_the_deprecated_append_line_refuses_the_reported_settings_file(tmp_path):
+    from citeaudit.cache import append_line
+
+    path = tmp_path / "settings.json"
+    with open(path, "w") as handle:
+        json.dump({"name": "x" * 2000, "nested": {"a": [1, 2, 3]}}, handle, indent=2)
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match=r"\.jsonl"):
+        append_line(path, {"citation_id": "c", "fingerprint": "f", "verdict": "verified"})
+    assert path.read_bytes() == before
+    path = path.rename(tmp_path / "settings.jsonl")  # the name is no guard: the content is checked
+    with pytest.raises(StoreError, match="not a JSON Lines store"):
+        append_line(path, {"citation_id": "c", "fingerprint": "f", "verdict": "verified"})
+    assert path.read_bytes() == before
 
 
 def test_a_directory_is_refused(tmp_path):
@@ -258,6 +275,96 @@ def test_a_writer_killed_mid_write_leaves_a_readable_store(tmp_path):
     again = read_records(path, KEYS)
     assert [r["key"] for r in again][-1] == "after" and len(again) == len(records) + 1
     assert len(again.warnings) == 1
+
+
+# -- the replay store agrees with the recordings ------------------------------------------------
+
+REQUEST = {"model": "m-1", "messages": [{"role": "user", "content": "q"}], "params": {}, "prompt_version": "v1"}
+
+
+def record(folder: Path, *answers: str) -> list[dict]:
+    requests = [{**REQUEST, "messages": [{"role": "user", "content": f"q{n}"}]} for n in range(len(answers))]
+    with CallCache(folder, mode="record") as cache:
+        for request, answer in zip(requests, answers):
+            cache.call(request, lambda answer=answer: ({"content": answer}, {}))
+    return requests
+
+
+def never():
+    raise AssertionError("replay must not call")
+
+
+def test_a_deleted_recording_is_no_longer_replayed(tmp_cache):
+    (request,) = record(tmp_cache, "A")
+    with CallCache(tmp_cache, mode="replay") as cache:
+        assert cache.call(request, never)[0]["response"] == {"content": "A"}
+    (tmp_cache / recording_name("m-1")).unlink()
+    with CallCache(tmp_cache, mode="replay") as cache:
+        with pytest.raises(CacheMissError):
+            cache.call(request, never)
+        assert len(cache) == 0
+
+
+def test_an_edited_recording_is_replayed_as_edited(tmp_cache):
+    first, second = record(tmp_cache, "A", "B")
+    path = tmp_cache / recording_name("m-1")
+    stat = path.stat()
+    path.write_text(path.read_text().replace('"content":"A"', '"content":"Z"'))  # same size
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # and same time: only the bytes differ
+    with CallCache(tmp_cache, mode="replay") as cache:
+        assert cache.call(first, never)[0]["response"] == {"content": "Z"}
+        assert cache.call(second, never)[0]["response"] == {"content": "B"}
+
+
+def test_recording_keeps_the_store_in_step_so_reopening_does_not_rebuild(tmp_cache):
+    record(tmp_cache, "A", "B", "C")
+    with CallCache(tmp_cache, mode="replay") as cache:
+        cache.store.set("sentinel", "1")  # a rebuild would clear it
+    with CallCache(tmp_cache, mode="replay") as cache:
+        assert cache.store.get("sentinel") == "1" and len(cache) == 4
+    with open(tmp_cache / recording_name("m-1"), "a") as handle:
+        handle.write("\n")  # any change to a recording rebuilds
+    with CallCache(tmp_cache, mode="replay") as cache:
+        assert cache.store.get("sentinel") is None and len(cache) == 3
+
+
+def test_concurrent_recording_threads_all_replay(tmp_cache):
+    requests = [{**REQUEST, "messages": [{"role": "user", "content": f"t{n}"}]} for n in range(12)]
+    with CallCache(tmp_cache, mode="record") as cache:
+        threads = [threading.Thread(target=cache.call, args=(r, lambda n=n: ({"content": n}, {})))
+                   for n, r in enumerate(requests)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    with CallCache(tmp_cache, mode="replay") as cache:
+        assert [cache.call(r, never)[0]["response"]["content"] for r in requests] == list(range(12))
+
+
+def test_a_token_holding_half_a_character_is_recorded_and_replayed(tmp_cache):
+    (request,) = record(tmp_cache, "\ud83d\u2028")
+    with CallCache(tmp_cache, mode="replay") as cache:
+        assert cache.call(request, never)[0]["response"] == {"content": "\ud83d\u2028"}
+
+
+def test_a_corrupted_store_is_rebuilt(tmp_cache):
+    (request,) = record(tmp_cache, "A")
+    (tmp_cache / "store" / "cache.db").write_bytes(b"garbage, not sqlite " * 200)
+    with CallCache(tmp_cache, mode="replay") as cache:
+        assert cache.call(request, never)[0]["response"] == {"content": "A"}
+
+
+def test_a_cache_folder_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "cache").write_text("not a folder")
+    with pytest.raises(InputError, match="CITEAUDIT_CACHE_DIR"):
+        CallCache(tmp_path / "cache", mode="replay")
+
+
+def test_a_recording_that_is_not_a_store_is_refused_on_open(tmp_cache):
+    tmp_cache.mkdir()
+    (tmp_cache / "notes.jsonl").write_text('{"hello": "world"}\n')
+    with pytest.raises(StoreError, match="notes.jsonl: not a JSON Lines store.*line 1 is JSON but not"):
+        CallCache(tmp_cache, mode="replay")
 
 
 # -- atomic output files ------------------------------------------------------------------------
