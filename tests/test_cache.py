@@ -77,14 +77,17 @@ def test_refresh_always_calls_and_appends(tmp_cache):
         assert cache.call(REQUEST, send)[0]["response"]["content"] == "B"
 
 
-def test_torn_last_line_is_skipped_and_healed(tmp_cache):
+def test_torn_last_line_is_skipped_and_kept(tmp_cache):
     path = tmp_cache / "m-1.jsonl"
     append_line(path, {"key": "k1", "response": {}})
     with open(path, "a") as handle:
         handle.write('{"key": "k2", "resp')  # a crash mid-write
     assert [r["key"] for r in read_recording(path)] == ["k1"]
     append_line(path, {"key": "k3", "response": {}})
-    assert [r["key"] for r in read_recording(path)] == ["k1", "k3"]
+    records = read_recording(path)
+    assert [r["key"] for r in records] == ["k1", "k3"]
+    assert '{"key": "k2", "resp\n' in path.read_text()  # never cut: only a newline was added
+    assert len(records.warnings) == 1 and "line 2" in records.warnings[0]
 
 
 def test_unknown_mode_is_refused(tmp_cache):

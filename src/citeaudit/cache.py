@@ -7,15 +7,18 @@ confidential), the response with its log-probabilities, seconds, tokens and when
 
 Modes: `replay` never calls and raises `CacheMissError` on a miss; `record` answers from the cache
 and calls on a miss; `refresh` always calls. Calls made in `record`/`refresh` are appended to the
-recording of their model, one whole line per write.
+recording of their model through `stores.append_record` (one whole line per write, under a lock),
+and the diskcache store is rebuilt whenever it no longer matches the recordings.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
+import logging
 import re
+import shutil
+import sqlite3
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,6 +28,9 @@ import diskcache
 
 from . import config
 from .errors import CacheMissError, InputError
+from .stores import Records, append_offsets, append_record, parse_records, read_records, read_store
+
+logger = logging.getLogger(__name__)
 
 
 def canonical_json(value: object) -> str:
@@ -45,61 +51,156 @@ def recording_name(model: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", model) + ".jsonl"
 
 
-def read_recording(path: Path) -> list[dict]:
-    """Records of one JSON Lines recording. A torn last line (a crash mid-write) is skipped."""
-    records = []
-    lines = path.read_text(encoding="utf-8").splitlines()
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            if n == len(lines):
-                continue
-            raise InputError(
-                f"{path}: line {n} is not JSON ({exc}). Recordings are written by citeaudit only; "
-                "restore the file from git."
-            ) from exc
-        if not isinstance(record, dict) or "key" not in record or "response" not in record:
-            raise InputError(f"{path}: line {n} lacks 'key' or 'response'; restore the file from git.")
-        records.append(record)
-    return records
+RECORD_KEYS = ("key", "response")
+MANIFEST_KEY = "manifest"  # record keys are 64 hex digits, so this one never collides
+
+
+def read_recording(path: Path) -> Records:
+    """Records of one JSON Lines recording; torn lines (a crash mid-write) are skipped, in `.warnings`."""
+    return read_records(path, RECORD_KEYS)
 
 
 def append_line(path: Path, record: dict) -> None:
-    """Append one JSON line in a single write, flushed to disk.
+    """Deprecated: use `stores.append_record` with the store's required keys.
 
-    A torn last line left by a crash (no final newline) is cut off first: it was never a record.
+    Appends `record` to the JSON Lines store at `path`, accepting any store of JSON objects.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = (canonical_json(record) + "\n").encode("utf-8")
-    with open(path, "a+b") as handle:
-        handle.seek(0)
-        body = handle.read()
-        if body and not body.endswith(b"\n"):
-            handle.truncate(body.rfind(b"\n") + 1)
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
+    append_record(path, record, required=())
+
+
+def _stored(record: dict) -> str:
+    """A record as the store keeps it: JSON, ASCII-escaped (sqlite cannot hold a lone surrogate)."""
+    return json.dumps(record, sort_keys=True, separators=(",", ":"))
+
+
+def _state(data: bytes) -> dict | None:
+    """What the store knows of one recording's bytes; None for an empty one (it holds nothing)."""
+    return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()} if data else None
 
 
 class CallCache:
-    """Cached model calls under `directory` (default `cache/`), in one of the three modes."""
+    """Cached model calls under `directory` (default `cache/`), in one of the three modes.
+
+    The diskcache store in `<directory>/store` always agrees with the recordings
+    (`<directory>/*.jsonl`): it holds a manifest (size and SHA-256 of every recording it was built
+    from) and is rebuilt from the recordings when they differ (a recording added, edited or
+    deleted). A corrupted store is deleted and rebuilt. Records are stored as JSON text.
+    """
 
     def __init__(self, directory: str | Path | None = None, mode: str | None = None):
         self.directory = Path(directory) if directory else config.cache_dir()
         self.mode = mode or config.cache_mode()
         if self.mode not in config.CACHE_MODES:
             raise InputError(f"cache mode {self.mode!r} is not one of {', '.join(config.CACHE_MODES)}.")
-        self.store = diskcache.Cache(str(self.directory / "store"), eviction_policy="none")
-        self._seed()
+        self.store_dir = self.directory / "store"
+        self.warnings: list[str] = []
+        self._check_folders()
+        self.store = self._open()
 
-    def _seed(self) -> None:
-        for path in sorted(self.directory.glob("*.jsonl")):
-            for record in read_recording(path):
-                if self.store.get(record["key"]) != record:
-                    self.store.set(record["key"], record)
+    def _check_folders(self) -> None:
+        if self.directory.exists() and not self.directory.is_dir():
+            raise InputError(
+                f"The cache folder {self.directory} is a file. Point CITEAUDIT_CACHE_DIR (or the cache "
+                "directory argument) at a folder holding the *.jsonl recordings, or move the file away."
+            )
+        if self.store_dir.exists() and not self.store_dir.is_dir():
+            raise InputError(
+                f"{self.store_dir} is a file, where citeaudit keeps its working store (rebuilt from "
+                "the recordings). Remove or move that file."
+            )
+        try:
+            self.store_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(
+                f"Cannot create the cache store {self.store_dir} ({exc.strerror}). Point "
+                "CITEAUDIT_CACHE_DIR at a writable folder holding the *.jsonl recordings."
+            ) from None
+
+    def _open(self) -> diskcache.Cache:
+        """Open the store and bring it in line with the recordings; a corrupted one is rebuilt."""
+        for attempt in (1, 2):
+            store = None
+            try:
+                # values stay in sqlite (no value files), so cache.db is the whole store
+                store = diskcache.Cache(str(self.store_dir), eviction_policy="none",
+                                        disk_min_file_size=1 << 30)
+                self._sync(store)
+                return store
+            except sqlite3.OperationalError as exc:  # locked, read-only, cannot open: not corruption
+                if store is not None:
+                    store.close()
+                raise InputError(
+                    f"Cannot use the cache store {self.store_dir} ({exc}). Check that the folder is "
+                    "writable and no other program holds it, or delete the folder: it is rebuilt "
+                    "from the recordings."
+                ) from None
+            except sqlite3.DatabaseError as exc:  # not a database, malformed
+                if store is not None:
+                    store.close()
+                if attempt == 2:
+                    raise InputError(
+                        f"The cache store {self.store_dir} is unusable ({exc}) even after a rebuild. "
+                        "Delete that folder; it is rebuilt from the recordings."
+                    ) from None
+                logger.warning("%s is corrupted (%s); rebuilding it from the recordings", self.store_dir, exc)
+                shutil.rmtree(self.store_dir, ignore_errors=True)
+                self.store_dir.mkdir(parents=True, exist_ok=True)
+        raise AssertionError("unreachable")
+
+    def _recordings(self) -> dict[str, bytes]:
+        return {path.name: read_store(path) for path in sorted(self.directory.glob("*.jsonl"))}
+
+    def _sync(self, store: diskcache.Cache) -> None:
+        """Rebuild the store from the recordings unless its manifest matches them."""
+
+        def manifest_of(contents: dict[str, bytes]) -> str:
+            states = {name: _state(data) for name, data in contents.items()}
+            return canonical_json({name: state for name, state in states.items() if state})
+
+        if store.get(MANIFEST_KEY) == manifest_of(self._recordings()):
+            return
+        with store.transact():  # one rebuild at a time; appends from record mode wait
+            contents = self._recordings()
+            manifest = manifest_of(contents)
+            if store.get(MANIFEST_KEY) == manifest:
+                return
+            store.clear()
+            for name, data in contents.items():
+                records = parse_records(data, self.directory / name, RECORD_KEYS)
+                self.warnings.extend(records.warnings)
+                for record in records:  # the newest answer of a key wins
+                    store.set(record["key"], _stored(record))
+            store.set(MANIFEST_KEY, manifest)
+
+    def _remember(self, path: Path, record: dict, before: int, after: int) -> None:
+        """Store a record just appended to `path` (bytes [before, after)); keep the manifest true.
+
+        The manifest entry moves on only if it described exactly the bytes before ours; otherwise
+        (another writer, an edit) it is left behind and the next open rebuilds.
+        """
+        data = read_store(path)
+        with self.store.transact():
+            self.store.set(record["key"], _stored(record))
+            if len(data) < after:
+                return
+            manifest = json.loads(self.store.get(MANIFEST_KEY, "{}"))
+            if manifest.get(path.name) == _state(data[:before]):
+                manifest[path.name] = _state(data[:after])
+                self.store.set(MANIFEST_KEY, canonical_json(manifest))
+
+    def _get(self, key: str) -> dict | None:
+        try:
+            text = self.store.get(key)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError):  # locked or unreadable: not corruption
+                raise
+            logger.warning("%s is corrupted (%s); rebuilding it from the recordings", self.store_dir, exc)
+            self.store.close()
+            shutil.rmtree(self.store_dir, ignore_errors=True)
+            self.store_dir.mkdir(parents=True, exist_ok=True)
+            self.store = self._open()
+            text = self.store.get(key)
+        return None if text is None else json.loads(text)
 
     def close(self) -> None:
         self.store.close()
@@ -111,7 +212,8 @@ class CallCache:
         self.close()
 
     def __len__(self) -> int:
-        return len(self.store)
+        """The number of recorded keys."""
+        return len(self.store) - (MANIFEST_KEY in self.store)
 
     def call(self, request: dict, send: Callable[[], tuple[dict, dict]], what: str = "") -> tuple[dict, bool]:
         """The recorded response of `request`, or `send()`'s, by mode. Returns (record, cached).
@@ -120,7 +222,7 @@ class CallCache:
         """
         key = request_key(request)
         if self.mode != "refresh":
-            hit = self.store.get(key)
+            hit = self._get(key)
             if hit is not None:
                 return hit, True
         if self.mode == "replay":
@@ -144,6 +246,7 @@ class CallCache:
             "tokens": usage,
             "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         }
-        append_line(self.directory / recording_name(request["model"]), record)
-        self.store.set(key, record)
+        path = self.directory / recording_name(request["model"])
+        before, after = append_offsets(path, record, RECORD_KEYS)
+        self._remember(path, record, before, after)
         return record, False

@@ -9,6 +9,10 @@ class InputError(CiteAuditError):
     """Bad or unreadable input; the message names the file, the record and the fix."""
 
 
+class StoreError(InputError):
+    """A path given as a JSON Lines store (recordings, reviews) is not one; it was left untouched."""
+
+
 class SourceError(CiteAuditError):
     """A source document could not be found, downloaded or verified."""
 
