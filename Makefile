@@ -33,6 +33,11 @@ demo: $(VENV)/.base
 test: $(VENV)/.test
 	$(PY) -m pytest
 
+# Build notebooks/*.ipynb from their percent scripts notebooks/*.py (outputs empty).
+.PHONY: notebooks
+notebooks: $(VENV)/.test
+	$(PY) tools/build_notebooks.py
+
 # Re-record the worked example and the labelled sets with the local Qwen model (slow, opt-in).
 record-qwen: $(VENV)/.test
 	for job in "rfc7519.txt data/rfc7519_citations.json" "rfc7519.txt data/eval_rfc7519.json" \

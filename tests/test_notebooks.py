@@ -1,29 +1,75 @@
-"""Every notebook runs end to end in replay mode, with no key and no reachable endpoint."""
+"""The notebooks: built from their percent scripts, committed clean, and every one runs end to end in
+replay mode with no key and no reachable endpoint; notebook 01 audits whatever file papermill gives it."""
 
+import json
+import os
 import shutil
+import subprocess
+import sys
 
 import nbformat
+import papermill
 import pytest
+from conftest import DATA, ROOT
 from nbclient import NotebookClient
 
-from conftest import ROOT
+NOTEBOOK_DIR = ROOT / "notebooks"
+BUILD = ROOT / "tools" / "build_notebooks.py"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+SCRIPTS = sorted(NOTEBOOK_DIR.glob("*.py"))
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+def build(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(BUILD), *args], check=False, capture_output=True, text=True)
 
 
-def test_there_are_notebooks():
+def test_every_notebook_has_its_script():
     assert [p.name for p in NOTEBOOKS][:1] == ["01_rfc7519_audit.ipynb"]
+    assert [p.stem for p in SCRIPTS] == [p.stem for p in NOTEBOOKS]
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_script_is_valid_python(script):
+    compile(script.read_text(encoding="utf-8"), str(script), "exec")
+
+
+def test_committed_notebooks_are_what_the_scripts_build():
+    result = build("--check")
+    assert result.returncode == 0, result.stderr
+
+
+def test_check_names_a_stale_notebook_and_build_fixes_it(tmp_path):
+    for path in [*SCRIPTS, *NOTEBOOKS]:
+        shutil.copy(path, tmp_path)
+    script = tmp_path / "02_line_citations.py"
+    script.write_text(script.read_text(encoding="utf-8") + "\n# %%\nprint('one more cell')\n", encoding="utf-8")
+    stale = build("--check", "--notebooks", str(tmp_path))
+    assert stale.returncode == 1
+    assert "02_line_citations.ipynb" in stale.stderr and "01_rfc7519_audit" not in stale.stderr
+    assert build("--notebooks", str(tmp_path)).returncode == 0
+    assert build("--check", "--notebooks", str(tmp_path)).returncode == 0
+    first = (tmp_path / "02_line_citations.ipynb").read_bytes()
+    (tmp_path / "02_line_citations.ipynb").unlink()
+    assert build("--notebooks", str(tmp_path)).returncode == 0
+    assert (tmp_path / "02_line_citations.ipynb").read_bytes() == first, "a build must be byte-identical"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_is_committed_clean(path):
     nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
     dirty = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
-    assert dirty == [], f"{path.name}: cells {dirty} keep outputs; run tools/make_notebooks.py or strip them"
+    assert dirty == [], f"{path.name}: cells {dirty} keep outputs; edit the .py and run `make notebooks`"
+    first_code = next(c for c in nb.cells if c.cell_type == "code")
+    assert "parameters" in first_code.metadata.get("tags", []), "the first code cell is the parameters cell"
+    assert nb.metadata["kernelspec"]["name"] == "python3"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_executes_in_replay_mode(path, tmp_path, monkeypatch):
+@pytest.fixture
+def replay_env(tmp_path, monkeypatch):
+    """Replay from a private copy of the recordings; no key, nothing listening at the endpoint.
+
+    The kernels are subprocesses: PYTHONPATH makes them import this checkout's package."""
     cache = tmp_path / "cache"
     cache.mkdir()
     for recording in (ROOT / "cache").glob("*.jsonl"):
@@ -33,23 +79,55 @@ def test_notebook_executes_in_replay_mode(path, tmp_path, monkeypatch):
     monkeypatch.setenv("CITEAUDIT_REVIEW_DIR", str(tmp_path / "reviews"))
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")])))
+    return tmp_path
+
+
+def outputs_text(nb) -> str:
+    """Everything the code cells showed: streams, plain text and HTML of results and displays."""
+    parts = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for output in cell.outputs:
+            parts.append(output.get("text", ""))
+            data = output.get("data", {})
+            parts += [data.get("text/plain", ""), data.get("text/html", "")]
+    return "\n".join(parts)
+
+
+def assert_ran_cleanly(nb) -> None:
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert errors == []
-    text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
-    assert "No recorded answer" not in text
+    assert "No recorded answer" not in outputs_text(nb)
 
 
-def test_notebooks_are_what_the_generator_writes(tmp_path):
-    import os
-    import subprocess
-    import sys
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_executes_in_replay_mode(path, replay_env):
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    assert_ran_cleanly(nb)
 
-    env = {**os.environ, "NOTEBOOK_DIR": str(tmp_path)}
-    subprocess.run([sys.executable, str(ROOT / "tools" / "make_notebooks.py")], check=True, env=env)
-    generated = sorted(p.name for p in tmp_path.glob("*.ipynb"))
-    assert generated == [p.name for p in NOTEBOOKS]
-    for name in generated:
-        assert (tmp_path / name).read_text() == (ROOT / "notebooks" / name).read_text(), \
-            f"{name} differs from tools/make_notebooks.py: edit the generator, then rerun it"
+
+def test_papermill_audits_another_citation_file(replay_env):
+    citations = json.loads((DATA / "rfc7519_citations.json").read_text(encoding="utf-8"))
+    chosen = ("sig_reporting", "clock_skew", "iat_future")  # fabricated, quoted, claim-only
+    subset = replay_env / "three_citations.json"
+    subset.write_text(json.dumps([c for c in citations if c["id"] in chosen]), encoding="utf-8")
+    others = [c["id"] for c in citations if c["id"] not in chosen]
+    assert "aud_reject" in others  # notebook 01's default HIGHLIGHT is not in the file
+
+    out = replay_env / "out.ipynb"
+    papermill.execute_notebook(str(NOTEBOOK_DIR / "01_rfc7519_audit.ipynb"), str(out),
+                               parameters={"CITATIONS": str(subset)}, kernel_name="python3",
+                               cwd=str(NOTEBOOK_DIR), progress_bar=False)
+    nb = nbformat.read(out, as_version=4)
+    assert_ran_cleanly(nb)
+    assert any("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells)
+    text = outputs_text(nb)
+    assert "3 citations" in text
+    for cid in chosen:
+        assert cid in text, f"{cid} of the given file is not shown"
+    for cid in others:
+        assert cid not in text, f"{cid} is not in the given file but is shown"
+    assert "clock_skew: " + next(c["claim"] for c in citations if c["id"] == "clock_skew") in text  # highlighted

@@ -1,0 +1,135 @@
+# %% [markdown]
+# # Auditing the citations of an answer about RFC 7519
+#
+# An LLM answered questions about JSON Web Tokens (RFC 7519) and cited the RFC: a claim, a quote and
+# a section for each fact. In the worked example (the default `CITATIONS`) four of the eight
+# citations are right; four were planted wrong (a quote that does not exist, a true quote under a
+# false claim, two claims the cited text does not make). This notebook runs the four steps of
+# citeaudit on them, offline, from the recorded answers of the local judge model. Any other
+# citation file over the same source can be given as `CITATIONS` (papermill's `-p CITATIONS`).
+
+# %% tags=["parameters"]
+SOURCE = "rfc7519.txt"  # found in CITEAUDIT_DATA_DIR or data/, else downloaded and checked
+CITATIONS = "../data/rfc7519_citations.json"
+THRESHOLD = 0.8  # a verdict at or above this confidence stands without review
+CACHE_MODE = "replay"  # replay: recorded answers only, no network, no key
+MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+HIGHLIGHT = "aud_reject"  # the citation whose quote is shown in its section; else the first located quote
+
+# %%
+import pandas as pd
+from IPython.display import HTML, display
+
+import citeaudit as ca
+
+# %% [markdown]
+# ## Load the source
+#
+# Page headers, footers and form feeds are removed; the text is split into numbered sections, each
+# with its offsets into the raw file.
+
+# %%
+doc = ca.load_rfc(SOURCE)
+citations = ca.load_citations(CITATIONS)
+print(f"{len(doc.clean):,} characters of clean text, {len(doc.sections)} numbered sections, "
+      f"{len(citations)} citations")
+
+# %% [markdown]
+# ## Step 1: find each quote
+#
+# No model is involved. A quote that is not in the source is `fabricated` here and never reaches
+# the judge; a claim-only citation (`none`) takes its cited section as evidence.
+
+# %%
+located = ca.locate_citations(citations, doc)
+ca.step1_view(located)
+
+# %% [markdown]
+# ## Step 2: ask the judge
+#
+# One three-way question per remaining citation: does the section support the claim, contradict
+# it, or say nothing about it? The probabilities come from the token log-probabilities of the
+# model's one-letter answer. In replay mode they are read from `cache/`; nothing is called.
+
+# %%
+judge = ca.Judge(model=MODEL, cache=ca.CallCache(mode=CACHE_MODE))
+judged = ca.judge_citations(located, judge, doc.name)
+routed = ca.route(judged, THRESHOLD)
+ca.step2_view(routed)
+
+# %% [markdown]
+# ## What the recorded model did
+#
+# Qwen2.5-Coder-1.5B is the best judge that runs on two CPU cores, and it is weak at this task.
+# The next cell counts how often its verdict matches the expected one (for citations that carry
+# an `expected` label) and how confident it was. On the worked example it leans to `supports`
+# whatever the section says, with confidences far below 0.8, so its verdicts cannot stand on their
+# own. That is a true result about this model, not a failure of the pipeline, and it is exactly the
+# case the threshold exists for.
+
+# %%
+judged_rows = routed[routed["confidence"].notna()]
+labelled = judged_rows[judged_rows["expected"].notna()]
+agree = int((labelled["verdict"] == labelled["expected"]).sum())
+if len(labelled):
+    print(f"model verdict matches the expected one for {agree} of {len(labelled)} labelled judged citations")
+else:
+    print("no judged citation of this file carries an expected verdict")
+if len(judged_rows):
+    print(f"confidence ranges from {judged_rows['confidence'].min():.2f} to {judged_rows['confidence'].max():.2f}")
+
+# %% [markdown]
+# ## Step 3: routing at the threshold
+#
+# A verdict at or above the threshold stands (`auto`); the rest go to a human. A fabricated quote
+# stands without a model. Lowering the threshold lets more verdicts stand, and with this model that
+# means letting wrong ones stand: compare the routes at a few thresholds.
+
+# %%
+thresholds = sorted({THRESHOLD, 0.8, 0.65, 0.5}, reverse=True)
+pd.DataFrame({t: ca.route(judged, t)["route"].values for t in thresholds},
+             index=routed["id"]).rename_axis("threshold", axis=1)
+
+# %% [markdown]
+# ## Step 4: the decision on the whole answer
+#
+# Any fabricated, contradicted or unsupported verdict that stands rejects the answer; otherwise a
+# citation waiting for review keeps it in review.
+
+# %%
+decision = ca.decide(routed)
+print(decision.status)
+for reason in decision.reasons:
+    print(" -", reason)
+
+# %% [markdown]
+# `ca.audit_quotes` runs the four steps in one call and returns an `Audit`; re-routing it at another
+# threshold reuses the stored answers and calls no model.
+
+# %%
+audit = ca.audit_quotes(doc, citations, judge=judge, threshold=THRESHOLD)
+summary = {}
+for t in thresholds:
+    rerouted = audit.reroute(t)
+    summary[t] = {"decision": rerouted.decision.status,
+                  "verdicts that stand": int((rerouted.table["route"] == ca.Route.AUTO).sum()),
+                  "waiting for review": int((rerouted.table["route"] == ca.Route.REVIEW).sum())}
+pd.DataFrame(summary).rename_axis("threshold", axis=1)
+
+# %% [markdown]
+# ## The quote in its section
+#
+# The span found in step 1 points into the raw RFC file; here it is highlighted inside the section
+# the judge read.
+
+# %%
+quoted = routed[routed["quote_status"].isin([ca.QuoteStatus.EXACT, ca.QuoteStatus.ELIDED, ca.QuoteStatus.NEAR])]
+if quoted.empty:
+    print("no quote of this file was found in the source")
+else:
+    shown = quoted[quoted["id"] == HIGHLIGHT]
+    if shown.empty and HIGHLIGHT is not None:
+        print("HIGHLIGHT names no located quote of this file: showing the first one")
+    row = (quoted if shown.empty else shown).iloc[0]
+    print(f"{row['id']}: {row['claim']}")
+    display(HTML(ca.highlight_html(doc, row["found_section"], tuple(row["span"]))))

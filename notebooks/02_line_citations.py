@@ -1,0 +1,77 @@
+# %% [markdown]
+# # Line citations
+#
+# An answer about a short document cites line numbers: each fact ends in `[L5]`, `[L2-L3]` or
+# `[L2-3]`. citeaudit extracts every marker and the claim it closes, checks that the range exists,
+# shows the cited lines beside the claim, and asks the judge whether those lines support it. A range
+# outside the document, reversed, or starting at 0 is `fabricated` without asking any model; a
+# marker in another form is reported, not dropped.
+
+# %% tags=["parameters"]
+DOCUMENT = "../data/lines/field_note.txt"
+GOOD_ANSWER = "../data/lines/good_answer.txt"
+BROKEN_ANSWER = "../data/lines/broken_answer.txt"
+THRESHOLD = 0.8
+CACHE_MODE = "replay"
+MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+
+# %%
+import pandas as pd
+
+import citeaudit as ca
+
+judge = ca.Judge(model=MODEL, cache=ca.CallCache(mode=CACHE_MODE))
+WRAP = {"white-space": "pre-wrap", "text-align": "left"}
+
+# %% [markdown]
+# ## The document, numbered from line 1
+
+# %%
+good = ca.load_line_answer(DOCUMENT, GOOD_ANSWER)
+pd.DataFrame({"line": [line.number for line in good.document.lines],
+              "text": [line.text for line in good.document.lines]}).set_index("line")
+
+# %% [markdown]
+# ## A good answer
+
+# %%
+print(good.answer)
+print(good.summary)
+
+# %%
+good_audit = ca.audit_lines(good, judge=judge, threshold=THRESHOLD)
+ca.lines_view(good_audit.table).style.set_properties(**WRAP)
+
+# %%
+ca.step2_view(good_audit.table)
+
+# %% [markdown]
+# ## A broken answer
+#
+# `[L8]` points past the end of a 7-line document, `[L3-L2]` is reversed, and `[line 4]` is not in
+# the accepted form. The first two are fabricated before any model is asked; the third is listed so
+# that a human sees it.
+
+# %%
+broken = ca.load_line_answer(DOCUMENT, BROKEN_ANSWER)
+print(broken.answer)
+print(broken.summary)
+print("unrecognized:", broken.extracted.unrecognized)
+
+# %%
+broken_audit = ca.audit_lines(broken, judge=judge, threshold=THRESHOLD)
+ca.lines_view(broken_audit.table).style.set_properties(**WRAP)
+
+# %%
+ca.step2_view(broken_audit.table)
+
+# %% [markdown]
+# ## The decisions
+#
+# An unrecognized marker keeps the answer in review (`Audit.needs_review`), whatever the rows say.
+
+# %%
+for name, audit in (("good", good_audit), ("broken", broken_audit)):
+    print(f"{name}: {audit.decision.status}")
+    for reason in audit.decision.reasons:
+        print("   -", reason)

@@ -1,0 +1,50 @@
+# %% [markdown]
+# # The review queue
+#
+# Citations the model was unsure of wait for a human. This notebook shows them one at a time: the
+# claim, the model's three probabilities, and the quote highlighted in its section. A button stores
+# the decision at once in the review store, bound by a fingerprint to the evidence shown; the
+# answer's decision updates.
+
+# %% tags=["parameters"]
+SOURCE = "rfc7519.txt"
+CITATIONS = "../data/rfc7519_citations.json"
+THRESHOLD = 0.8
+CACHE_MODE = "replay"
+MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+REVIEWER = "analyst"
+
+# %%
+from pathlib import Path
+
+from IPython.display import HTML, display
+
+import citeaudit as ca
+
+judge = ca.Judge(model=MODEL, cache=ca.CallCache(mode=CACHE_MODE))
+audit = ca.audit_quotes(SOURCE, CITATIONS, judge=judge, threshold=THRESHOLD)
+store = ca.review_store_path(Path(CITATIONS).stem)
+queue = ca.ReviewQueue(audit, store)
+print(f"review store: {store}")
+print(f"{len(queue.pending)} citations wait for review; answer is {queue.decision().status}")
+
+# %% [markdown]
+# ## Review
+#
+# verified / contradicted / unsupported store a review and move to the next citation; skip leaves
+# it for later. A review recorded earlier stays current until the claim or its evidence changes.
+
+# %%
+queue.widget(reviewer=REVIEWER)
+
+# %% [markdown]
+# ## Static view of the queue
+#
+# The first citation waiting, as the widget shows it, and the whole queue with the reviews in the
+# store applied.
+
+# %%
+display(HTML(queue.card_html()))
+
+# %%
+queue.audit.table[["id", "verdict", "confidence", "route", "review_verdict", "review_state"]]
