@@ -93,3 +93,37 @@ def test_thresholds_needs_gold_labels(tmp_path, recorded_cache):
     unlabelled.write_text(json.dumps([{"id": "a", "claim": "c", "quote": None, "section": "4.1.3"}]))
     result = run("thresholds", "--source", "rfc7519.txt", "--citations", str(unlabelled), "--cache-mode", "replay")
     assert result.returncode == 2 and "labelled" in result.stderr
+
+
+def test_review_never_writes_into_a_file_that_is_not_a_review_store(tmp_path, recorded_cache):
+    args = ["--document", str(NOTE), "--answer", str(DATA / "lines" / "good_answer.txt"), "--id", "c1",
+            "--verdict", "verified"]
+    settings = tmp_path / "settings.jsonl"
+    settings.write_text(json.dumps({"theme": "dark", "sizes": list(range(50))}, indent=2))
+    seed = tmp_path / "reviews.json"
+    seed.write_bytes((DATA / "contract" / "reviews.json").read_bytes())
+    for target in (settings, seed):
+        before = target.read_bytes()
+        result = run("review", "--reviews", str(target), *args)
+        assert result.returncode == 2 and str(target) in result.stderr and "Traceback" not in result.stderr
+        assert target.read_bytes() == before
+
+
+def test_a_review_note_with_line_separators_keeps_the_store_readable(tmp_path, recorded_cache):
+    store = tmp_path / "r.jsonl"
+    args = ["--document", str(NOTE), "--answer", str(DATA / "lines" / "good_answer.txt")]
+    note = "seen\u2028twice\u2029and\u0085more"
+    assert run("review", "--reviews", str(store), *args, "--id", "c1", "--verdict", "verified",
+               "--note", note).returncode == 0
+    result = run("lines", *args, "--locate-only", "--reviews", str(store))
+    assert result.returncode == 1 and "verified (current)" in result.stdout
+
+
+def test_contract_judge_flag_asks_the_recorded_model(tmp_path, recorded_cache):
+    plain = run("contract", *CONTRACT)
+    judged = run("contract", *CONTRACT, "--judge", "--output", str(tmp_path / "o.jsonl"))
+    assert plain.returncode == judged.returncode == 0  # the current review still decides
+    (row,) = read_jsonl(tmp_path / "o.jsonl")
+    assert row["kind"] == "source" and row["cited_section"] == "S1" and row["review_state"] == "current"
+    assert row["relation"] in ("supports", "contradicts", "says_nothing") and row["cached"] is True
+    assert abs(sum(row["probabilities"].values()) - 1) < 1e-9

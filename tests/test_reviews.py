@@ -77,7 +77,7 @@ def test_torn_last_line_is_not_a_review(tmp_path):
 def test_bad_review_line_names_file_line_and_field(tmp_path):
     store = tmp_path / "reviews.jsonl"
     store.write_text('{"citation_id": "c1", "fingerprint": "xyz", "verdict": "verified"}\n')
-    with pytest.raises(InputError, match=r"reviews.jsonl: line 1, field 'fingerprint'"):
+    with pytest.raises(InputError, match=r"reviews.jsonl: review 1, field 'fingerprint'"):
         load_reviews(store)
 
 

@@ -7,7 +7,6 @@ text goes through `html.escape`, so a claim containing `<script>` shows as text.
 from __future__ import annotations
 
 import html
-import os
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +15,7 @@ import pandas as pd
 
 from . import columns as C
 from .documents import Document
+from .stores import atomic_write_text
 from .views import evidence_html
 
 if TYPE_CHECKING:
@@ -98,10 +98,5 @@ def render_html(audit: Audit, title: str | None = None) -> str:
 
 
 def write_report(path: str | Path, audit: Audit, title: str | None = None) -> Path:
-    """Write the report to `path` (a temporary file renamed into place)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(render_html(audit, title), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    """Write the report to `path` through a unique temporary file renamed into place."""
+    return atomic_write_text(path, render_html(audit, title))

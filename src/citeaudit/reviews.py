@@ -13,7 +13,6 @@ too, `supported` meaning `verified`.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -22,9 +21,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from . import columns as C
 from . import config
-from .cache import append_line
 from .errors import InputError
 from .fingerprint import fingerprint
+from .sourceid import SeedReview, load_json
+from .stores import append_record, read_records
 from .vocab import REVIEW_VERDICTS, Verdict
 
 # seed 000's review verdicts, in our words
@@ -64,44 +64,44 @@ def row_fingerprint(row: pd.Series) -> str | None:
     return fingerprint(str(row[C.ID]), str(row[C.CLAIM]), str(locator), str(row[C.EVIDENCE]))
 
 
+REVIEW_FIELDS = ("citation_id", "fingerprint", "verdict")  # what makes a line a review
+
+
 def load_reviews(path: str | Path) -> list[Review]:
-    """Reviews of a JSON Lines store, or of a seed-000 `reviews.json`. A missing store is empty."""
+    """Reviews of a JSON Lines store, or of a seed-000 `reviews.json`. A missing store is empty.
+
+    A store line cut short by a crash is skipped (it never was a review); a whole line that is
+    not a valid review raises `InputError` naming the file, the line and the field.
+    """
     path = Path(path)
     if not path.exists():
         return []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the review store ({exc}).") from exc
     if path.suffix == ".json":  # seed 000's reviews.json; a store is JSON Lines
-        return _seed_reviews(path, text)
+        return _seed_reviews(path)
     reviews = []
-    lines = text.splitlines()
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for n, record in enumerate(read_records(path, REVIEW_FIELDS), start=1):
         try:
-            reviews.append(Review.model_validate_json(line))
+            reviews.append(Review.model_validate(record))
         except ValidationError as exc:
-            if n == len(lines) and not text.endswith("\n"):
-                continue  # a torn last line: never a whole review
             field = ".".join(str(p) for p in exc.errors()[0]["loc"]) or "(line)"
             raise InputError(
-                f"{path}: line {n}, field {field!r}: {exc.errors()[0]['msg']}. Fix or remove that line; "
+                f"{path}: review {n}, field {field!r}: {exc.errors()[0]['msg']}. Fix or remove that line; "
                 "reviews are written by `citeaudit review`."
             ) from None
     return reviews
 
 
-def _seed_reviews(path: Path, text: str) -> list[Review]:
+def _seed_reviews(path: Path) -> list[Review]:
+    data = load_json(path, "reviews")
     try:
-        data = json.loads(text)
-        return [
-            Review(citation_id=r["claim_id"], fingerprint=r["fingerprint"], verdict=SEED_VERDICTS[r["verdict"]])
-            for r in data["reviews"]
-        ]
-    except (json.JSONDecodeError, KeyError, TypeError, ValidationError) as exc:
-        raise InputError(f"{path}: not a reviews.json of the seed format ({exc}); run `citeaudit contract` on it.") from None
+        if not isinstance(data, dict) or set(data) != {"reviews"} or not isinstance(data["reviews"], list):
+            raise ValueError('the top level must be {"reviews": [...]}')
+        seeds = [SeedReview.model_validate(r) for r in data["reviews"]]
+    except (ValueError, ValidationError) as exc:
+        raise InputError(f"{path}: not a reviews.json of the seed format ({exc}); run `citeaudit contract` "
+                         "on it.") from None
+    return [Review(citation_id=r.claim_id, fingerprint=r.fingerprint, verdict=SEED_VERDICTS[r.verdict])
+            for r in seeds]
 
 
 def record_review(path: str | Path, citation_id: str, fingerprint_hex: str, verdict: str | Verdict,
@@ -117,7 +117,7 @@ def record_review(path: str | Path, citation_id: str, fingerprint_hex: str, verd
         note=note,
         timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
-    append_line(Path(path), review.model_dump())
+    append_record(Path(path), review.model_dump(mode="json"), REVIEW_FIELDS)
     return review
 
 

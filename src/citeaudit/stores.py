@@ -109,7 +109,7 @@ def parse_records(data: bytes, path: str | Path, required: tuple[str, ...] = ())
             continue
         try:
             value = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # not JSON, or beyond json's limits
             torn_only = torn_only and _looks_torn(raw)
             where = "the last line, cut short" if n == len(lines) else "a line that is not JSON"
             warnings.append(f"{path}: line {n} skipped ({where}: a write torn by a crash?): {exc}")

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import html
 import json
-import os
 from pathlib import Path
 
 import pandas as pd
 
 from . import columns as C
 from .documents import Document
+from .stores import atomic_write_text
 from .vocab import Kind
 
 
@@ -68,15 +68,9 @@ def records(table: pd.DataFrame) -> list[dict]:
 
 
 def write_jsonl(table: pd.DataFrame, path: str | Path) -> Path:
-    """Write the table as JSON Lines, to a temporary file renamed into place (never half-written)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        for record in records(table):
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    os.replace(tmp, path)
-    return path
+    """Write the table as strict JSON Lines through a unique temporary file renamed into place."""
+    lines = (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n" for record in records(table))
+    return atomic_write_text(path, "".join(lines))
 
 
 def highlight_html(document: Document, section_id: str, span: tuple[int, int] | None) -> str:
