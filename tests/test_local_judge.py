@@ -91,14 +91,14 @@ def test_disable_extra_bufts_clears_the_model_default(monkeypatch):
 
 
 def test_killed_server_is_reported_with_its_log_tail(tmp_cache):
-    with pytest.raises(LocalModelError, match="died: it was killed by signal SIGKILL") as raised:
-        with local_server("smollm2", timeout=180) as running:
-            judge = Judge(model=running.model, base_url=running.base_url, max_retries=1, timeout=5,
-                          cache=CallCache(tmp_cache, mode="record"))
-            assert judge.judge("JWTs are compact.", "A JWT is a compact claims representation.").error is None
-            running.process.send_signal(signal.SIGKILL)
-            running.process.wait(timeout=10)
-            judge.judge("The aud claim is optional.", "Use of this claim is OPTIONAL.")  # nobody listens now
+    with (pytest.raises(LocalModelError, match="died: it was killed by signal SIGKILL") as raised,
+          local_server("smollm2", timeout=180) as running):
+        judge = Judge(model=running.model, base_url=running.base_url, max_retries=1, timeout=5,
+                      cache=CallCache(tmp_cache, mode="record"))
+        assert judge.judge("JWTs are compact.", "A JWT is a compact claims representation.").error is None
+        running.process.send_signal(signal.SIGKILL)
+        running.process.wait(timeout=10)
+        judge.judge("The aud claim is optional.", "Use of this claim is OPTIONAL.")  # nobody listens now
     message = str(raised.value)
     assert isinstance(raised.value.__cause__, JudgeUnavailableError)  # what the block raised
     tail = running.log.read_text(errors="replace").splitlines()[-20:]
@@ -122,8 +122,7 @@ def test_check_passes_while_alive_and_quotes_the_log_after_exit(tmp_path):
 
 
 def test_a_failing_block_with_a_live_server_keeps_its_error_and_the_temporary_log_goes():
-    with pytest.raises(ValueError, match="the body's own error"):
-        with local_server("smollm2", timeout=180) as running:
-            assert running.temporary_log and running.log.is_file()
-            raise ValueError("the body's own error")
+    with pytest.raises(ValueError, match="the body's own error"), local_server("smollm2", timeout=180) as running:
+        assert running.temporary_log and running.log.is_file()
+        raise ValueError("the body's own error")
     assert not running.log.exists()

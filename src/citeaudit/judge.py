@@ -129,7 +129,7 @@ def wilson_lower_bound(successes: int, n: int, z: float = Z_95) -> float:
     return max(0.0, (centre - margin) / (1 + z2 / n))
 
 
-def _unavailable(exc: Exception, judge: "Judge") -> JudgeUnavailableError | None:
+def _unavailable(exc: Exception, judge: Judge) -> JudgeUnavailableError | None:
     """The `JudgeUnavailableError` for an openai error that means the endpoint cannot be used at all."""
     import openai
 
