@@ -1,11 +1,13 @@
 """Judge mechanics with a stand-in client (units only; test_local_judge talks to a real server)."""
 
+import json
 from types import SimpleNamespace as NS
 
 import pytest
 
 from citeaudit import CallCache, Judge, build_messages
-from citeaudit.judge import PROMPT_VERSION, probabilities_from_top_logprobs
+from citeaudit.errors import InputError
+from citeaudit.judge import PROMPT_VERSION, probabilities_from_top_logprobs, wilson_lower_bound
 
 
 class FakeCompletions:
@@ -54,9 +56,69 @@ def test_second_call_comes_from_the_cache(tmp_cache):
 def test_sampling_fallback_without_logprobs(tmp_cache):
     fake = FakeCompletions(top=None, contents=["A", "C", "A", "A", "B"])
     result = judge_with(fake, tmp_cache, samples=5).judge("c", "e")
-    assert result.method == "sampling (n=5)"
+    assert result.method == "sampling (n=5, Wilson 95% lower bound)"
     assert result.probabilities == {"supports": 0.6, "contradicts": 0.2, "says_nothing": 0.2}
+    assert result.relation == "supports" and result.confidence == pytest.approx(wilson_lower_bound(3, 5))
     assert len(fake.calls) == 6 and {c["seed"] for c in fake.calls[1:]} == {0, 1, 2, 3, 4}
+
+
+def test_unanimous_samples_stay_below_the_default_threshold(tmp_cache):
+    fake = FakeCompletions(top=None, contents=["B"])
+    result = judge_with(fake, tmp_cache, samples=5).judge("c", "e")
+    assert result.relation == "contradicts" and result.probabilities["contradicts"] == 1.0
+    assert result.confidence == pytest.approx(0.566, abs=1e-3) and result.confidence < 0.8
+
+
+def test_samples_outside_the_options_count_against_the_winner(tmp_cache):
+    fake = FakeCompletions(top=None, contents=["A", "A", "The", "A", "A"])
+    result = judge_with(fake, tmp_cache, samples=5).judge("c", "e")
+    assert result.probabilities["supports"] == 1.0  # the shares are over the answers given
+    assert result.confidence == pytest.approx(wilson_lower_bound(4, 5))  # the bound is over every sample
+
+
+def test_wilson_lower_bound_grows_with_agreeing_samples():
+    bounds = [wilson_lower_bound(n, n) for n in (1, 5, 20, 100)]
+    assert bounds == sorted(bounds) and bounds[-1] < 1.0
+    assert wilson_lower_bound(5, 5) < 0.8 < wilson_lower_bound(20, 20)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_logprob_is_an_error_row_and_recorded_as_null(tmp_cache, bad):
+    fake = FakeCompletions(top=[("A", bad), ("B", -1.0)])
+    result = judge_with(fake, tmp_cache).judge("c", "e")
+    assert result.relation is None and result.confidence is None
+    assert "not finite numbers" in result.error and "'A'" in result.error
+    (recording,) = tmp_cache.glob("*.jsonl")
+    line = recording.read_text()
+    json.loads(line, parse_constant=lambda name: pytest.fail(f"bare {name} in the recording"))
+    assert '"logprob":null' in line
+    replayed = Judge(model="fake-model", cache=CallCache(tmp_cache, mode="replay"), grammar=False).judge("c", "e")
+    assert replayed.error == result.error  # the recorded answer replays to the same row error
+
+
+def test_timeout_and_retries_come_from_the_environment(monkeypatch):
+    monkeypatch.setenv("CITEAUDIT_TIMEOUT", "7.5")
+    monkeypatch.setenv("CITEAUDIT_RETRIES", "0")
+    judge = Judge(model="m", cache=NS(mode="replay"))
+    assert (judge.timeout, judge.max_retries) == (7.5, 0)
+    assert (judge.client.timeout, judge.client.max_retries) == (7.5, 0)
+    explicit = Judge(model="m", cache=NS(mode="replay"), timeout=3, max_retries=5)
+    assert (explicit.timeout, explicit.max_retries) == (3, 5)
+
+
+def test_default_timeout_and_retries(monkeypatch):
+    monkeypatch.delenv("CITEAUDIT_TIMEOUT", raising=False)
+    monkeypatch.delenv("CITEAUDIT_RETRIES", raising=False)
+    judge = Judge(model="m", cache=NS(mode="replay"))
+    assert (judge.timeout, judge.max_retries) == (120.0, 2)
+
+
+@pytest.mark.parametrize("variable, value", [("CITEAUDIT_TIMEOUT", "soon"), ("CITEAUDIT_TIMEOUT", "0"),
+                                             ("CITEAUDIT_RETRIES", "-1"), ("CITEAUDIT_RETRIES", "two")])
+def test_bad_timeout_or_retries_setting_names_the_variable(monkeypatch, variable, value):
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(InputError, match=f"{variable}='{value}'"):
+        Judge(model="m", cache=NS(mode="replay"))
 
 
 def test_answer_outside_the_options_is_an_error_row(tmp_cache):
@@ -65,7 +127,7 @@ def test_answer_outside_the_options_is_an_error_row(tmp_cache):
     assert result.relation is None and "none of A, B, C" in result.error
 
 
-def test_endpoint_failure_is_an_error_row(tmp_cache):
+def test_other_endpoint_failure_is_an_error_row(tmp_cache):  # not one of openai's "unreachable" errors
     fake = FakeCompletions(fail=ConnectionError("refused"))
     result = judge_with(fake, tmp_cache).judge("c", "e")
     assert result.relation is None and result.error == "ConnectionError: refused"

@@ -1,39 +1,70 @@
-"""The judge over real HTTP through the openai client, against a scripted endpoint on 127.0.0.1:
-transient faults are retried, and an endpoint without log-probabilities gets the sampling fallback."""
+"""The judge over real HTTP through the openai client, against a scripted, fault-injecting endpoint
+on 127.0.0.1: transient faults are retried, an endpoint that cannot be used stops the run with
+`JudgeUnavailableError`, a bad answer becomes a row error, and an endpoint without
+log-probabilities gets the sampling fallback. Every case takes at most a few seconds."""
 
 import json
+import socket
 import threading
+import time
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from citeaudit import CallCache, Judge
+from citeaudit.errors import JudgeError, JudgeUnavailableError
+from citeaudit.judge import wilson_lower_bound
 
 
-def completion(content, logprobs=True):
+def completion(content, logprobs=True, logprob=-0.2):
     choice = {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "length",
               "logprobs": None}
     if logprobs:
-        top = [{"token": content, "logprob": -0.2, "bytes": None}, {"token": "C", "logprob": -1.9, "bytes": None}]
-        choice["logprobs"] = {"content": [{"token": content, "logprob": -0.2, "bytes": None, "top_logprobs": top}]}
+        top = [{"token": content, "logprob": logprob, "bytes": None}, {"token": "C", "logprob": -1.9, "bytes": None}]
+        choice["logprobs"] = {"content": [{"token": content, "logprob": logprob, "bytes": None, "top_logprobs": top}]}
     return {"id": "x", "object": "chat.completion", "created": 0, "model": "scripted", "choices": [choice],
             "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}
 
 
+@dataclass
+class Reply:
+    """One scripted answer: a status, a body (a dict is sent as JSON, bytes as they are) and headers."""
+
+    status: int = 200
+    body: object = field(default_factory=lambda: {"error": {"message": "scripted fault"}})
+    headers: dict = field(default_factory=dict)
+
+
+HANG = "hang"  # read the request, then answer nothing until the test ends
+
+
 @pytest.fixture
 def endpoint():
-    """Answers POST /v1/chat/completions from a script: an int is an HTTP error, a dict a body."""
-    state = {"script": [], "requests": []}
+    """Answers POST /v1/chat/completions from `script`, one step per request (the last repeats):
+    an int is that HTTP status with an error body, a dict a 200 JSON body, a `Reply` anything,
+    `HANG` no answer at all. Each request's JSON and arrival time are kept."""
+    state = {"script": [], "requests": [], "times": []}
+    released = threading.Event()
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
             state["requests"].append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            state["times"].append(time.monotonic())
             step = state["script"].pop(0) if len(state["script"]) > 1 else state["script"][0]
-            status, body = (step, {"error": {"message": "busy"}}) if isinstance(step, int) else (200, step)
-            data = json.dumps(body).encode()
-            self.send_response(status)
+            if step == HANG:
+                released.wait(10)
+                return
+            if isinstance(step, int):
+                step = Reply(step)
+            elif isinstance(step, dict):
+                step = Reply(200, step)
+            data = step.body if isinstance(step.body, bytes) else json.dumps(step.body).encode()
+            self.send_response(step.status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
+            for name, value in step.headers.items():
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)
 
@@ -44,12 +75,20 @@ def endpoint():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     state["url"] = f"http://127.0.0.1:{server.server_address[1]}/v1"
     yield state
+    released.set()
     server.shutdown()
+    server.server_close()
 
 
 def judge_for(endpoint, tmp_cache, **kw):
-    return Judge(model="scripted", base_url=endpoint["url"], api_key="k", grammar=False,
+    url = endpoint["url"] if isinstance(endpoint, dict) else endpoint
+    kw.setdefault("timeout", 2)
+    return Judge(model="scripted", base_url=url, api_key="k", grammar=False,
                  cache=CallCache(tmp_cache, mode="record"), **kw)
+
+
+def recorded_lines(tmp_cache):
+    return [line for path in tmp_cache.glob("*.jsonl") for line in path.read_text().splitlines()]
 
 
 def test_transient_faults_are_retried(endpoint, tmp_cache):
@@ -61,17 +100,102 @@ def test_transient_faults_are_retried(endpoint, tmp_cache):
     assert (sent["max_tokens"], sent["logprobs"], sent["top_logprobs"]) == (1, True, 20)
 
 
+def test_500_then_success_is_retried(endpoint, tmp_cache):
+    endpoint["script"] = [500, completion("A")]
+    result = judge_for(endpoint, tmp_cache, max_retries=1).judge("claim", "evidence")
+    assert result.error is None and result.relation == "supports" and result.method == "logprobs"
+    assert len(endpoint["requests"]) == 2 and len(recorded_lines(tmp_cache)) == 1  # only the answer is recorded
+
+
+def test_429_waits_for_retry_after(endpoint, tmp_cache):
+    endpoint["script"] = [Reply(429, headers={"Retry-After": "1"}), completion("A")]
+    result = judge_for(endpoint, tmp_cache, max_retries=1).judge("claim", "evidence")
+    assert result.error is None and result.relation == "supports"
+    first, second = endpoint["times"]
+    assert second - first >= 0.95  # the server's 1 s, not the client's own backoff (at most 0.5 s)
+
+
 def test_persistent_failure_is_an_error_row(endpoint, tmp_cache):
     endpoint["script"] = [500]
     result = judge_for(endpoint, tmp_cache, max_retries=1).judge("claim", "evidence")
     assert result.relation is None and "InternalServerError" in result.error
     assert len(endpoint["requests"]) == 2  # the first try and one retry
+    assert recorded_lines(tmp_cache) == []  # a failure is never recorded as an answer
+
+
+def test_hanging_endpoint_stops_the_run_in_bounded_time(endpoint, tmp_cache):
+    """An endpoint that never answers cannot judge any row: JudgeUnavailableError (not a row
+    error) once the timeout has run out on the first try and on the retry."""
+    endpoint["script"] = [HANG]
+    judge = judge_for(endpoint, tmp_cache, timeout=0.5, max_retries=1)
+    started = time.monotonic()
+    with pytest.raises(JudgeUnavailableError, match=r"no answer .* within 0.5 s in 2 tries.*CITEAUDIT_TIMEOUT"):
+        judge.judge("claim", "evidence")
+    assert time.monotonic() - started < 4
+    assert len(endpoint["requests"]) == 2
+
+
+def test_malformed_json_body_is_an_error_row(endpoint, tmp_cache):
+    endpoint["script"] = [Reply(200, b'{"id": "x", "choices": [')]
+    result = judge_for(endpoint, tmp_cache, max_retries=0).judge("claim", "evidence")
+    assert result.relation is None and result.confidence is None and result.error
+    assert recorded_lines(tmp_cache) == []
+
+
+def test_body_without_choices_is_an_error_row(endpoint, tmp_cache):
+    endpoint["script"] = [{"id": "x", "object": "chat.completion", "created": 0, "model": "scripted", "choices": []}]
+    result = judge_for(endpoint, tmp_cache, max_retries=0).judge("claim", "evidence")
+    assert result.relation is None and "IndexError" in result.error
 
 
 def test_no_logprobs_falls_back_to_sampling(endpoint, tmp_cache):
     endpoint["script"] = [completion("A", logprobs=False), completion("A", False), completion("C", False),
                           completion("A", False), completion("B", False), completion("A", False)]
     result = judge_for(endpoint, tmp_cache, samples=5).judge("claim", "evidence")
-    assert result.method == "sampling (n=5)"
+    assert result.method == "sampling (n=5, Wilson 95% lower bound)"
     assert result.probabilities == {"supports": 0.6, "contradicts": 0.2, "says_nothing": 0.2}
+    assert result.confidence == pytest.approx(wilson_lower_bound(3, 5))
     assert [r.get("seed") for r in endpoint["requests"][1:]] == [0, 1, 2, 3, 4]
+
+
+def test_unanimous_samples_give_a_lower_bound_not_certainty(endpoint, tmp_cache):
+    endpoint["script"] = [completion("A", logprobs=False)]
+    result = judge_for(endpoint, tmp_cache, samples=5).judge("claim", "evidence")
+    assert result.relation == "supports" and result.probabilities["supports"] == 1.0
+    assert 0.55 < result.confidence < 0.58  # Wilson 95% lower bound of 5/5, below the 0.8 threshold
+
+
+def test_nan_logprob_is_an_error_row_and_the_recording_stays_strict_json(endpoint, tmp_cache):
+    endpoint["script"] = [completion("A", logprob=float("nan"))]  # json.dumps writes a bare NaN
+    result = judge_for(endpoint, tmp_cache).judge("claim", "evidence")
+    assert result.relation is None and result.confidence is None
+    assert "not finite numbers" in result.error
+    (line,) = recorded_lines(tmp_cache)
+    record = json.loads(line, parse_constant=lambda name: pytest.fail(f"bare {name} in the recording"))
+    assert record["response"]["top_logprobs"][0] == {"token": "A", "logprob": None}
+
+
+def test_connection_refused_names_the_settings(tmp_cache):
+    with socket.socket() as sock:  # a port that nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    judge = judge_for(f"http://127.0.0.1:{port}/v1", tmp_cache, max_retries=1, timeout=1)
+    with pytest.raises(JudgeUnavailableError, match=r"cannot connect to http://127.0.0.1:\d+/v1") as raised:
+        judge.judge("claim", "evidence")
+    message = str(raised.value)
+    assert all(name in message for name in ("OPENAI_BASE_URL", "CITEAUDIT_MODEL", "OPENAI_API_KEY",
+                                            "citeaudit serve-local --model qwen"))
+    assert isinstance(raised.value, JudgeError)  # callers that catch JudgeError still do
+
+
+def test_refused_key_names_openai_api_key(endpoint, tmp_cache):
+    endpoint["script"] = [401]
+    with pytest.raises(JudgeUnavailableError, match="refused the API key .*OPENAI_API_KEY"):
+        judge_for(endpoint, tmp_cache, max_retries=2).judge("claim", "evidence")
+    assert len(endpoint["requests"]) == 1  # not retried
+
+
+def test_unknown_model_names_citeaudit_model(endpoint, tmp_cache):
+    endpoint["script"] = [404]
+    with pytest.raises(JudgeUnavailableError, match="404 for model 'scripted'.*CITEAUDIT_MODEL"):
+        judge_for(endpoint, tmp_cache).judge("claim", "evidence")

