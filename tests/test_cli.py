@@ -137,3 +137,25 @@ def test_output_is_never_half_written(tmp_path, recorded_cache):
     out = tmp_path / "audit.jsonl"
     run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--locate-only", "--output", str(out))
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("audit")] == ["audit.jsonl"]
+
+
+def test_record_mode_with_no_endpoint_says_which_setting_and_exits_3(tmp_path, recorded_cache, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    monkeypatch.setenv("CITEAUDIT_RETRIES", "0")
+    citations = tmp_path / "new.json"
+    citations.write_text(json.dumps([{"id": "n1", "claim": "JWTs are compact.", "quote": None, "section": "1"}]))
+    result = run("audit", "--source", "rfc7519.txt", "--citations", str(citations), "--cache-mode", "record")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "OPENAI_BASE_URL" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--locate-only", "--output", "/etc/hostname/x.jsonl"],
+    ["audit", "--source", "no-such-rfc.txt", "--citations", str(EXAMPLE), "--locate-only"],
+    ["lines", "--document", str(DATA / "lines" / "field_note.txt"), "--answer", "/nonexistent/answer.txt"],
+    ["contract", str(EXAMPLE), str(EXAMPLE), str(EXAMPLE)],
+])
+def test_bad_paths_and_inputs_exit_2_without_a_traceback(recorded_cache, args):
+    result = run(*args)
+    assert result.returncode in (1, 2), result.stderr
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout

