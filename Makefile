@@ -38,7 +38,8 @@ test: $(VENV)/.test
 notebooks: $(VENV)/.test
 	$(PY) tools/build_notebooks.py
 
-# Re-record the worked example and the labelled sets with the local Qwen model (slow, opt-in).
+# Re-record the worked example, the labelled sets, the line answers and the source-id example with the
+# local Qwen model (slow, opt-in; about 10 minutes on 2 cores).
 record-qwen: $(VENV)/.test
 	for job in "rfc7519.txt data/rfc7519_citations.json" "rfc7519.txt data/eval_rfc7519.json" \
 	           "rfc6749.txt data/eval_rfc6749.json"; do set -- $$job; \
@@ -46,6 +47,8 @@ record-qwen: $(VENV)/.test
 	for answer in good_answer broken_answer; do \
 		$(VENV)/bin/citeaudit record --model qwen --document data/lines/field_note.txt \
 			--answer data/lines/$$answer.txt || exit 1; done
+	$(VENV)/bin/citeaudit record --model qwen --answer-json data/contract/answer.json \
+		--sources-json data/contract/sources.json
 
 clean:
 	rm -rf $(VENV) cache/store out

@@ -43,3 +43,18 @@ def replay_cache(tmp_path_factory):
     for recording in (ROOT / "cache").glob("*.jsonl"):
         shutil.copy(recording, folder)
     return CallCache(folder, mode="replay")
+
+
+@pytest.fixture
+def recorded_cache(tmp_path, monkeypatch):
+    """A private copy of the committed recordings, so tests never touch the working store."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    import shutil
+
+    for path in (ROOT / "cache").glob("*.jsonl"):
+        shutil.copy(path, cache)
+    monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(cache))
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    return cache

@@ -1,13 +1,13 @@
+import itertools
 import math
 
 import pandas as pd
 import pytest
-
-from citeaudit import CallCache, Judge, audit_quotes
-from citeaudit.calibrate import (GRID, advise, expected_calibration_error, lowest_threshold, reliability,
-                                 threshold_table)
-from citeaudit import columns as C
 from conftest import DATA
+
+from citeaudit import Judge, audit_quotes
+from citeaudit import columns as C
+from citeaudit.calibrate import advise, expected_calibration_error, lowest_threshold, reliability, threshold_table
 
 
 def labelled(rows):
@@ -74,5 +74,5 @@ def test_labelled_set_is_big_enough_and_fully_recorded(recorded_labelled_set):
 def test_auto_share_never_rises_on_the_labelled_set(recorded_labelled_set):
     grid = threshold_table(recorded_labelled_set, thresholds=[t / 100 for t in range(101)])
     shares = grid["auto_share"].tolist()
-    assert all(later <= earlier for earlier, later in zip(shares, shares[1:]))
+    assert all(later <= earlier for earlier, later in itertools.pairwise(shares))
     assert not math.isnan(expected_calibration_error(recorded_labelled_set))

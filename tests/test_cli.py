@@ -1,13 +1,11 @@
 """The command line as a user runs it: a subprocess, offline, from the committed recordings."""
 
 import json
-import shutil
 import subprocess
 import sys
 
 import pytest
-
-from conftest import DATA, ROOT
+from conftest import DATA
 
 EXAMPLE = DATA / "rfc7519_citations.json"
 STEP1 = {  # the seed's step-1 table: quote status, found section, evidence length
@@ -19,19 +17,6 @@ STEP1 = {  # the seed's step-1 table: quote status, found section, evidence leng
 FIELDS = {"id", "claim", "cited_section", "quote_status", "found_section", "section_match", "match_score",
           "span", "relation", "probabilities", "confidence", "method", "verdict", "route", "flags",
           "model", "cached", "error"}
-
-
-@pytest.fixture
-def recorded_cache(tmp_path, monkeypatch):
-    """A private copy of the committed recordings, so tests never touch the working store."""
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    for path in (ROOT / "cache").glob("*.jsonl"):
-        shutil.copy(path, cache)
-    monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(cache))
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    return cache
 
 
 def run(*args):
@@ -64,7 +49,7 @@ def test_replay_runs_offline_with_recorded_probabilities(tmp_path, recorded_cach
                  "--output", str(out))
     assert result.returncode == 1, result.stderr  # not every citation is verified
     rows = read_jsonl(out)
-    assert len(rows) == 8 and all(FIELDS <= set(r) for r in rows)
+    assert len(rows) == 8 and all(set(r) >= FIELDS for r in rows)
     for row in rows:
         if row["verdict"] == "fabricated":
             assert row["quote_status"] == "missing" and row["model"] is None
@@ -101,7 +86,7 @@ def test_exit_code_0_when_every_citation_is_verified(tmp_path, recorded_cache):
     good = tmp_path / "good.json"
     cites = [c for c in json.loads(EXAMPLE.read_text()) if c["id"] in ("aud_reject", "epoch_seconds")]
     good.write_text(json.dumps(cites))
-    result = run("audit", "--source", "rfc7519.txt", "--citations", str(good), "--threshold", "0.5")
+    result = run("audit", "--source", "rfc7519.txt", "--citations", str(good), "--threshold", "0.45")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "ACCEPT" in result.stdout
 

@@ -3,7 +3,7 @@
 import json
 
 from conftest import DATA
-from test_cli import read_jsonl, recorded_cache, run  # noqa: F401 (fixture)
+from test_cli import read_jsonl, run
 
 NOTE = DATA / "lines" / "field_note.txt"
 CONTRACT = [str(DATA / "contract" / n) for n in ("answer.json", "sources.json", "reviews.json")]

@@ -4,6 +4,8 @@ import json
 from types import SimpleNamespace as NS
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from citeaudit import CallCache, Judge, build_messages
 from citeaudit.errors import InputError
@@ -152,3 +154,18 @@ def test_prompt_holds_claim_evidence_and_version():
 
 def test_no_option_mass_gives_none():
     assert probabilities_from_top_logprobs([{"token": "X", "logprob": 0.0}]) is None
+
+
+
+@given(claim=st.text(), evidence=st.text(), where=st.text(max_size=40))
+def test_claim_and_evidence_cannot_forge_the_prompt_structure(claim, evidence, where):
+    from citeaudit.judge import boundary_tag
+
+    user = build_messages(claim, evidence, where)[1]["content"]
+    tag = boundary_tag(claim, evidence, " ".join(where.split()))
+    for marker in (f"[PASSAGE-{tag}]", f"[/PASSAGE-{tag}]", f"[CLAIM-{tag}]", f"[/CLAIM-{tag}]"):
+        assert user.count(marker) == 1  # content never repeats a marker, so it cannot close one
+    passage = user.split(f"[PASSAGE-{tag}]\n", 1)[1].split(f"\n[/PASSAGE-{tag}]", 1)[0]
+    stated = user.split(f"[CLAIM-{tag}]\n", 1)[1].split(f"\n[/CLAIM-{tag}]", 1)[0]
+    assert (passage, stated) == (evidence, claim)
+    assert user.endswith("Answer with one letter: A, B or C.")

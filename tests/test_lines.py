@@ -1,8 +1,8 @@
 import pytest
-
-from citeaudit.lines import extract_line_citations, load_line_answer, range_problem
-from citeaudit.audit import audit_lines
 from conftest import DATA
+
+from citeaudit.audit import audit_lines
+from citeaudit.lines import extract_line_citations, load_line_answer, range_problem
 
 NOTE = DATA / "lines" / "field_note.txt"
 

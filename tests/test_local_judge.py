@@ -6,12 +6,12 @@ import subprocess
 import sys
 
 import pytest
+from conftest import DATA
 
 from citeaudit import CallCache, Judge, LocalModelError, audit_quotes, local_server, model_path
 from citeaudit.cache import read_recording, recording_name
 from citeaudit.errors import JudgeUnavailableError
 from citeaudit.localmodel import LocalServer
-from conftest import DATA
 
 pytestmark = pytest.mark.integration
 

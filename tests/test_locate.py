@@ -128,10 +128,10 @@ def test_normalize_is_idempotent_on_the_document(index7519):
 @pytest.mark.parametrize("source, path", [("rfc7519.txt", "eval_rfc7519.json"), ("rfc6749.txt", "eval_rfc6749.json")])
 def test_span_invariant_over_the_labelled_sets(source, path):
     """Every reported span, sliced from the raw file without page furniture, is the matched passage."""
+    from conftest import DATA
     from rapidfuzz import fuzz
 
     from citeaudit import index_document, load_citations, load_rfc
-    from conftest import DATA
 
     doc = load_rfc(source)
     index = index_document(doc)

@@ -7,9 +7,8 @@ compares the figures, so the README cannot drift from what the code does.
 import re
 
 import pytest
-from test_cli import recorded_cache, run  # noqa: F401 (recorded_cache is a fixture)
-
 from conftest import DATA, ROOT
+from test_cli import run
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -25,7 +24,7 @@ def squash(line: str) -> str:
     return " ".join(line.split())
 
 
-def test_step1_table_is_what_locate_only_prints(recorded_cache):  # noqa: F811
+def test_step1_table_is_what_locate_only_prints(recorded_cache):
     result = run("audit", "--source", "rfc7519.txt", "--citations", str(DATA / "rfc7519_citations.json"),
                  "--locate-only")
     printed = {squash(line) for line in result.stdout.splitlines()}
@@ -34,7 +33,7 @@ def test_step1_table_is_what_locate_only_prints(recorded_cache):  # noqa: F811
     assert [squash(line) for line in shown if squash(line) not in printed] == []
 
 
-def test_demo_decision_and_confidences(recorded_cache):  # noqa: F811
+def test_demo_decision_and_confidences(recorded_cache):
     result = run("audit", "--source", "rfc7519.txt", "--citations", str(DATA / "rfc7519_citations.json"),
                  "--cache-mode", "replay")
     assert result.returncode == 1, result.stderr
@@ -45,7 +44,7 @@ def test_demo_decision_and_confidences(recorded_cache):  # noqa: F811
     assert len(confidences) == 7 and (min(confidences), max(confidences)) == (low, high)
 
 
-def test_threshold_table_and_ece(recorded_cache):  # noqa: F811
+def test_threshold_table_and_ece(recorded_cache):
     result = run("thresholds", "--source", "rfc7519.txt", "--citations", str(DATA / "eval_rfc7519.json"),
                  "--source", "rfc6749.txt", "--citations", str(DATA / "eval_rfc6749.json"))
     assert result.returncode == 0, result.stderr
@@ -62,13 +61,13 @@ def test_threshold_table_and_ece(recorded_cache):  # noqa: F811
       str(DATA / "lines" / "broken_answer.txt"), "--locate-only"],
      "document_lines=7 citations_found=4\n  invalid_citations=2 unrecognized_citations=1"),
 ])
-def test_line_citation_counts(recorded_cache, args, figure):  # noqa: F811
+def test_line_citation_counts(recorded_cache, args, figure):
     result = run(*args)
     assert squash(figure) in squash(result.stdout)
     assert squash(figure) in squash(README)
 
 
-def test_contract_example(recorded_cache):  # noqa: F811
+def test_contract_example(recorded_cache):
     result = run("contract", *(str(DATA / "contract" / f"{n}.json") for n in ("answer", "sources", "reviews")))
     assert result.returncode == 0 and '"ACCEPT"' in result.stdout
     assert "gives `ACCEPT` with fingerprint `6709ca2e…4d19e2`" in README

@@ -4,13 +4,12 @@ import json
 import re
 import shutil
 import subprocess
-
-import pytest
-
 from dataclasses import replace
 
-from citeaudit import Judge, audit_quotes, load_rfc, render_html, write_report
+import pytest
 from conftest import DATA
+
+from citeaudit import Judge, audit_quotes, load_rfc, render_html, write_report
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -1,13 +1,13 @@
 import json
 
 import pytest
+from conftest import DATA
 
 from citeaudit import InputError, apply_reviews, decide
 from citeaudit.audit import audit_lines, audit_quotes
 from citeaudit.fingerprint import fingerprint
 from citeaudit.lines import load_line_answer
 from citeaudit.reviews import load_reviews, record_review, review_row
-from conftest import DATA
 
 
 @pytest.fixture

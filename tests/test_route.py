@@ -1,8 +1,8 @@
 import pandas as pd
 import pytest
 
-from citeaudit import decide, route
 from citeaudit import columns as C
+from citeaudit import decide, route
 
 
 def table(rows):

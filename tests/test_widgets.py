@@ -1,9 +1,9 @@
 """The slider and review callbacks, called as functions and through the real ipywidgets objects."""
 
 import pytest
-
-from citeaudit import CallCache, Judge, ReviewQueue, ThresholdExplorer, audit_quotes, load_reviews, load_rfc
 from conftest import DATA
+
+from citeaudit import Judge, ReviewQueue, ThresholdExplorer, audit_quotes, load_reviews, load_rfc
 
 
 @pytest.fixture(scope="module")

@@ -24,14 +24,14 @@ def run(repeats: int) -> None:
         index = index_document(doc)
         build = time.perf_counter() - started
 
-        def indexed() -> None:
+        def indexed(cites=cites, index=index) -> None:
             for c in cites:
-                locate(index, c.quote, canonical_section_id(c.locator))
+                locate(index, c.quote, canonical_section_id(str(c.locator)))
 
-        def renormalized() -> None:
+        def renormalized(cites=cites, index=index, doc=doc) -> None:
             for c in cites:
                 _normalize_chars(doc.clean, range(len(doc.clean)))  # what each quote would pay unindexed
-                locate(index, c.quote, canonical_section_id(c.locator))
+                locate(index, c.quote, canonical_section_id(str(c.locator)))
 
         times = {}
         for label, fn in (("indexed", indexed), ("re-normalized", renormalized)):

@@ -229,7 +229,7 @@ def record(key, source, citations, document, answer, answer_json, sources_json, 
     with local_server(key) as server:
         judge = Judge(model=server.model, base_url=server.base_url,
                       cache=CallCache(mode=CacheMode.REFRESH if refresh else CacheMode.RECORD))
-        result = audit_files(**inputs, judge=judge, progress=True)
+        result = audit_files(**inputs, judge=judge, progress=True, locate_only=False)
     _show(step2_view(result.table))
     new = int((result.table["cached"] == False).sum())  # noqa: E712 (None means not judged)
     click.echo(f"\n{new} new answers of {judge.model} appended to {judge.cache.directory}")
