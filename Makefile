@@ -31,6 +31,9 @@ demo: $(VENV)/.base
 	status=$$?; [ $$status -le 1 ] || exit $$status  # 1 = not every citation verified, a result
 
 test: $(VENV)/.test
+	$(PY) -m ruff check src tests tools notebooks
+	$(PY) -m mypy src tools notebooks
+	$(PY) -m mypy --no-check-untyped-defs tests  # test bodies narrow Optionals by asserting on them
 	$(PY) -m pytest
 
 # Build notebooks/*.ipynb from their percent scripts notebooks/*.py (outputs empty).

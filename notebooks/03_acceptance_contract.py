@@ -48,7 +48,7 @@ show("as recorded", answer, sources, reviews)
 # Nothing is wrong, but no human has confirmed the claim yet.
 
 # %%
-no_review = {"reviews": []}
+no_review: dict[str, list] = {"reviews": []}
 show("review removed", answer, sources, no_review)
 
 # %% [markdown]

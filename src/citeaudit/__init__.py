@@ -6,8 +6,16 @@ documents -> locate (step 1) -> judge through the cache (step 2) -> route (step 
 `Audit`; the words of the table are in `vocab`, its column names in `columns`.
 """
 
-from .audit import (Audit, audit_citations, audit_files, audit_lines, audit_quotes, audit_source_files,
-                    audit_sources, judge_citations)
+from .audit import (
+                    Audit,
+                    audit_citations,
+                    audit_files,
+                    audit_lines,
+                    audit_quotes,
+                    audit_source_files,
+                    audit_sources,
+                    judge_citations,
+)
 from .cache import CallCache
 from .calibrate import advise, expected_calibration_error, lowest_threshold, reliability, threshold_table
 from .citations import Citation, LineRange, SectionRef, SourceRef, load_citations

@@ -20,9 +20,9 @@ import re
 import shutil
 import sqlite3
 import time
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable
 
 import diskcache
 
@@ -205,7 +205,7 @@ class CallCache:
     def close(self) -> None:
         self.store.close()
 
-    def __enter__(self) -> "CallCache":
+    def __enter__(self) -> CallCache:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -244,7 +244,7 @@ class CallCache:
             "response": response,
             "seconds": round(time.perf_counter() - started, 3),
             "tokens": usage,
-            "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "when": datetime.now(UTC).isoformat(timespec="seconds"),
         }
         path = self.directory / recording_name(request["model"])
         before, after = append_offsets(path, record, RECORD_KEYS)

@@ -79,7 +79,8 @@ input_options = _options(
     click.option("--citations", type=click.Path(dir_okay=False), help="... and the quote-citation file."),
     click.option("--document", help="Line citations: the document ..."),
     click.option("--answer", type=click.Path(dir_okay=False), help="... and the answer text."),
-    click.option("--answer-json", type=click.Path(dir_okay=False), help="Source-id citations: seed 000's answer.json ..."),
+    click.option("--answer-json", type=click.Path(dir_okay=False),
+                 help="Source-id citations: seed 000's answer.json ..."),
     click.option("--sources-json", type=click.Path(dir_okay=False), help="... and its sources.json."),
 )
 
@@ -116,7 +117,7 @@ def _table(audit: Audit) -> pd.DataFrame:
 class _Guarded(click.Group):
     """Every error becomes a message and an exit code, never a traceback."""
 
-    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+    def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
@@ -155,7 +156,8 @@ def audit(source, citations, threshold, cache_mode, model, output, html_path, re
 
 @main.command()
 @click.option("--document", required=True, help="Plain-text document, numbered from line 1.")
-@click.option("--answer", required=True, type=click.Path(dir_okay=False), help="Answer text with [Lx] / [Lx-Ly] markers.")
+@click.option("--answer", required=True, type=click.Path(dir_okay=False),
+              help="Answer text with [Lx] / [Lx-Ly] markers.")
 @judge_options
 @locate_only_option
 def lines(document, answer, threshold, cache_mode, model, output, html_path, reviews, locate_only):
@@ -198,7 +200,8 @@ def contract(answer, sources, reviews, use_judge, threshold, cache_mode, model, 
 
 
 @main.command()
-@click.option("--reviews", required=True, type=click.Path(dir_okay=False), help="Review store (JSON Lines) to append to.")
+@click.option("--reviews", required=True, type=click.Path(dir_okay=False),
+              help="Review store (JSON Lines) to append to.")
 @input_options
 @click.option("--id", "citation_id", required=True, help="The citation reviewed (an id of the audit table).")
 @click.option("--verdict", required=True, type=_choice(REVIEW_VERDICTS))
@@ -242,7 +245,8 @@ def record(key, source, citations, document, answer, answer_json, sources_json, 
 
 
 @main.command()
-@click.option("--source", "sources", required=True, multiple=True, help="Source text (repeat, paired with --citations).")
+@click.option("--source", "sources", required=True, multiple=True,
+              help="Source text (repeat, paired with --citations).")
 @click.option("--citations", "citation_files", required=True, multiple=True, type=click.Path(dir_okay=False),
               help="Labelled quote-citation file (with `expected`).")
 @click.option("--target", type=click.FloatRange(0, 1), default=0.95, show_default=True,
@@ -281,7 +285,8 @@ def thresholds(sources, citation_files, target, cache_mode, model):
 @click.option("--threshold", type=click.FloatRange(0, 1), default=config.DEFAULT_THRESHOLD, show_default=True)
 @click.option("--cache-mode", type=_choice(CacheMode), default=None)
 @click.option("--model", default=None)
-@click.option("--output", type=click.Path(dir_okay=False), default=None, help="Also write one JSON object per citation.")
+@click.option("--output", type=click.Path(dir_okay=False), default=None,
+              help="Also write one JSON object per citation.")
 @click.option("--reviews", type=click.Path(dir_okay=False), default=None, help="Review store to apply.")
 @locate_only_option
 def report(source, citations, document, answer, answer_json, sources_json, html_path, threshold, cache_mode, model,

@@ -56,4 +56,4 @@ def check_contract_files(
     cannot be read, is not UTF-8 or is not valid JSON. Valid JSON that breaks the contract
     is not an error: it gives a REJECT result.
     """
-    return audit_source_files(answer_path, sources_path, reviews_path).decision
+    return audit_source_files(os.fspath(answer_path), os.fspath(sources_path), os.fspath(reviews_path)).decision

@@ -222,7 +222,7 @@ def _rfc_furniture(line: str) -> bool:
 def _sections(clean: str, clean_to_raw: np.ndarray) -> dict[str, Section]:
     marks = list(_SECTION_HEADER.finditer(clean))
     sections: dict[str, Section] = {}
-    for mark, nxt in zip(marks, marks[1:] + [None]):
+    for mark, nxt in zip(marks, [*marks[1:], None]):
         if mark.group(1) is None:  # an appendix header only ends the section before it
             continue
         chunk_end = nxt.start() if nxt else len(clean)

@@ -195,7 +195,7 @@ class Judge:
     base_url: str | None = field(default_factory=config.base_url)
     api_key: str | None = field(default_factory=config.api_key)
     grammar: bool | None = None  # None: config.use_grammar(model)
-    cache: CallCache | None = None
+    cache: CallCache = field(default_factory=CallCache)
     max_retries: int = field(default_factory=config.retries)
     timeout: float = field(default_factory=config.timeout)
     samples: int = SAMPLES
@@ -204,8 +204,6 @@ class Judge:
     def __post_init__(self) -> None:
         if self.grammar is None:
             self.grammar = config.use_grammar(self.model)
-        if self.cache is None:
-            self.cache = CallCache()
 
     @property
     def client(self):
@@ -220,7 +218,8 @@ class Judge:
             )
         return self._client
 
-    def _params(self, sample: int | None = None) -> dict:
+    def _params(self, sample: int | None = None) -> dict[str, object]:
+        params: dict[str, object]
         if sample is None:
             params = {"temperature": 0.0, "max_tokens": 1, "logprobs": True, "top_logprobs": TOP_LOGPROBS}
         else:
@@ -282,7 +281,7 @@ class Judge:
                         f"(answer {record['response'].get('content')!r})"
                     )
                 method = "logprobs"
-                relation = max(RELATIONS, key=lambda r: probs[r])
+                relation = max(RELATIONS, key=probs.__getitem__)
                 confidence = probs[relation]
             else:
                 counts, cached = self._sample(messages, what, cached)

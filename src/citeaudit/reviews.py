@@ -13,7 +13,7 @@ too, `supported` meaning `verified`.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -115,7 +115,7 @@ def record_review(path: str | Path, citation_id: str, fingerprint_hex: str, verd
         verdict=Verdict(verdict),
         reviewer=reviewer,
         note=note,
-        timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        timestamp=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     append_record(Path(path), review.model_dump(mode="json"), REVIEW_FIELDS)
     return review

@@ -341,16 +341,16 @@ def _shape_reason(error: Any, site: tuple[Any, ...], given: dict[str, object]) -
     top = len(site) == 1
     if error["type"] == "duplicate_key":
         return f"{where}: {error['msg']}"
+    got = _json_type(error["input"])
+    if model is None:
+        return f"{where}: must be a JSON array, got {got}"
     if error["type"] in _KEY_ERRORS or error["type"] == "string_unicode":
         # Pydantic reports each bad key apart; the reason lists them all, from the object itself.
         problem = _key_problem(set(_at(given, site)), set(model.model_fields))
         return f"{where}: top level {problem}" if top else f"{where}: {problem}"
-    got = _json_type(error["input"])
     if top:
         key = next(iter(model.model_fields))
         return f"{where}: top level must be a JSON object {{{quoted(key)}: [...]}}, got {got}"
-    if model is None:
-        return f"{where}: must be a JSON array, got {got}"
     return f"{where}: must be a JSON object, got {got}"
 
 

@@ -28,6 +28,7 @@ tooling here.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import logging
@@ -191,7 +192,7 @@ def _classify(raw: bytes, required: tuple[str, ...]) -> str | None:
 
 def _lines_of(fd: int):
     """The lines of the file open at `fd`, read in chunks; the last one may lack its newline."""
-    offset, parts = 0, []
+    offset, parts = 0, list[bytes]()
     while chunk := os.pread(fd, _CHUNK, offset):
         offset += len(chunk)
         start = 0
@@ -330,9 +331,7 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
         ) from None
     finally:
         if tmp is not None:
-            try:
+            with contextlib.suppress(OSError):
                 tmp.unlink()
-            except OSError:
-                pass
     _fsync_dir(path.parent)
     return path

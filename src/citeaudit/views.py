@@ -90,7 +90,8 @@ def lines_view(table: pd.DataFrame) -> pd.DataFrame:
         "citation": table[C.ID],
         "claim": table[C.CLAIM],
         "marker": table[C.CITED_SECTION],
-        "cited lines": [e if isinstance(e, str) else f"INVALID: {r}" for e, r in zip(table[C.EVIDENCE], table[C.FABRICATED_REASON])],
+        "cited lines": [e if isinstance(e, str) else f"INVALID: {r}"
+                        for e, r in zip(table[C.EVIDENCE], table[C.FABRICATED_REASON])],
     })
 
 

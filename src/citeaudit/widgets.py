@@ -168,10 +168,12 @@ class ReviewQueue:
         )
         found = row[C.FOUND_SECTION]
         evidence = evidence_html(row, self.audit.document)
-        model_says = f"{row[C.VERDICT]} ({row[C.CONFIDENCE]:.2f})" if isinstance(row[C.CONFIDENCE], float) else "no verdict"
+        confidence = row[C.CONFIDENCE]
+        model_says = f"{row[C.VERDICT]} ({confidence:.2f})" if isinstance(confidence, float) else "no verdict"
+        cid, cited = html.escape(str(row[C.ID])), html.escape(str(row[C.CITED_SECTION]))
         return (
-            f"<p>{self.position + 1} of {len(self.pending)} waiting &middot; citation <b>{html.escape(str(row[C.ID]))}</b>"
-            f" &middot; cited {html.escape(str(row[C.CITED_SECTION]))} &middot; model says {html.escape(model_says)}</p>"
+            f"<p>{self.position + 1} of {len(self.pending)} waiting &middot; citation <b>{cid}</b>"
+            f" &middot; cited {cited} &middot; model says {html.escape(model_says)}</p>"
             f"<p style='font-size:1.1em'>{html.escape(str(row[C.CLAIM]))}</p>{bars}"
             f"<details open><summary>evidence: {html.escape(str(found))}</summary>{evidence}</details>"
         )
