@@ -5,7 +5,8 @@ import json
 import pytest
 
 from citeaudit import CacheMissError, CallCache
-from citeaudit.cache import append_line, read_recording, recording_name, request_key
+from citeaudit.cache import RECORD_KEYS, read_recording, recording_name, request_key
+from citeaudit.stores import append_record
 
 REQUEST = {"model": "m-1", "messages": [{"role": "user", "content": "secret text"}],
            "params": {"temperature": 0.0}, "prompt_version": "v1"}
@@ -79,11 +80,11 @@ def test_refresh_always_calls_and_appends(tmp_cache):
 
 def test_torn_last_line_is_skipped_and_kept(tmp_cache):
     path = tmp_cache / "m-1.jsonl"
-    append_line(path, {"key": "k1", "response": {}})
+    append_record(path, {"key": "k1", "response": {}}, RECORD_KEYS)
     with open(path, "a") as handle:
         handle.write('{"key": "k2", "resp')  # a crash mid-write
     assert [r["key"] for r in read_recording(path)] == ["k1"]
-    append_line(path, {"key": "k3", "response": {}})
+    append_record(path, {"key": "k3", "response": {}}, RECORD_KEYS)
     records = read_recording(path)
     assert [r["key"] for r in records] == ["k1", "k3"]
     assert '{"key": "k2", "resp\n' in path.read_text()  # never cut: only a newline was added

@@ -87,8 +87,11 @@ def test_a_file_that_is_not_a_store_is_refused_and_untouched(tmp_path, make, why
     assert sorted(tmp_path.iterdir()) == [path]
 
 
-def test_the_deprecated_append_line_refuses_the_reported_settings_file(tmp_path):
-    from citeaudit.cache import append_line
+def test_a_review_append_refuses_the_reported_settings_file(tmp_path):
+    from citeaudit.reviews import REVIEW_FIELDS
+
+    def append_line(path, record):
+        append_record(path, record, REVIEW_FIELDS)
 
     path = tmp_path / "settings.json"
     with open(path, "w") as handle:

@@ -23,7 +23,16 @@ from .config import DEFAULT_MODEL, DEFAULT_THRESHOLD
 from .contract import check_contract, check_contract_files
 from .decide import Decision, apply_reviews, decide, final_verdicts
 from .documents import Document, Section, canonical_section_id, load_rfc, load_text, resolve_source
-from .errors import CacheMissError, CiteAuditError, InputError, JudgeError, LocalModelError, SourceError
+from .errors import (
+                    CacheMissError,
+                    CiteAuditError,
+                    InputError,
+                    JudgeError,
+                    JudgeUnavailableError,
+                    LocalModelError,
+                    SourceError,
+                    StoreError,
+)
 from .fingerprint import fingerprint
 from .judge import PROMPT_VERSION, Judge, Judgement, build_messages
 from .lines import LineAnswer, extract_line_citations, load_line_answer
@@ -32,6 +41,7 @@ from .locate import DocumentIndex, Location, index_document, locate, locate_cita
 from .report import render_html, write_report
 from .reviews import Review, load_reviews, record_review, review_row, review_store_path, row_fingerprint
 from .route import route
+from .sourceid import ContractViolation, SourceIdAnswer, validate_source_id
 from .views import highlight_html, lines_view, records, step1_view, step2_view, write_jsonl
 from .vocab import CacheMode, Flag, Kind, LocalModelKey, QuoteStatus, Relation, ReviewState, Route, Status, Verdict
 from .widgets import ReviewQueue, ThresholdExplorer, style_threshold_view, threshold_view
@@ -46,6 +56,7 @@ __all__ = [
     "CallCache",
     "Citation",
     "CiteAuditError",
+    "ContractViolation",
     "Decision",
     "Document",
     "DocumentIndex",
@@ -53,6 +64,7 @@ __all__ = [
     "InputError",
     "Judge",
     "JudgeError",
+    "JudgeUnavailableError",
     "Judgement",
     "Kind",
     "LineAnswer",
@@ -69,8 +81,10 @@ __all__ = [
     "Section",
     "SectionRef",
     "SourceError",
+    "SourceIdAnswer",
     "SourceRef",
     "Status",
+    "StoreError",
     "ThresholdExplorer",
     "Verdict",
     "advise",
@@ -119,6 +133,7 @@ __all__ = [
     "style_threshold_view",
     "threshold_table",
     "threshold_view",
+    "validate_source_id",
     "write_jsonl",
     "write_report",
 ]

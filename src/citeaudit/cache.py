@@ -28,7 +28,7 @@ import diskcache
 
 from . import config
 from .errors import CacheMissError, InputError
-from .stores import Records, append_offsets, append_record, parse_records, read_records, read_store
+from .stores import Records, append_offsets, parse_records, read_records, read_store
 
 logger = logging.getLogger(__name__)
 
@@ -58,14 +58,6 @@ MANIFEST_KEY = "manifest"  # record keys are 64 hex digits, so this one never co
 def read_recording(path: Path) -> Records:
     """Records of one JSON Lines recording; torn lines (a crash mid-write) are skipped, in `.warnings`."""
     return read_records(path, RECORD_KEYS)
-
-
-def append_line(path: Path, record: dict) -> None:
-    """Deprecated: use `stores.append_record` with the store's required keys.
-
-    Appends `record` to the JSON Lines store at `path`, accepting any store of JSON objects.
-    """
-    append_record(path, record, required=())
 
 
 def _stored(record: dict) -> str:

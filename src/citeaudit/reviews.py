@@ -1,6 +1,6 @@
 """Human reviews, bound by a fingerprint to exactly what the reviewer saw.
 
-A review store is a JSON Lines file, one review per line, appended whole (see `cache.append_line`):
+A review store is a JSON Lines file, one review per line, appended whole (see `stores.append_record`):
 `citation_id, fingerprint, verdict (verified | contradicted | unsupported), reviewer, note,
 timestamp`. The fingerprint is `fingerprint(claim_id, claim_text, citation_id, source_content)`
 over the citation's id, its claim, what it points at and the evidence text, so editing the claim
