@@ -29,6 +29,7 @@ import diskcache
 from . import config
 from .errors import CacheMissError, InputError
 from .stores import Records, append_offsets, parse_records, read_records, read_store
+from .vocab import CacheMode
 
 logger = logging.getLogger(__name__)
 
@@ -217,7 +218,7 @@ class CallCache:
             hit = self._get(key)
             if hit is not None:
                 return hit, True
-        if self.mode == "replay":
+        if self.mode == CacheMode.REPLAY:
             raise CacheMissError(
                 f"No recorded answer for {what or 'this request'} (model {request['model']!r}, "
                 f"prompt {request['prompt_version']}, key {key[:12]}) in {self.directory}. "

@@ -14,6 +14,7 @@ import pandas as pd
 
 from . import columns as C
 from .route import route
+from .vocab import Route
 
 DEFAULT_TARGET = 0.95
 GRID = tuple(round(t, 2) for t in np.arange(0.0, 1.0001, 0.05))
@@ -37,14 +38,14 @@ def threshold_table(table: pd.DataFrame, thresholds=GRID) -> pd.DataFrame:
     rows = []
     for t in thresholds:
         routed = route(labelled, float(t))
-        auto = routed[routed[C.ROUTE] == "auto"]
+        auto = routed[routed[C.ROUTE] == Route.AUTO]
         right = int((auto[C.VERDICT] == auto[C.EXPECTED]).sum())
         rows.append({
             "threshold": float(t),
             "auto": len(auto),
             "auto_share": len(auto) / len(routed),
             "auto_accuracy": right / len(auto) if len(auto) else float("nan"),
-            "review": int((routed[C.ROUTE] == "review").sum()),
+            "review": int((routed[C.ROUTE] == Route.REVIEW).sum()),
             "wrong_auto": len(auto) - right,
             "model_auto": int(auto[C.FABRICATED_REASON].isna().sum()),
         })

@@ -54,7 +54,7 @@ def review_dir() -> Path:
 
 
 def cache_mode() -> str:
-    return os.environ.get("CITEAUDIT_CACHE_MODE", "replay")
+    return os.environ.get("CITEAUDIT_CACHE_MODE", CacheMode.REPLAY)
 
 
 def model() -> str:

@@ -23,10 +23,11 @@ from dataclasses import dataclass, field
 from . import config
 from .cache import CallCache
 from .errors import CiteAuditError, JudgeError, JudgeUnavailableError
+from .vocab import Relation
 
 PROMPT_VERSION = "relation-v2"  # v2: claim and evidence between tagged data markers
-RELATIONS = ("supports", "contradicts", "says_nothing")
-LETTERS = {"A": "supports", "B": "contradicts", "C": "says_nothing"}
+RELATIONS = tuple(Relation)
+LETTERS = {"A": Relation.SUPPORTS, "B": Relation.CONTRADICTS, "C": Relation.SAYS_NOTHING}
 GRAMMAR = 'root ::= "A" | "B" | "C"'
 TOP_LOGPROBS = 20
 SAMPLES = 5
@@ -299,7 +300,7 @@ class Judge:
             return Judgement(None, None, None, None, self.model, None, f"{type(exc).__name__}: {exc}")
         return Judgement(relation, probs, confidence, method, self.model, cached)
 
-    def _sample(self, messages: list[dict], what: str, cached: bool) -> tuple[dict[str, int], bool]:
+    def _sample(self, messages: list[dict], what: str, cached: bool) -> tuple[dict[Relation, int], bool]:
         """How many of `samples` answers were A, B and C (each sample a cached call of its own)."""
         counts = dict.fromkeys(RELATIONS, 0)
         for i in range(self.samples):

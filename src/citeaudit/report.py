@@ -17,6 +17,7 @@ from . import columns as C
 from .documents import Document
 from .stores import atomic_write_text
 from .views import evidence_html
+from .vocab import Route
 
 if TYPE_CHECKING:
     from .audit import Audit
@@ -60,7 +61,7 @@ def _card(row: pd.Series, document: Document | None) -> str:
     return (
         f"<section class='card' id='citation-{_e(row[C.ID])}'>"
         f"<h2>{_e(row[C.ID])} <span class='badge {_e(verdict)}'>{_e(verdict)}</span>"
-        + (" <span class='meta'>model verdict, waits for review</span>" if row[C.ROUTE] == "review" else "")
+        + (" <span class='meta'>model verdict, waits for review</span>" if row[C.ROUTE] == Route.REVIEW else "")
         + "</h2>"
         f"<p class='claim'>{_e(row[C.CLAIM])}</p>"
         f"<p class='meta'>cited: {_e(row[C.CITED_SECTION])} &middot; quote: {_e(row[C.QUOTE_STATUS])} &middot; "

@@ -12,7 +12,7 @@ import pandas as pd
 from . import columns as C
 from .documents import Document
 from .stores import atomic_write_text
-from .vocab import Kind
+from .vocab import Kind, Relation
 
 
 def step1_view(table: pd.DataFrame) -> pd.DataFrame:
@@ -33,9 +33,7 @@ def step2_view(table: pd.DataFrame) -> pd.DataFrame:
     view = pd.DataFrame({
         "citation": table[C.ID],
         "quote": table[C.QUOTE_STATUS],
-        "supports": [p.get("supports") for p in probs],
-        "contradicts": [p.get("contradicts") for p in probs],
-        "says_nothing": [p.get("says_nothing") for p in probs],
+        **{str(r): [p.get(r) for p in probs] for r in Relation},
         "relation": table[C.RELATION],
         "confidence": table[C.CONFIDENCE],
         "verdict": table[C.VERDICT],
@@ -44,7 +42,7 @@ def step2_view(table: pd.DataFrame) -> pd.DataFrame:
     })
     if C.EXPECTED in table and table[C.EXPECTED].notna().any():
         view["expected"] = table[C.EXPECTED]
-    for col in ("supports", "contradicts", "says_nothing", "confidence"):
+    for col in (*Relation, C.CONFIDENCE):
         view[col] = [f"{v:.2f}" if isinstance(v, float) and not pd.isna(v) else "-" for v in view[col]]
     return view.astype(object).where(lambda f: f.notna(), "-")
 
@@ -59,7 +57,7 @@ def records(table: pd.DataFrame) -> list[dict]:
             if field == C.SPAN and value is not None:
                 value = {"start": int(value[0]), "end": int(value[1])}
             if field == C.PROBABILITIES and value is None:
-                value = {"supports": None, "contradicts": None, "says_nothing": None}
+                value = dict.fromkeys(map(str, Relation))
             if isinstance(value, float) and pd.isna(value):
                 value = None
             record[field] = value
