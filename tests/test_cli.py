@@ -144,3 +144,10 @@ def test_bad_paths_and_inputs_exit_2_without_a_traceback(recorded_cache, args):
     result = run(*args)
     assert result.returncode in (1, 2), result.stderr
     assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
+
+
+def test_an_empty_citation_list_is_review_never_accept(tmp_path, recorded_cache):
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]")
+    result = run("audit", "--source", "rfc7519.txt", "--citations", str(empty))
+    assert result.returncode == 1 and "REVIEW" in result.stdout and "nothing was checked" in result.stdout

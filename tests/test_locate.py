@@ -167,3 +167,28 @@ def test_hostile_citation_files_are_input_errors(tmp_path, text, message):
     path.write_bytes(text.encode("utf-8", "surrogateescape"))
     with pytest.raises(InputError, match=message):
         load_citations(path)
+
+
+def test_a_huge_quote_is_matched_exactly_or_fabricated_in_bounded_time(rfc7519):
+    import time
+
+    from citeaudit import Citation, SectionRef, locate_citations
+
+    section = rfc7519.sections["4.1.3"].text
+    huge = (section + " ") * 40  # ~30 KB, not in the document as a whole
+    started = time.perf_counter()
+    table = locate_citations([Citation("h", "c", huge, SectionRef("4.1.3")),
+                              Citation("s", "c", section, SectionRef("4.1.3"))], rfc7519)
+    assert time.perf_counter() - started < 5
+    assert table.at[0, "quote_status"] == "missing" and "matched exactly or not at all" in table.at[0, "fabricated_reason"]
+    assert table.at[1, "quote_status"] == "exact"
+
+
+def test_an_oversized_source_is_refused_with_the_fix(tmp_path):
+    from citeaudit import SourceError
+    from citeaudit.documents import read_text
+
+    path = tmp_path / "big.txt"
+    path.write_text("x" * 2000)
+    with pytest.raises(SourceError, match="Split the document"):
+        read_text(path, limit=1000)

@@ -427,3 +427,11 @@ def test_atomic_write_keeps_the_mode_of_the_file_it_replaces(tmp_path):
     path.chmod(0o640)
     atomic_write_text(path, "new")
     assert path.read_text() == "new" and path.stat().st_mode & 0o777 == 0o640
+
+
+def test_a_record_with_a_repeated_key_is_refused_not_read_last_wins(tmp_path):
+    path = tmp_path / "reviews.jsonl"
+    path.write_text('{"citation_id": "c1", "fingerprint": "' + "a" * 64 + '", "verdict": "unsupported", '
+                    '"verdict": "verified"}\n')
+    with pytest.raises(StoreError, match=r"line 1 gives the key\(s\) 'verdict' twice"):
+        read_records(path, ("citation_id", "fingerprint", "verdict"))

@@ -25,6 +25,8 @@ PINNED_SOURCES = {
     "rfc7519.txt": "67870b397c107d4b819682f95c5fe55c5d7095c6575fb215901b45a017d8c14e",
     "rfc6749.txt": "9356c087799f71841153103ebc7a111d56e779317b823a8890b617de1c34a25b",
 }
+# the largest source or answer text read (the per-character index costs ~100x the text in memory)
+MAX_TEXT_BYTES = 20_000_000
 RFC_EDITOR_URL = "https://www.rfc-editor.org/rfc/{name}"
 
 _RFC_FOOTER = re.compile(r"^.*\S.*\s\[Page \d+\]\s*$")
@@ -169,9 +171,16 @@ def download_source(name: str, dest: Path, url: str | None = None, sha256: str |
     return dest
 
 
-def read_text(path: Path) -> str:
-    """Read a UTF-8 file exactly (no newline translation), with a clear error if it cannot be."""
+def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
+    """Read a UTF-8 file exactly (no newline translation), with a clear error if it cannot be.
+
+    A file larger than `limit` bytes is refused: indexing costs memory in proportion to the text.
+    """
     try:
+        size = path.stat().st_size
+        if size > limit:
+            raise SourceError(f"{path} is {size:,} bytes; citeaudit reads texts of up to {limit:,} bytes. "
+                              "Split the document and audit each part against its own citations.")
         with open(path, encoding="utf-8", newline="") as handle:
             return handle.read()
     except (OSError, UnicodeDecodeError) as exc:

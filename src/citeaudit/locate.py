@@ -31,6 +31,8 @@ from .lines import range_problem
 from .vocab import QuoteStatus
 
 NEAR_THRESHOLD = 90.0
+# fuzzy alignment costs len(quote) x len(document); a longer quote is matched exactly or not at all
+NEAR_MAX_CHARS = 2_000
 
 _FOLD = str.maketrans(
     {
@@ -240,6 +242,10 @@ def locate(
         if hit:
             return _found(index, QuoteStatus.ELIDED, cited_section, *hit, 100.0)
 
+    if len(needle) > NEAR_MAX_CHARS:
+        return Location(QuoteStatus.MISSING, None, None, None, None, None, reason=(
+            f"quote not found verbatim in {document.name}; a quote over {NEAR_MAX_CHARS:,} characters "
+            "is matched exactly or not at all"))
     score, start, end = _find_near(index, needle.replace("...", " "), cited_section)
     if score >= near_threshold and end > start:
         return _found(index, QuoteStatus.NEAR, cited_section, start, end, score)
@@ -270,6 +276,8 @@ def _locate_one(citation: Citation, document: Document | None, sources: Mapping[
         return _locate_line_range(document, locator)
     found = locate(index_document(document), citation.quote, canonical_section_id(locator.section), near_threshold)
     if not found.fabricated:
+        return found
+    if found.reason is not None:
         return found
     if citation.quote is not None:
         reason = f"quote not found in {document.name} (best match {found.match_score:.0f}/100)"

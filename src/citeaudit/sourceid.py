@@ -272,6 +272,8 @@ def load_json(path: str | os.PathLike[str], role: str) -> object:
             f"{shown}: the {role} file is not valid JSON ({exc.msg} at line {exc.lineno}, "
             f"column {exc.colno}); fix the JSON syntax"
         ) from exc
+    except ValueError as exc:  # an integer too long for Python to convert
+        raise InputError(f"{shown}: the {role} file holds a value JSON cannot hold here ({exc}); fix it") from None
     except RecursionError as exc:
         raise InputError(
             f"{shown}: the {role} file nests JSON too deeply to parse; flatten it"
