@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Callable, Iterable
 from enum import StrEnum
+from importlib.metadata import version
 from typing import NoReturn, TypeVar
 
 import click
@@ -28,7 +29,6 @@ from .views import lines_view, step1_view, step2_view
 from .vocab import REVIEW_VERDICTS, CacheMode, LocalModelKey
 
 EXIT_USAGE, EXIT_JUDGE, EXIT_INTERNAL = 2, 3, 4
-REPORT_BUGS = "https://github.com/citeaudit/citeaudit/issues"
 F = TypeVar("F", bound=Callable)
 
 
@@ -130,8 +130,9 @@ class _Guarded(click.Group):
         except OSError as exc:
             _fail(f"{exc.filename or 'a file'}: {exc.strerror or exc}. Check the path and its permissions.")
         except Exception as exc:
-            click.echo(f"internal error: {type(exc).__name__}: {exc}\nThis is a bug in citeaudit; please report it "
-                       f"with the command you ran at {REPORT_BUGS}", err=True)
+            click.echo(f"internal error: {type(exc).__name__}: {exc}\nThis is a bug in citeaudit, not in your input: "
+                       "please report it in the project's issue tracker with the command you ran and this message "
+                       f"(citeaudit {version('citeaudit')}).", err=True)
             sys.exit(EXIT_INTERNAL)
 
 
