@@ -305,8 +305,15 @@ def _clean(raw: str, codes: np.ndarray, starts: np.ndarray, ends: np.ndarray,
     lengths = k_ends - seg_starts
     dtype = offset_dtype(len(raw))
     out_starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    offsets = np.arange(int(lengths.sum()), dtype=dtype)
-    offsets += np.repeat((seg_starts - out_starts).astype(dtype), lengths)
+    # offsets rise by one within a segment and jump at each segment's start: a cumulative sum of
+    # steps, computed in place (no second array the size of the text)
+    offsets = np.ones(int(lengths.sum()), dtype=dtype)
+    full = lengths > 0  # only the first segment can be empty
+    s_starts, s_ends, s_out = seg_starts[full], k_ends[full], out_starts[full]
+    if len(offsets):
+        offsets[0] = s_starts[0]
+        offsets[s_out[1:]] = (s_starts[1:] - s_ends[:-1] + 1).astype(dtype)
+        np.cumsum(offsets, out=offsets)
     chars = codes[offsets]
     chars[out_starts[1:]] = 10  # a joining newline, whatever the terminator was
     kept = chars != 12  # form feeds

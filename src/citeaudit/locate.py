@@ -91,13 +91,14 @@ def _normalize_chars(text: str, offsets) -> tuple[str, np.ndarray]:
     becomes one space (or nothing, at either end and after a hyphen ending a line) by masks over
     the code points, never a Python step per character.
     """
-    if isinstance(offsets, range):
+    identity = isinstance(offsets, range) and offsets.step == 1 and (text.isascii() and "`" not in text)
+    if isinstance(offsets, range) and not identity:
         offsets = np.arange(offsets.start, offsets.stop, offsets.step, dtype=offset_dtype(offsets.stop))
-    folded, origin = _fold(text, offsets)
+    folded, origin = (text, offsets) if identity else _fold(text, offsets)
     codes = codes_of(folded)
     n = len(codes)
     if n == 0:
-        return "", origin[:0]
+        return "", np.zeros(0, dtype=offset_dtype(len(text)))
     space = _ASCII_SPACE[codes] if codes.dtype == np.uint8 else (
         _ASCII_SPACE[np.minimum(codes, 255)] & (codes < 128)) | ((codes >= 128) & np.isin(codes, _SPACES))
     before = np.zeros(n, dtype=bool)
@@ -105,7 +106,7 @@ def _normalize_chars(text: str, offsets) -> tuple[str, np.ndarray]:
     run_starts = np.flatnonzero(space & ~before)
     del before
     if len(run_starts) == 0:
-        return folded, origin
+        return folded, _kept_offsets(np.ones(n, dtype=bool), offsets) if identity else origin
     after = np.zeros(n, dtype=bool)
     after[:-1] = space[1:]
     run_ends = np.flatnonzero(space & ~after) + 1
@@ -123,7 +124,18 @@ def _normalize_chars(text: str, offsets) -> tuple[str, np.ndarray]:
     keep[kept_runs] = True
     codes = codes.copy()
     codes[kept_runs] = ord(" ")
-    return text_of(codes[keep]), origin[keep]
+    return text_of(codes[keep]), _kept_offsets(keep, offsets) if identity else origin[keep]
+
+
+def _kept_offsets(keep: np.ndarray, offsets: range, chunk: int = 1 << 20) -> np.ndarray:
+    """`offsets[keep]` for a range of offsets, without making the range an array first."""
+    out = np.empty(int(keep.sum()), dtype=offset_dtype(offsets.stop))
+    filled = 0
+    for lo in range(0, len(keep), chunk):
+        at = np.flatnonzero(keep[lo : lo + chunk])
+        out[filled : filled + len(at)] = at + (lo + offsets.start)
+        filled += len(at)
+    return out
 
 
 def normalize(text: str) -> str:
@@ -172,6 +184,24 @@ def _tokens(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return starts, ends, (head * _K1) ^ (tail * _K2) ^ (lengths.astype(np.uint64) * _K3)
 
 
+def _text_tokens(text: str, chunk: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
+    """Starts (int32 when they fit) and hashes of the tokens of a long text, a chunk at a time
+    (cut at a non-word character), so the temporary arrays stay small."""
+    all_starts, all_hashes = [], []
+    pos = 0
+    while pos < len(text):
+        end = min(len(text), pos + chunk)
+        while end < len(text) and text[end - 1].isascii() and text[end - 1].isalnum():
+            end += 1
+        starts, _, hashes = _tokens(codes_of(text[pos:end]))
+        all_starts.append((starts + pos).astype(offset_dtype(len(text))))
+        all_hashes.append(hashes)
+        pos = end
+    if not all_starts:
+        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.uint64)
+    return np.concatenate(all_starts), np.concatenate(all_hashes)
+
+
 @dataclass(frozen=True, eq=False)
 class DocumentIndex:
     """A document's normalized clean text, with maps back to clean and raw offsets.
@@ -217,12 +247,12 @@ def index_document(document: Document) -> DocumentIndex:
     bounds = np.array([(s.clean_start, s.clean_end) for s in document.sections.values()], dtype=to_clean.dtype)
     found = np.searchsorted(to_clean, bounds.reshape(-1), side="left").reshape(-1, 2).tolist()
     ranges = {sid: (lo, hi) for sid, (lo, hi) in zip(document.sections, found)}
-    starts, _, hashes = _tokens(codes_of(text))
+    starts, hashes = _text_tokens(text)
     order = np.argsort(hashes, kind="stable")
     by_start = sorted(ranges.items(), key=lambda item: item[1])
     return DocumentIndex(
         document, text, to_clean, ranges,
-        token_hash=hashes[order], token_pos=starts[order].astype(offset_dtype(len(text))),
+        token_hash=hashes[order], token_pos=starts[order],
         section_lo=np.array([r[0] for _, r in by_start], dtype=np.int64),
         section_hi=np.array([r[1] for _, r in by_start], dtype=np.int64),
         section_ids=tuple(sid for sid, _ in by_start),
