@@ -29,7 +29,7 @@ PINNED_SOURCES = {
     "rfc7519.txt": "67870b397c107d4b819682f95c5fe55c5d7095c6575fb215901b45a017d8c14e",
     "rfc6749.txt": "9356c087799f71841153103ebc7a111d56e779317b823a8890b617de1c34a25b",
 }
-# the largest source or answer text read (the per-character index costs ~100x the text in memory)
+# the largest source or answer text read (loading and indexing peak near 20 bytes per byte of text)
 MAX_TEXT_BYTES = 20_000_000
 RFC_EDITOR_URL = "https://www.rfc-editor.org/rfc/{name}"
 
