@@ -15,7 +15,8 @@ points, one per citation format, all return an `Audit`:
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -23,12 +24,13 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from . import columns as C
+from . import config
 from .citations import Citation, SourceRef, load_citations
 from .config import DEFAULT_THRESHOLD
 from .decide import Decision, apply_reviews, decide
 from .documents import Document, load_rfc
 from .errors import InputError
-from .judge import Judge
+from .judge import Judge, Judgement
 from .lines import LineAnswer, load_line_answer
 from .locate import locate_citations
 from .reviews import SEED_VERDICTS, Review, load_reviews
@@ -51,17 +53,40 @@ def _where(row: pd.Series, document_name: str) -> str:
 
 
 def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the source",
-                    progress: bool | None = None) -> pd.DataFrame:
-    """Step 2: ask the judge about every row that has evidence; fabricated rows are skipped."""
+                    progress: bool | None = None, concurrency: int | None = None) -> pd.DataFrame:
+    """Step 2: ask the judge about every row that has evidence; fabricated rows are skipped.
+
+    Up to `concurrency` requests are in flight at once (default `CITEAUDIT_CONCURRENCY`, else 4);
+    rows keep their order whatever order the answers come in, and one row's failure is that row's
+    `error`. `JudgeUnavailableError` (no row can be judged) cancels the requests not yet sent and
+    propagates. Cache keys do not depend on it: each request is the same as one at a time.
+    """
+    workers = config.concurrency() if concurrency is None else concurrency
+    if not 1 <= workers <= config.MAX_CONCURRENCY:
+        raise InputError(f"concurrency must be a whole number from 1 to {config.MAX_CONCURRENCY}, not {workers!r}")
     out = table.copy()
     for column in C.JUDGE_COLUMNS:
         out[column] = pd.Series([None] * len(out), index=out.index, dtype=object)
     todo = [i for i in out.index if out.at[i, C.EVIDENCE] is not None]
+    # the questions are read from the table here, in this thread; workers only call the judge
+    questions = {i: (out.at[i, C.CLAIM], out.at[i, C.EVIDENCE], _where(out.loc[i], document_name),
+                     f"citation {out.at[i, C.ID]!r}") for i in todo}
     show = progress if progress is not None else (len(todo) > PROGRESS_MIN and judge.cache.mode != CacheMode.REPLAY)
-    for i in tqdm(todo, desc="judge", unit="citation", disable=not show):
-        row = out.loc[i]
-        result = judge.judge(row[C.CLAIM], row[C.EVIDENCE], where=_where(row, document_name),
-                             what=f"citation {row[C.ID]!r}")
+
+    def ask(i: object) -> Judgement:
+        claim, evidence, where, what = questions[i]
+        return judge.judge(claim, evidence, where=where, what=what)
+
+    with tqdm(total=len(todo), desc="judge", unit="citation", disable=not show) as bar:
+        if workers == 1 or len(todo) <= 1:
+            results = {}
+            for i in todo:
+                results[i] = ask(i)
+                bar.update()
+        else:
+            results = _ask_concurrently(ask, todo, min(workers, len(todo)), bar)
+    for i in todo:
+        result = results[i]
         out.at[i, C.RELATION] = result.relation
         out.at[i, C.PROBABILITIES] = result.probabilities
         out.at[i, C.CONFIDENCE] = result.confidence
@@ -70,6 +95,22 @@ def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the
         out.at[i, C.CACHED] = result.cached
         out.at[i, C.ERROR] = result.error
     return out
+
+
+def _ask_concurrently(ask: Callable[[object], Judgement], todo: list, workers: int, bar) -> dict:
+    """`ask` for every row from `workers` threads; the first exception cancels what is not yet sent."""
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="citeaudit-judge")
+    futures = {pool.submit(ask, i): i for i in todo}
+    results = {}
+    try:
+        for future in as_completed(futures):
+            results[futures[future]] = future.result()  # JudgeUnavailableError (or a bug) raises here
+            bar.update()
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)  # requests already sent finish on their own
+        raise
+    pool.shutdown()
+    return results
 
 
 @dataclass(frozen=True)
@@ -141,12 +182,14 @@ def audit_citations(citations: Iterable[Citation], document: Document | None = N
                     sources: Mapping[str, str] | None = None, *, judge: Judge | None = None,
                     threshold: float = DEFAULT_THRESHOLD, locate_only: bool = False,
                     progress: bool | None = None, reviews: Iterable[Review] | str | Path | None = None,
-                    needs_review: Iterable[str] = (), summary: Mapping[str, int] | None = None) -> Audit:
+                    needs_review: Iterable[str] = (), summary: Mapping[str, int] | None = None,
+                    concurrency: int | None = None) -> Audit:
     """Steps 1-4 for citations of any kind.
 
     With `locate_only` no model is asked: relation, probabilities and confidence stay None and
     only fabricated citations get a verdict. `judge` defaults to `Judge()` (the environment's
-    settings, replaying the recordings unless told otherwise).
+    settings, replaying the recordings unless told otherwise); `concurrency` is how many judge
+    requests are in flight at once (default `CITEAUDIT_CONCURRENCY`, else 4).
     """
     table = locate_citations(citations, document, sources)
     if locate_only:
@@ -154,7 +197,7 @@ def audit_citations(citations: Iterable[Citation], document: Document | None = N
             table[column] = pd.Series([None] * len(table), index=table.index, dtype=object)
     else:
         name = document.name if document is not None else "the sources"
-        table = judge_citations(table, judge or Judge(), name, progress)
+        table = judge_citations(table, judge or Judge(), name, progress, concurrency)
     audit = Audit(route(table, threshold), document, sources, tuple(needs_review), (), summary or {})
     return audit.with_reviews(reviews)
 

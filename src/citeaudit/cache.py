@@ -19,6 +19,7 @@ import logging
 import re
 import shutil
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -87,6 +88,9 @@ class CallCache:
             raise InputError(f"cache mode {self.mode!r} is not one of {', '.join(config.CACHE_MODES)}.")
         self.store_dir = self.directory / "store"
         self.warnings: list[str] = []
+        # appends and the manifest update that follows them, one thread at a time: out of order,
+        # the manifest would fall behind the recording and the next open would rebuild the store
+        self._write_lock = threading.Lock()
         self._check_folders()
         self.store = self._open()
 
@@ -240,6 +244,7 @@ class CallCache:
             "when": datetime.now(UTC).isoformat(timespec="seconds"),
         }
         path = self.directory / recording_name(request["model"])
-        before, after = append_offsets(path, record, RECORD_KEYS)
-        self._remember(path, record, before, after)
+        with self._write_lock:
+            before, after = append_offsets(path, record, RECORD_KEYS)
+            self._remember(path, record, before, after)
         return record, False

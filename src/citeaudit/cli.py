@@ -70,6 +70,9 @@ judge_options = _options(
                  help="Write a self-contained HTML report."),
     click.option("--reviews", type=click.Path(dir_okay=False), default=None,
                  help="Review store (JSON Lines, or a seed-000 reviews.json) to apply."),
+    click.option("--concurrency", type=click.IntRange(1, config.MAX_CONCURRENCY), default=None,
+                 help="Judge requests in flight at once (default CITEAUDIT_CONCURRENCY, else "
+                      f"{config.DEFAULT_CONCURRENCY}; 1 for a local llama.cpp server)."),
 )
 locate_only_option = click.option("--locate-only", is_flag=True, help="Run step 1 alone: no model is asked.")
 
@@ -147,10 +150,10 @@ def main() -> None:
 @click.option("--citations", required=True, type=click.Path(dir_okay=False), help="Quote-citation JSON file.")
 @judge_options
 @locate_only_option
-def audit(source, citations, threshold, cache_mode, model, output, html_path, reviews, locate_only):
+def audit(source, citations, threshold, cache_mode, model, output, html_path, reviews, concurrency, locate_only):
     """Audit quote citations (id, claim, quote, section) over one source document."""
     result = audit_quotes(source, citations, judge=_judge(locate_only, model, cache_mode),
-                          threshold=threshold, locate_only=locate_only, reviews=reviews)
+                          threshold=threshold, locate_only=locate_only, reviews=reviews, concurrency=concurrency)
     _show(_table(result))
     _finish(result, output, html_path)
 
@@ -161,7 +164,7 @@ def audit(source, citations, threshold, cache_mode, model, output, html_path, re
               help="Answer text with [Lx] / [Lx-Ly] markers.")
 @judge_options
 @locate_only_option
-def lines(document, answer, threshold, cache_mode, model, output, html_path, reviews, locate_only):
+def lines(document, answer, threshold, cache_mode, model, output, html_path, reviews, concurrency, locate_only):
     """Audit an answer whose facts end in line citations like [L5], [L2-L3] or [L2-3]."""
     line_answer = load_line_answer(document, answer)
     click.echo(" ".join(f"{k}={v}" for k, v in line_answer.summary.items()))
@@ -169,7 +172,7 @@ def lines(document, answer, threshold, cache_mode, model, output, html_path, rev
         click.echo(f"  {note}")
     click.echo("")
     result = audit_lines(line_answer, judge=_judge(locate_only, model, cache_mode),
-                         threshold=threshold, locate_only=locate_only, reviews=reviews)
+                         threshold=threshold, locate_only=locate_only, reviews=reviews, concurrency=concurrency)
     _show(lines_view(result.table).replace("\n", " / ", regex=True))
     click.echo("")
     _show(_table(result))
@@ -233,7 +236,9 @@ def record(key, source, citations, document, answer, answer_json, sources_json, 
     with local_server(key) as server:
         judge = Judge(model=server.model, base_url=server.base_url,
                       cache=CallCache(mode=CacheMode.REFRESH if refresh else CacheMode.RECORD))
-        result = audit_files(**inputs, judge=judge, progress=True, locate_only=False)
+        # the local server answers one request at a time: 1 unless CITEAUDIT_CONCURRENCY says otherwise
+        result = audit_files(**inputs, judge=judge, progress=True, locate_only=False,
+                             concurrency=config.concurrency(default=1))
     _show(step2_view(result.table))
     new = int((result.table["cached"] == False).sum())  # noqa: E712 (None means not judged)
     click.echo(f"\n{new} new answers of {judge.model} appended to {judge.cache.directory}")

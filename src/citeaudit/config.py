@@ -12,6 +12,7 @@
 | CITEAUDIT_GRAMMAR    | `1`/`0`: send llama.cpp's grammar forcing a one-letter answer | on for local models |
 | CITEAUDIT_TIMEOUT    | seconds one judge request may take before it is retried    | `120`              |
 | CITEAUDIT_RETRIES    | retries of a judge request after a transient fault         | `2`                |
+| CITEAUDIT_CONCURRENCY| judge requests in flight at once (`record`: 1 unless set)  | `4`                |
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_THRESHOLD = 0.8
 DEFAULT_TIMEOUT = 120.0  # seconds per judge request: recorded local Qwen calls took up to 55 s on 2 cores
 DEFAULT_RETRIES = 2
+# judge requests in flight at once: remote endpoints serve many; llama.cpp's local server serves
+# one at a time (more would only queue there and eat into each request's timeout)
+DEFAULT_CONCURRENCY = 4
+MAX_CONCURRENCY = 64
 # models served by our local llama.cpp server, which takes a grammar (see localmodel.py)
 LOCAL_MODEL_NAMES = ("smollm2-135m-instruct-q4_1", DEFAULT_MODEL)
 
@@ -100,4 +105,16 @@ def retries() -> int:
     if not value.strip().isdigit():
         raise InputError(f"CITEAUDIT_RETRIES={value!r} is not a whole number of retries (0 or more); "
                          f"set it like CITEAUDIT_RETRIES={DEFAULT_RETRIES}, or unset it.")
+    return int(value)
+
+
+def concurrency(default: int = DEFAULT_CONCURRENCY) -> int:
+    """`CITEAUDIT_CONCURRENCY`: judge requests in flight at once (1 to 64); `default` when unset."""
+    value = os.environ.get("CITEAUDIT_CONCURRENCY") or ""
+    if not value:
+        return default
+    if not value.strip().isdigit() or not 1 <= int(value) <= MAX_CONCURRENCY:
+        raise InputError(f"CITEAUDIT_CONCURRENCY={value!r} is not a whole number from 1 to {MAX_CONCURRENCY}; "
+                         f"set it like CITEAUDIT_CONCURRENCY={DEFAULT_CONCURRENCY} (1 for a local llama.cpp "
+                         "server), or unset it.")
     return int(value)

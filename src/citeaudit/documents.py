@@ -8,11 +8,15 @@ so anything located in the clean copy can be highlighted in the original file.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import hashlib
 import re
 import urllib.request
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import overload
 
 import numpy as np
 
@@ -25,7 +29,7 @@ PINNED_SOURCES = {
     "rfc7519.txt": "67870b397c107d4b819682f95c5fe55c5d7095c6575fb215901b45a017d8c14e",
     "rfc6749.txt": "9356c087799f71841153103ebc7a111d56e779317b823a8890b617de1c34a25b",
 }
-# the largest source or answer text read (the per-character index costs ~100x the text in memory)
+# the largest source or answer text read (loading and indexing peak near 20 bytes per byte of text)
 MAX_TEXT_BYTES = 20_000_000
 RFC_EDITOR_URL = "https://www.rfc-editor.org/rfc/{name}"
 
@@ -67,7 +71,7 @@ class Document:
     clean: str
     clean_to_raw: np.ndarray = field(repr=False)
     sections: dict[str, Section] = field(repr=False)
-    lines: tuple[Line, ...] = field(repr=False)
+    lines: Sequence[Line] = field(repr=False)
 
     def section(self, section_id: str) -> Section | None:
         """The section a citation names, written `4.1.3`, `4.1.3.`, `Section 4.1.3` or `§4.1.3`."""
@@ -76,10 +80,17 @@ class Document:
 
     def section_at(self, clean_offset: int) -> Section | None:
         """The numbered section whose clean text range holds `clean_offset`, if any."""
-        for section in self.sections.values():
-            if section.clean_start <= clean_offset < section.clean_end:
-                return section
+        starts, ordered = self._sections_by_start
+        i = bisect.bisect_right(starts, clean_offset) - 1
+        if i >= 0 and ordered[i].clean_start <= clean_offset < ordered[i].clean_end:
+            return ordered[i]
         return None
+
+    @functools.cached_property
+    def _sections_by_start(self) -> tuple[list[int], list[Section]]:
+        """Sections sorted by clean start (they do not overlap), for `section_at`."""
+        ordered = sorted(self.sections.values(), key=lambda s: s.clean_start)
+        return [s.clean_start for s in ordered], ordered
 
     def raw_span(self, clean_start: int, clean_end: int) -> tuple[int, int]:
         """Raw `[start, end)` covering the clean characters `[clean_start, clean_end)`."""
@@ -87,8 +98,9 @@ class Document:
 
     def clean_slice(self, raw_start: int, raw_end: int) -> str:
         """The clean text of raw `[raw_start, raw_end)`: the raw slice without page furniture."""
-        lo = int(np.searchsorted(self.clean_to_raw, raw_start, side="left"))
-        hi = int(np.searchsorted(self.clean_to_raw, raw_end, side="left"))
+        dtype = self.clean_to_raw.dtype.type  # a search with another dtype would copy the whole map
+        lo = int(np.searchsorted(self.clean_to_raw, dtype(raw_start), side="left"))
+        hi = int(np.searchsorted(self.clean_to_raw, dtype(raw_end), side="left"))
         return self.clean[lo:hi]
 
     def line_range(self, first: int, last: int) -> str:
@@ -187,41 +199,130 @@ def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
         raise SourceError(f"Cannot read source {path}: {exc}. Check the path and that it is UTF-8.") from exc
 
 
-def _split_raw_lines(raw: str) -> list[tuple[int, int]]:
-    """`[start, end)` of every line's content, line terminator excluded."""
-    spans = []
-    pos = 0
-    for match in re.finditer(r"\r\n|\n|\r", raw):
-        spans.append((pos, match.start()))
-        pos = match.end()
-    if pos < len(raw):
-        spans.append((pos, len(raw)))
-    return spans
+def codes_of(text: str) -> np.ndarray:
+    """The code points of `text` as an array: one byte per character for ASCII, else four."""
+    if text.isascii():
+        return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
-def _clean(raw: str, spans: list[tuple[int, int]], furniture) -> tuple[str, np.ndarray]:
-    """Join the kept lines (form feeds stripped) and fold 3+ newlines to 2, tracking offsets."""
-    chars: list[str] = []
-    offsets: list[int] = []
-    first = True
-    for start, end in spans:
-        content = raw[start:end]
-        if furniture(content.lstrip("\f")):
-            continue
-        if not first:
-            chars.append("\n")
-            offsets.append(start - 1 if start > 0 else 0)
-        for i in range(start, end):
-            if raw[i] != "\f":
-                chars.append(raw[i])
-                offsets.append(i)
-        first = False
-    text = "".join(chars)
-    keep = np.ones(len(text), dtype=bool)
-    for run in re.finditer(r"\n{3,}", text):
-        keep[run.start() + 2 : run.end()] = False
-    clean = "".join(c for c, k in zip(text, keep) if k)
-    return clean, np.asarray(offsets, dtype=np.int64)[keep]
+def text_of(codes: np.ndarray) -> str:
+    """The inverse of `codes_of`."""
+    if codes.dtype == np.uint8:
+        return codes.tobytes().decode("ascii")
+    return codes.astype(np.uint32, copy=False).tobytes().decode("utf-32-le", "surrogatepass")
+
+
+def offset_dtype(n: int) -> type[np.signedinteger]:
+    """int32 offsets while they fit (half the memory of int64), else int64."""
+    return np.int32 if n < 2**31 - 1 else np.int64
+
+
+def _line_bounds(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`[start, end)` of every line's content (terminators `\r\n`, `\n`, `\r` excluded)."""
+    n = len(codes)
+    is_n = codes == 10
+    is_r = codes == 13
+    next_n = np.zeros(n, dtype=bool)
+    next_n[:-1] = is_n[1:]
+    term_last = np.flatnonzero(is_n | (is_r & ~next_n))  # the last character of each terminator
+    crlf = np.zeros(len(term_last), dtype=bool)
+    inner = term_last > 0
+    crlf[inner] = is_n[term_last[inner]] & is_r[term_last[inner] - 1]
+    starts = np.concatenate([[0], term_last + 1])
+    ends = np.concatenate([term_last - crlf, [n]])
+    if starts[-1] >= n:  # the text is empty or ends with a terminator: no last line
+        starts, ends = starts[:-1], ends[:-1]
+    return starts.astype(np.int64), ends.astype(np.int64)
+
+
+class Lines(Sequence[Line]):
+    """The lines of a raw text, made on access (a `Line` per line of a 10 MB text costs 5x its size)."""
+
+    def __init__(self, raw: str, starts: np.ndarray, ends: np.ndarray):
+        self._raw, self._starts, self._ends = raw, starts, ends
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def _line(self, i: int) -> Line:
+        start, end = int(self._starts[i]), int(self._ends[i])
+        return Line(i + 1, self._raw[start:end], start, end)
+
+    @overload
+    def __getitem__(self, i: int) -> Line: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Line, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> Line | tuple[Line, ...]:
+        if isinstance(i, slice):
+            return tuple(self._line(j) for j in range(*i.indices(len(self))))
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("line index out of range")
+        return self._line(i)
+
+    def __iter__(self) -> Iterator[Line]:
+        return (self._line(j) for j in range(len(self)))
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} lines>"
+
+
+def _rfc_furniture_lines(raw: str, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Indices of the lines that are RFC page footers or headers.
+
+    Only lines holding `[Page N]` or beginning (after form feeds) with `RFC N` can be either, so
+    the two expressions run on those lines alone, not on every line of the text.
+    """
+    hits = [match.start() for match in re.finditer(r"\[Page \d|RFC \d", raw)]
+    lines = np.searchsorted(starts, np.array(hits, dtype=np.int64), side="right") - 1
+    candidates = set()
+    for hit, i in zip(hits, lines.tolist()):
+        if i >= 0 and hit < ends[i] and (raw[hit] == "[" or not raw[starts[i] : hit].strip("\f")):
+            candidates.add(i)
+    return np.array(sorted(i for i in candidates if _rfc_furniture(raw[starts[i] : ends[i]].lstrip("\f"))),
+                    dtype=np.int64)
+
+
+def _clean(raw: str, codes: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+           dropped: np.ndarray) -> tuple[str, np.ndarray]:
+    """Join the kept lines with newlines (form feeds removed) and fold 3+ newlines to 2.
+
+    Returns the clean text and, for each of its characters, its offset in `raw`; the newline
+    joining a line to the one before maps to the last character of the raw terminator before it.
+    Whole-array passes: the kept characters are gathered by offset, not appended one by one.
+    """
+    keep = np.ones(len(starts), dtype=bool)
+    keep[dropped] = False
+    k_starts, k_ends = starts[keep], ends[keep]
+    if len(k_starts) == 0:
+        return "", np.zeros(0, dtype=offset_dtype(len(raw)))
+    seg_starts = k_starts - 1  # each kept line but the first begins with its joining newline
+    seg_starts[0] = k_starts[0]
+    lengths = k_ends - seg_starts
+    dtype = offset_dtype(len(raw))
+    out_starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    # offsets rise by one within a segment and jump at each segment's start: a cumulative sum of
+    # steps, computed in place (no second array the size of the text)
+    offsets = np.ones(int(lengths.sum()), dtype=dtype)
+    full = lengths > 0  # only the first segment can be empty
+    s_starts, s_ends, s_out = seg_starts[full], k_ends[full], out_starts[full]
+    if len(offsets):
+        offsets[0] = s_starts[0]
+        offsets[s_out[1:]] = (s_starts[1:] - s_ends[:-1] + 1).astype(dtype)
+        np.cumsum(offsets, out=offsets)
+    chars = codes[offsets]
+    chars[out_starts[1:]] = 10  # a joining newline, whatever the terminator was
+    kept = chars != 12  # form feeds
+    chars, offsets = chars[kept], offsets[kept]
+    newline = chars == 10
+    kept = np.ones(len(chars), dtype=bool)
+    kept[2:] = ~(newline[2:] & newline[1:-1] & newline[:-2])  # the third and later of a newline run
+    del newline
+    return text_of(chars[kept]), offsets[kept]
 
 
 def _rfc_furniture(line: str) -> bool:
@@ -252,10 +353,6 @@ def _sections(clean: str, clean_to_raw: np.ndarray) -> dict[str, Section]:
     return sections
 
 
-def _lines(raw: str, spans: list[tuple[int, int]]) -> tuple[Line, ...]:
-    return tuple(Line(n, raw[s:e], s, e) for n, (s, e) in enumerate(spans, start=1))
-
-
 def load_rfc(source: str | Path = "rfc7519.txt") -> Document:
     """Load a plain-text RFC: page furniture removed, numbered sections split, lines kept.
 
@@ -264,9 +361,11 @@ def load_rfc(source: str | Path = "rfc7519.txt") -> Document:
     """
     path = resolve_source(source)
     raw = read_text(path)
-    spans = _split_raw_lines(raw)
-    clean, clean_to_raw = _clean(raw, spans, _rfc_furniture)
-    return Document(path.name, raw, clean, clean_to_raw, _sections(clean, clean_to_raw), _lines(raw, spans))
+    codes = codes_of(raw)
+    starts, ends = _line_bounds(codes)
+    clean, clean_to_raw = _clean(raw, codes, starts, ends, _rfc_furniture_lines(raw, starts, ends))
+    del codes
+    return Document(path.name, raw, clean, clean_to_raw, _sections(clean, clean_to_raw), Lines(raw, starts, ends))
 
 
 def load_text(source: str | Path, sections: str = "paragraphs") -> Document:
@@ -276,8 +375,10 @@ def load_text(source: str | Path, sections: str = "paragraphs") -> Document:
         raise ValueError(f"sections must be 'paragraphs' or 'headings', not {sections!r}")
     path = resolve_source(source, download=False)
     raw = read_text(path)
-    spans = _split_raw_lines(raw)
-    clean, clean_to_raw = _clean(raw, spans, lambda line: False)
+    codes = codes_of(raw)
+    starts, ends = _line_bounds(codes)
+    clean, clean_to_raw = _clean(raw, codes, starts, ends, np.zeros(0, dtype=np.int64))
+    del codes
     if sections == "headings":
         found = _sections(clean, clean_to_raw)
     else:
@@ -294,4 +395,4 @@ def load_text(source: str | Path, sections: str = "paragraphs") -> Document:
                 clean_start=c_start,
                 clean_end=c_end,
             )
-    return Document(path.name, raw, clean, clean_to_raw, found, _lines(raw, spans))
+    return Document(path.name, raw, clean, clean_to_raw, found, Lines(raw, starts, ends))

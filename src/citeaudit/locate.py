@@ -18,7 +18,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -26,13 +26,22 @@ from rapidfuzz import fuzz
 
 from . import columns as C
 from .citations import Citation, LineRange, SourceRef
-from .documents import Document, Section, canonical_section_id
+from .documents import Document, Section, canonical_section_id, codes_of, offset_dtype, text_of
 from .lines import range_problem
 from .vocab import QuoteStatus
 
 NEAR_THRESHOLD = 90.0
 # fuzzy alignment costs len(quote) x len(document); a longer quote is matched exactly or not at all
 NEAR_MAX_CHARS = 2_000
+# below this many characters str.find scans a range faster than any index lookup
+SCAN_CHARS = 100_000
+# a text of up to this many normalized characters is aligned in full for every near/missing quote
+NEAR_EXHAUSTIVE_CHARS = 300_000
+EXACT_TOKENS = 3  # interior tokens of a quote intersected to find where it may occur
+ELIDED_MAX_CANDIDATES = 5_000  # beyond this many places for the rarest piece, scan every section
+NEAR_TOKENS = 12  # the rarest tokens of a quote that vote for candidate windows
+NEAR_MAX_POSTINGS = 50_000  # a token this frequent votes only when no rarer one exists
+NEAR_MAX_WINDOWS = 256  # candidate windows aligned per quote, most votes first
 
 _FOLD = str.maketrans(
     {
@@ -45,34 +54,88 @@ _DROP = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 _ELLIPSIS = re.compile(r"\s*\.\.\.\s*")
 
 
+# Unicode whitespace (str.isspace, which `re`'s \s also follows); none lies above U+3000
+_SPACES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)
+_ASCII_SPACE = np.zeros(256, dtype=bool)
+_ASCII_SPACE[_SPACES[_SPACES < 128]] = True
+_WORD = np.zeros(256, dtype=bool)  # word characters of the token index: ASCII letters and digits
+_WORD[[ord(c) for c in "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"]] = True
+
+
+@functools.lru_cache(maxsize=4096)
+def _fold_char(ch: str) -> str:
+    """What one character becomes: NFKC, quotes and dashes folded, zero-width characters dropped."""
+    return "".join(c for c in unicodedata.normalize("NFKC", ch).translate(_FOLD) if c not in _DROP)
+
+
+def _fold(text: str, offsets: np.ndarray) -> tuple[str, np.ndarray]:
+    """Fold every character on its own (`_fold_char`); only non-ASCII characters and '`' change."""
+    if text.isascii() and "`" not in text:
+        return text, offsets
+    codes = codes_of(text)
+    special = np.flatnonzero((codes >= 128) | (codes == ord("`")))
+    distinct, inverse = np.unique(codes[special], return_inverse=True)
+    into = {int(c): _fold_char(chr(c)) for c in distinct}
+    table = {c: out for c, out in into.items() if out != chr(c)}
+    if not table:
+        return text, offsets
+    lengths = np.ones(len(codes), dtype=np.int64)
+    lengths[special] = np.array([len(into[int(c)]) for c in distinct], dtype=np.int64)[inverse]
+    return text.translate(table), np.repeat(offsets, lengths)
+
+
 def _normalize_chars(text: str, offsets) -> tuple[str, np.ndarray]:
-    """Normalize `text` (see `normalize`), mapping every output character to an input offset."""
-    folded: list[tuple[str, int]] = [
-        (out, off)
-        for ch, off in zip(text, offsets)
-        for out in unicodedata.normalize("NFKC", ch).translate(_FOLD)
-        if out not in _DROP
-    ]
-    chars: list[str] = []
-    origin: list[int] = []
-    i = 0
-    while i < len(folded):
-        ch, off = folded[i]
-        if not ch.isspace():
-            chars.append(ch)
-            origin.append(off)
-            i += 1
-            continue
-        j = i
-        while j < len(folded) and folded[j][0].isspace():
-            j += 1
-        run = "".join(c for c, _ in folded[i:j])
-        hyphen_break = bool(chars) and chars[-1] == "-" and ("\n" in run or "\r" in run)
-        if chars and j < len(folded) and not hyphen_break:
-            chars.append(" ")
-            origin.append(off)
-        i = j
-    return "".join(chars), np.asarray(origin, dtype=np.int64)
+    """Normalize `text` (see `normalize`), mapping every output character to an input offset.
+
+    Whole-array passes: characters are folded by a translation table, and each whitespace run
+    becomes one space (or nothing, at either end and after a hyphen ending a line) by masks over
+    the code points, never a Python step per character.
+    """
+    identity = isinstance(offsets, range) and offsets.step == 1 and (text.isascii() and "`" not in text)
+    if isinstance(offsets, range) and not identity:
+        offsets = np.arange(offsets.start, offsets.stop, offsets.step, dtype=offset_dtype(offsets.stop))
+    folded, origin = (text, offsets) if identity else _fold(text, offsets)
+    codes = codes_of(folded)
+    n = len(codes)
+    if n == 0:
+        return "", np.zeros(0, dtype=offset_dtype(len(text)))
+    space = _ASCII_SPACE[codes] if codes.dtype == np.uint8 else (
+        _ASCII_SPACE[np.minimum(codes, 255)] & (codes < 128)) | ((codes >= 128) & np.isin(codes, _SPACES))
+    before = np.zeros(n, dtype=bool)
+    before[1:] = space[:-1]
+    run_starts = np.flatnonzero(space & ~before)
+    del before
+    if len(run_starts) == 0:
+        return folded, _kept_offsets(np.ones(n, dtype=bool), offsets) if identity else origin
+    after = np.zeros(n, dtype=bool)
+    after[:-1] = space[1:]
+    run_ends = np.flatnonzero(space & ~after) + 1
+    del after
+    line_break = (codes == 10) | (codes == 13)
+    breaks = np.logical_or.reduceat(line_break, run_starts)  # a run and the characters up to the next run
+    del line_break
+    hyphen = np.zeros(len(run_starts), dtype=bool)
+    inner = run_starts > 0
+    hyphen[inner] = codes[run_starts[inner] - 1] == ord("-")
+    one_space = (run_starts > 0) & (run_ends < n) & ~(hyphen & breaks)
+    keep = ~space
+    del space
+    kept_runs = run_starts[one_space]
+    keep[kept_runs] = True
+    codes = codes.copy()
+    codes[kept_runs] = ord(" ")
+    return text_of(codes[keep]), _kept_offsets(keep, offsets) if identity else origin[keep]
+
+
+def _kept_offsets(keep: np.ndarray, offsets: range, chunk: int = 1 << 20) -> np.ndarray:
+    """`offsets[keep]` for a range of offsets, without making the range an array first."""
+    out = np.empty(int(keep.sum()), dtype=offset_dtype(offsets.stop))
+    filled = 0
+    for lo in range(0, len(keep), chunk):
+        at = np.flatnonzero(keep[lo : lo + chunk])
+        out[filled : filled + len(at)] = at + (lo + offsets.start)
+        filled += len(at)
+    return out
 
 
 def normalize(text: str) -> str:
@@ -95,14 +158,69 @@ def strip_enclosing_quotes(quote: str) -> str:
     return quote
 
 
+_K1, _K2, _K3 = (np.uint64(k) for k in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9))
+
+
+def _tokens(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`[start, end)` and a 64-bit hash of every token (maximal run of ASCII letters and digits).
+
+    The hash mixes a token's length, first 8 and last 8 characters (tokens of up to 16 characters
+    are told apart exactly; longer ones rarely collide). A collision only costs a wasted
+    comparison: every candidate the index yields is checked against the text.
+    """
+    word = _WORD[codes] if codes.dtype == np.uint8 else _WORD[np.minimum(codes, 255)] & (codes < 128)
+    edge = np.zeros(len(word) + 1, dtype=bool)
+    edge[:-1] = word
+    edge[1:] ^= word  # True where a run of word characters starts or ends
+    bounds = np.flatnonzero(edge)
+    starts, ends = bounds[0::2], bounds[1::2]
+    lengths = ends - starts
+    head = np.zeros(len(starts), dtype=np.uint64)
+    tail = np.zeros(len(starts), dtype=np.uint64)
+    for k in range(8):
+        present = (lengths > k).astype(np.uint64)
+        head |= (codes[np.minimum(starts + k, ends - 1)].astype(np.uint64) * present) << np.uint64(8 * k)
+        tail |= (codes[np.maximum(ends - 1 - k, starts)].astype(np.uint64) * present) << np.uint64(8 * k)
+    return starts, ends, (head * _K1) ^ (tail * _K2) ^ (lengths.astype(np.uint64) * _K3)
+
+
+def _text_tokens(text: str, chunk: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
+    """Starts (int32 when they fit) and hashes of the tokens of a long text, a chunk at a time
+    (cut at a non-word character), so the temporary arrays stay small."""
+    all_starts, all_hashes = [], []
+    pos = 0
+    while pos < len(text):
+        end = min(len(text), pos + chunk)
+        while end < len(text) and text[end - 1].isascii() and text[end - 1].isalnum():
+            end += 1
+        starts, _, hashes = _tokens(codes_of(text[pos:end]))
+        all_starts.append((starts + pos).astype(offset_dtype(len(text))))
+        all_hashes.append(hashes)
+        pos = end
+    if not all_starts:
+        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.uint64)
+    return np.concatenate(all_starts), np.concatenate(all_hashes)
+
+
 @dataclass(frozen=True, eq=False)
 class DocumentIndex:
-    """A document's normalized clean text, with maps back to clean and raw offsets."""
+    """A document's normalized clean text, with maps back to clean and raw offsets.
+
+    The token index (`token_hash` sorted, `token_pos` the normalized offset of each token, in
+    text order within one hash) finds where a quote can occur without scanning the text; the
+    section arrays (`section_lo`, `section_hi`, sorted by start) say which section holds a position.
+    """
 
     document: Document
     text: str
     to_clean: np.ndarray
     section_ranges: dict[str, tuple[int, int]]
+    token_hash: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.uint64))
+    token_pos: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int32))
+    section_lo: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
+    section_hi: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
+    section_ids: tuple[str, ...] = field(repr=False, default=())
+    section_rank: dict[str, int] = field(repr=False, default_factory=dict)  # place in `section_ranges`
 
     def section_of(self, pos: int) -> Section | None:
         return self.document.section_at(int(self.to_clean[pos]))
@@ -111,17 +229,35 @@ class DocumentIndex:
         """Raw `[start, end)` of the normalized characters `[start, end)`."""
         return self.document.raw_span(int(self.to_clean[start]), int(self.to_clean[end - 1]) + 1)
 
+    def postings(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each token hash, the `[lo, hi)` of its positions in `token_pos`."""
+        return (np.searchsorted(self.token_hash, hashes, side="left"),
+                np.searchsorted(self.token_hash, hashes, side="right"))
+
+    def section_holding(self, start: int, end: int) -> str | None:
+        """The id of the section whose normalized range holds `[start, end)`, if any."""
+        i = int(np.searchsorted(self.section_lo, start, side="right")) - 1
+        return self.section_ids[i] if i >= 0 and end <= self.section_hi[i] else None
+
 
 @functools.lru_cache(maxsize=16)
 def index_document(document: Document) -> DocumentIndex:
-    """Normalize a document once; every quote is matched against this index."""
+    """Normalize a document once and index its tokens; every quote is matched against this index."""
     text, to_clean = _normalize_chars(document.clean, range(len(document.clean)))
-    ranges = {}
-    for sid, section in document.sections.items():
-        lo = int(np.searchsorted(to_clean, section.clean_start, side="left"))
-        hi = int(np.searchsorted(to_clean, section.clean_end, side="left"))
-        ranges[sid] = (lo, hi)
-    return DocumentIndex(document, text, to_clean, ranges)
+    bounds = np.array([(s.clean_start, s.clean_end) for s in document.sections.values()], dtype=to_clean.dtype)
+    found = np.searchsorted(to_clean, bounds.reshape(-1), side="left").reshape(-1, 2).tolist()
+    ranges = {sid: (lo, hi) for sid, (lo, hi) in zip(document.sections, found)}
+    starts, hashes = _text_tokens(text)
+    order = np.argsort(hashes, kind="stable")
+    by_start = sorted(ranges.items(), key=lambda item: item[1])
+    return DocumentIndex(
+        document, text, to_clean, ranges,
+        token_hash=hashes[order], token_pos=starts[order],
+        section_lo=np.array([r[0] for _, r in by_start], dtype=np.int64),
+        section_hi=np.array([r[1] for _, r in by_start], dtype=np.int64),
+        section_ids=tuple(sid for sid, _ in by_start),
+        section_rank={sid: i for i, sid in enumerate(ranges)},
+    )
 
 
 @dataclass(frozen=True)
@@ -176,21 +312,95 @@ def _found(index: DocumentIndex, status: str, cited: str | None, start: int, end
     )
 
 
+def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """Which of `values` occur in the sorted array `sorted_set`."""
+    if len(sorted_set) == 0:
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
+    return sorted_set[at] == values
+
+
+def _candidate_starts(index: DocumentIndex, needle: str) -> np.ndarray | None:
+    """Sorted starts where `needle` can occur: each of its rarest interior tokens is in place there.
+
+    An interior token (both neighbours inside the needle are not letters or digits) is a whole
+    token of the text wherever the needle occurs, so no occurrence is left out. None when the
+    needle has no interior token (the caller scans instead).
+    """
+    starts, ends, hashes = _tokens(codes_of(needle))
+    interior = (starts > 0) & (ends < len(needle))
+    if not interior.any() or len(index.token_hash) == 0:
+        return None
+    offsets, hashes = starts[interior], hashes[interior]
+    lo, hi = index.postings(hashes)
+    found: np.ndarray | None = None
+    for j in np.argsort(hi - lo, kind="stable")[:EXACT_TOKENS]:
+        at = index.token_pos[lo[j] : hi[j]].astype(np.int64) - offsets[j]
+        found = at if found is None else found[_member(found, at)]
+        if len(found) == 0:
+            break
+    return found
+
+
+def _first_occurrence(index: DocumentIndex, needle: str, lo: int, hi: int) -> int:
+    """`index.text.find(needle, lo, hi)`: a scan of a short range, the token index for a long one."""
+    if hi - lo <= SCAN_CHARS:
+        return index.text.find(needle, lo, hi)
+    starts = _candidate_starts(index, needle)
+    if starts is None:
+        return index.text.find(needle, lo, hi)
+    starts = starts[(starts >= lo) & (starts <= hi - len(needle))]
+    for start in starts.tolist():
+        if index.text.startswith(needle, start):
+            return start
+    return -1
+
+
 def _find_exact(index: DocumentIndex, needle: str, cited: str | None) -> tuple[int, int] | None:
     """First occurrence inside the cited section, else the first anywhere."""
     if not needle:
         return None
     if cited in index.section_ranges:
         lo, hi = index.section_ranges[cited]
-        pos = index.text.find(needle, lo, hi)
+        pos = _first_occurrence(index, needle, lo, hi)
         if pos >= 0:
             return pos, pos + len(needle)
-    pos = index.text.find(needle)
+    pos = _first_occurrence(index, needle, 0, len(index.text))
     return (pos, pos + len(needle)) if pos >= 0 else None
 
 
+def _sections_holding(index: DocumentIndex, pieces: list[str]) -> set[str] | None:
+    """The sections holding a whole occurrence of the piece with the rarest token, or None when
+    the index cannot tell (no piece has an interior token, or the piece is everywhere)."""
+    best: np.ndarray | None = None
+    piece = ""
+    for candidate in pieces:
+        starts = _candidate_starts(index, candidate)
+        if starts is not None and (best is None or len(starts) < len(best)):
+            best, piece = starts, candidate
+    if best is None or len(best) > ELIDED_MAX_CANDIDATES:
+        return None
+    held = set()
+    for start in best.tolist():
+        if start >= 0 and index.text.startswith(piece, start):
+            sid = index.section_holding(start, start + len(piece))
+            if sid is not None:
+                held.add(sid)
+    return held
+
+
 def _find_elided(index: DocumentIndex, pieces: list[str], cited: str | None) -> tuple[int, int] | None:
-    for sid in _search_order(index, cited):
+    """The pieces in order within one section, the cited one first, then in document order.
+
+    In a long text only the sections that hold the rarest piece are tried (any section where the
+    pieces occur in order holds each of them).
+    """
+    order = _search_order(index, cited)
+    if len(index.text) > SCAN_CHARS:
+        held = _sections_holding(index, pieces)
+        if held is not None:
+            order = [sid for sid in order if sid in held]
+    for sid in order:
         lo, hi = index.section_ranges[sid]
         pos, first = lo, -1
         for piece in pieces:
@@ -204,14 +414,90 @@ def _find_elided(index: DocumentIndex, pieces: list[str], cited: str | None) -> 
     return None
 
 
-def _find_near(index: DocumentIndex, needle: str, cited: str | None) -> tuple[float, int, int]:
-    """Best rapidfuzz alignment over the sections, the cited one first (it wins ties)."""
-    best = (0.0, 0, 0)
-    for sid in _search_order(index, cited):
+Best = tuple[float, int, int]  # score, normalized [start, end)
+
+
+def _align(index: DocumentIndex, needle: str, sid: str, best: Best) -> Best:
+    """`best`, or the section's best alignment when it scores higher."""
+    lo, hi = index.section_ranges[sid]
+    found = fuzz.partial_ratio_alignment(needle, index.text[lo:hi], score_cutoff=best[0] + 1e-9)
+    if found is not None and found.score > best[0]:
+        return (found.score, lo + found.dest_start, lo + found.dest_end)
+    return best
+
+
+def _candidate_windows(index: DocumentIndex, needle: str) -> tuple[np.ndarray, int]:
+    """Starts of the windows of the text where many of the needle's rarest tokens fall in place.
+
+    Each token occurrence votes for the start it implies for the needle; votes are pooled in bins
+    of `width` characters (a changed word shifts the rest by a few), and a window is a bin whose
+    votes, with the next bin's, come from at least half the tokens. Returns (starts, width).
+    """
+    width = max(32, len(needle) // 4)
+    starts, _, hashes = _tokens(codes_of(needle))
+    if len(starts) == 0 or len(index.token_hash) == 0:
+        return np.zeros(0, dtype=np.int64), width
+    hashes, first = np.unique(hashes, return_index=True)
+    offsets = starts[first]
+    lo, hi = index.postings(hashes)
+    counts = hi - lo
+    order = [j for j in np.argsort(counts, kind="stable") if counts[j] > 0]
+    common = [j for j in order if counts[j] > NEAR_MAX_POSTINGS]
+    order = [j for j in order if counts[j] <= NEAR_MAX_POSTINGS][:NEAR_TOKENS] or common[:2]
+    if not order:
+        return np.zeros(0, dtype=np.int64), width
+    bins = []
+    for j in order:
+        implied = index.token_pos[lo[j] : hi[j]].astype(np.int64) - offsets[j]
+        at = np.maximum(implied, 0) // width  # sorted: one vote per token and bin
+        bins.append(at[np.concatenate([[True], at[1:] != at[:-1]])])
+    votes = np.bincount(np.concatenate(bins), minlength=len(index.text) // width + 2)
+    pooled = votes[:-1] + votes[1:]  # a bin and the next one
+    need = max(1, -(-len(order) // 2))
+    chosen = np.flatnonzero(pooled >= need)
+    if len(chosen) > NEAR_MAX_WINDOWS:
+        chosen = chosen[np.argsort(-pooled[chosen], kind="stable")[:NEAR_MAX_WINDOWS]]
+    return np.sort(chosen) * width, width
+
+
+def _find_near(index: DocumentIndex, needle: str, cited: str | None) -> Best:
+    """Best rapidfuzz alignment over the sections, the cited one first (it wins ties).
+
+    A text of up to `NEAR_EXHAUSTIVE_CHARS` is aligned section by section in full. In a longer one
+    the cited section is aligned in full and the others only where the token index finds a window
+    sharing many of the needle's rare tokens: a window that scores above the best so far has its
+    whole section aligned, so the score and passage reported are the section's, as in a full pass.
+    A section with no such window is not read; a missing quote's score is the best of those read.
+    """
+    best: Best = (0.0, 0, 0)
+    if len(index.text) <= NEAR_EXHAUSTIVE_CHARS:
+        for sid in _search_order(index, cited):
+            best = _align(index, needle, sid, best)
+        return best
+    done = set()
+    if cited in index.section_ranges:
+        best = _align(index, needle, cited, best)
+        done.add(cited)
+    windows, width = _candidate_windows(index, needle)
+    probes = windows + width  # the middle of the starts each window's votes imply
+    at = np.searchsorted(index.section_lo, probes, side="right") - 1
+    inside = (at >= 0) & (probes < index.section_hi[np.maximum(at, 0)])
+    located = sorted((index.section_rank[index.section_ids[i]], start, index.section_ids[i])
+                     for start, i in zip(windows[inside].tolist(), at[inside].tolist()))
+    margin = len(needle) // 4 + 8
+    seen = set()
+    for _, start, sid in located:
+        if sid in done:
+            continue
         lo, hi = index.section_ranges[sid]
-        found = fuzz.partial_ratio_alignment(needle, index.text[lo:hi], score_cutoff=best[0] + 1e-9)
+        window = index.text[max(lo, start - margin) : min(hi, start + 2 * width + len(needle) + margin)]
+        if window in seen:  # copies of one passage score alike: the first one stands
+            continue
+        seen.add(window)
+        found = fuzz.partial_ratio_alignment(needle, window, score_cutoff=best[0] + 1e-9)
         if found is not None and found.score > best[0]:
-            best = (found.score, lo + found.dest_start, lo + found.dest_end)
+            best = _align(index, needle, sid, best)
+            done.add(sid)
     return best
 
 

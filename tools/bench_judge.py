@@ -1,0 +1,59 @@
+"""Benchmark step 2's concurrency: N citations judged against a local scripted OpenAI-compatible
+endpoint that answers after a fixed delay (`scripted_endpoint.py`), at concurrency 1, 2, 4, 8, 16.
+
+Every run records into a fresh cache (mode `record`), so every citation is a real HTTP request.
+Prints the seconds of judging, citations per second and the speed-up over one at a time.
+
+Run: .venv/bin/python tools/bench_judge.py [--citations 40] [--delay 0.2] [--levels 1,2,4,8,16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from scripted_endpoint import scripted_endpoint
+
+from citeaudit import CallCache, Citation, Judge, SourceRef, audit_citations
+
+
+def run(n: int, delay: float, levels: list[int]) -> None:
+    sources = {"s1": "The JWT MUST be rejected when the audience does not match."}
+    citations = [Citation(f"c{i:03d}", f"Claim number {i} about the audience.", None, SourceRef("s1"))
+                 for i in range(n)]
+    print(f"{n} citations, endpoint delay {delay * 1000:.0f} ms, ideal one-at-a-time {n * delay:.1f} s")
+    print(f"{'concurrency':>11} {'seconds':>8} {'per second':>11} {'speed-up':>9} {'in flight':>10}")
+    with scripted_endpoint(delay) as endpoint:
+        base = None
+        for level in levels:
+            with tempfile.TemporaryDirectory() as folder:
+                judge = Judge(model="scripted", base_url=endpoint.url, api_key="x", grammar=False,
+                              cache=CallCache(Path(folder), mode="record"))
+                endpoint.most_in_flight = 0
+                started = time.perf_counter()
+                audit = audit_citations(citations, None, sources, judge=judge, concurrency=level, progress=False)
+                seconds = time.perf_counter() - started
+                judge.cache.close()
+            errors = audit.table["error"].notna().sum()
+            assert errors == 0, f"{errors} rows failed"
+            base = base or seconds
+            speedup = base / seconds
+            print(f"{level:>11} {seconds:>8.2f} {n / seconds:>11.1f} {speedup:>8.1f}x {endpoint.most_in_flight:>10}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--citations", type=int, default=40)
+    parser.add_argument("--delay", type=float, default=0.2, help="seconds the endpoint waits before answering")
+    parser.add_argument("--levels", default="1,2,4,8,16", help="comma-separated concurrency levels")
+    args = parser.parse_args()
+    run(args.citations, args.delay, [int(v) for v in args.levels.split(",")])
+
+
+if __name__ == "__main__":
+    main()
