@@ -68,6 +68,13 @@ class Document:
     clean_to_raw: np.ndarray = field(repr=False)
     sections: dict[str, Section] = field(repr=False)
     lines: tuple[Line, ...] = field(repr=False)
+    aliases: dict[str, str] = field(default_factory=dict, repr=False)  # locator key -> section id (anchors)
+
+    def resolve(self, locator: str | None) -> str | None:
+        """The section id a citation's locator names (`locators.resolve`), or None if none."""
+        from .locators import resolve
+
+        return resolve(self, locator)
 
     def section(self, section_id: str) -> Section | None:
         """The section a citation names, written `4.1.3`, `4.1.3.`, `Section 4.1.3` or `§4.1.3`."""
