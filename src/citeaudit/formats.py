@@ -109,7 +109,8 @@ def _refuse_binary(path: Path, chosen: str) -> None:
 class _Builder:
     """The clean text of a document, built piece by piece with every character's raw offset."""
 
-    def __init__(self) -> None:
+    def __init__(self, raw_size: int) -> None:
+        self.raw_size = raw_size
         self.parts: list[str] = []
         self.offsets: list[np.ndarray] = []
         self.size = 0
@@ -129,7 +130,9 @@ class _Builder:
     def separate(self, separator: str = "\n\n") -> None:
         """End the current block: a separator unless the text is empty or already ends in one."""
         if self.size and not self.tail.endswith(separator):
-            self.add(separator, [self.last_offset] * len(separator))
+            # mapped to the raw character after the block (its line break), so that a span ending
+            # at the block's last character does not take in the separator
+            self.add(separator, [min(self.last_offset + 1, self.raw_size - 1)] * len(separator))
 
     def build(self) -> tuple[str, np.ndarray]:
         offsets = np.concatenate(self.offsets) if self.offsets else np.zeros(0, dtype=np.int64)
@@ -216,7 +219,7 @@ def load_markdown(source: str | Path) -> Document:
         return line_starts[min(first, len(line_starts) - 1)], line_starts[last] if last < len(line_starts) else len(raw)
 
     tokens = MarkdownIt("commonmark").enable("table").parse(raw)
-    out = _Builder()
+    out = _Builder(len(raw))
     heads: list[tuple[int, str]] = []
     heading_text: list[str] | None = None
     for token in tokens:
@@ -251,7 +254,7 @@ def load_markdown(source: str | Path) -> Document:
             cursor, limit = raw_range(token.map)
             for child in token.children or []:
                 if child.type in ("softbreak", "hardbreak"):
-                    out.add("\n", [max(cursor - 1, 0)])
+                    out.add("\n", [min(cursor, len(raw) - 1)])  # the line break after the text
                     continue
                 if child.type not in ("text", "code_inline", "text_special", "image"):  # image: its alt text
                     continue
@@ -337,7 +340,8 @@ class _HtmlText:
             anchor = child.attributes.get("id") or (child.attributes.get("name") if tag == "a" else None)
             self.walk(child, pre or tag in ("pre", "textarea"))
             if tag in _HEADINGS:
-                self.heads.append((start, "".join(self.parts)[start:].strip()))
+                # its first line: a heading left open by malformed markup holds what follows it
+                self.heads.append((start, "".join(self.parts)[start:].strip().split("\n", 1)[0][:200]))
             if anchor:
                 self.anchors.append((anchor, start, self.size))
             if block:
@@ -472,7 +476,7 @@ def load_pdf(source: str | Path) -> Document:
                 kept.append((number + 1, pos, line.rstrip()))
             pos += len(line) + 1
         base += len(texts[number]) + 2  # "\n\f" between pages
-    out = _Builder()
+    out = _Builder(len(raw))
     page_ranges: dict[int, tuple[int, int]] = {}
     joined = False
     for i, (number, pos, line) in enumerate(kept):

@@ -24,7 +24,8 @@ from .citations import Citation, SectionRef
 from .documents import Document, Section
 
 _DASH = r"\s*(?:-|–|—|to|through|and)\s*"
-_PAGES = re.compile(rf"\b(?:pages?|pp?|pgs?)\b\.?\s*(\d{{1,6}})(?:{_DASH}(?:pp?\.?\s*)?(\d{{1,6}}))?", re.IGNORECASE)
+_PAGES = re.compile(rf"\b(?:pages?|pp?|pgs?)(?![a-z])\.?\s*(\d{{1,6}})(?:{_DASH}(?:pp?\.?\s*)?(\d{{1,6}}))?",
+                    re.IGNORECASE)
 _LINES = re.compile(rf"\[\s*L(\d{{1,9}})(?:\s*-\s*L?(\d{{1,9}}))?\s*\]|\bL(\d{{1,9}})(?:\s*-\s*L?(\d{{1,9}}))?\b"
                     rf"|\blines?\s+(\d{{1,9}})(?:{_DASH}(\d{{1,9}}))?", re.IGNORECASE)
 _NUMBER = re.compile(r"^(?:(?:section|sec|clause|chapter|part|heading)\b\.?\s*|§+\s*)?(\d+(?:\.\d+)*)\.?(?:\s+(.*))?$",
