@@ -7,13 +7,14 @@ import subprocess
 from dataclasses import replace
 
 import pytest
-from conftest import DATA
+from conftest import DATA, ROOT
 
 from citeaudit import Judge, audit_quotes, load_rfc, render_html, write_report
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ROOT_OUT = ROOT / "out"
 HOSTILE = ('<script>document.title="pwned"</script><img src=x onerror="document.title=\'pwned\'">'
            ' & "quotes" <b>bold</b>')
 
@@ -107,3 +108,41 @@ def test_report_decision_counts_unrecognized_markers(tmp_path, replay_cache, mon
     marked = run("report", *args, "--answer", str(answer), "--html", str(tmp_path / "b.html"))
     assert marked.returncode == 1 and "REVIEW" in marked.stdout
     assert "unrecognized citation marker &#x27;[line 4]&#x27;" in (tmp_path / "b.html").read_text()
+
+
+FORMAT_DOCS = {  # document: (citation file, a located quote's id, the start and end of its mark)
+    "lantern-sync.md": ("lantern-sync_citations.json", "md_offer_example", '{"type": "offer"', '"revision": 42}'),
+    "token-service.html": ("token-service_citations.json", "html_access_lifetime", "Access tokens expire",
+                           "after they are issued."),
+    "reservoir-report.pdf": ("reservoir-report_citations.json", "pdf_rinse_page_break", "each sample bottle is",
+                             "before it is filled"),
+    "field-note.txt": ("field-note_citations.json", "txt_departure", "The boat left", "at 07:40"),
+}
+
+
+@pytest.mark.parametrize("source", FORMAT_DOCS)
+def test_report_highlights_quotes_in_every_format(source, tmp_path):
+    citations, cid, first, last = FORMAT_DOCS[source]
+    formats = DATA / "formats"
+    audit = audit_quotes(formats / source, formats / citations, locate_only=True)
+    located = audit.table[audit.table["quote_status"].isin(["exact", "elided", "near"])]
+    html_path = write_report(tmp_path / "report.html", audit, title=f"Audit of {source}")
+    dom = chromium("--dump-dom", html_path.as_uri(), tmp_path=tmp_path)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    body = dom.stdout
+    assert len(re.findall(r"<section class=\"card\"", body)) == len(audit.table)
+    assert len(re.findall(r"<mark>", body)) == len(located) > 0  # every located quote is marked
+    assert not re.search(r"\s</mark>", body)  # and no more: a mark ends on the quote's last character
+    mark = re.search(rf'id="citation-{cid}".*?<mark>(.*?)</mark>', body, flags=re.S).group(1)
+    mark = " ".join(mark.replace("&quot;", '"').split())
+    assert mark.startswith(first) and mark.endswith(last), mark
+    if source.endswith(".pdf"):  # the page the quote starts on, with its number; the mark ends at its foot
+        assert re.search(rf'id="citation-{cid}".*?found in: 2\.2', body, flags=re.S)
+        page = re.search(r'id="citation-pdf_sample_depth".*?found in: (page \d)', body, flags=re.S).group(1)
+        assert page == "page 2"
+    shot = tmp_path / "report.png"
+    result = chromium(f"--screenshot={shot}", "--window-size=1200,2400", html_path.as_uri(), tmp_path=tmp_path)
+    assert result.returncode == 0 and shot.stat().st_size > 10_000
+    keep = ROOT_OUT / f"report_{source.replace('.', '_')}.png"  # for a human to look at, not committed
+    keep.parent.mkdir(exist_ok=True)
+    keep.write_bytes(shot.read_bytes())

@@ -34,6 +34,7 @@ from .errors import (
                     StoreError,
 )
 from .fingerprint import fingerprint
+from .formats import load_document
 from .judge import PROMPT_VERSION, Judge, Judgement, build_messages
 from .lines import LineAnswer, extract_line_citations, load_line_answer
 from .localmodel import local_server, model_path
@@ -109,6 +110,7 @@ __all__ = [
     "judge_citations",
     "lines_view",
     "load_citations",
+    "load_document",
     "load_line_answer",
     "load_reviews",
     "load_rfc",

@@ -28,11 +28,13 @@ from . import config
 from .citations import Citation, SourceRef, load_citations
 from .config import DEFAULT_THRESHOLD
 from .decide import Decision, apply_reviews, decide
-from .documents import Document, load_rfc
+from .documents import Document
 from .errors import InputError
+from .formats import load_document
 from .judge import Judge, Judgement
 from .lines import LineAnswer, load_line_answer
 from .locate import locate_citations
+from .locators import with_cited_regions
 from .reviews import SEED_VERDICTS, Review, load_reviews
 from .route import route
 from .vocab import CacheMode, Kind
@@ -49,7 +51,7 @@ def _where(row: pd.Series, document_name: str) -> str:
         return f"an excerpt of {document_name}"
     if row[C.KIND] == Kind.LINES:
         return f"lines {found[1:].replace('-L', '-')} of {document_name}"
-    return f"section {found} of {document_name}"
+    return f"{'' if found.startswith('page') else 'section '}{found} of {document_name}"
 
 
 def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the source",
@@ -202,11 +204,13 @@ def audit_citations(citations: Iterable[Citation], document: Document | None = N
     return audit.with_reviews(reviews)
 
 
-def audit_quotes(source: str | Path | Document, citations: str | Path | list[Citation], **options) -> Audit:
-    """Quote citations (a file or records) over one source (a path, a name, or a `Document`)."""
-    document = source if isinstance(source, Document) else load_rfc(source)
+def audit_quotes(source: str | Path | Document, citations: str | Path | list[Citation], format: str | None = None,
+                 **options) -> Audit:
+    """Quote citations (a file or records) over one source (a path, a name, or a `Document`) of any
+    format (`formats.load_document`: by extension, or `format`)."""
+    document = source if isinstance(source, Document) else load_document(source, format)
     records = citations if isinstance(citations, list) else load_citations(citations)
-    return audit_citations(records, document, **options)
+    return audit_citations(records, with_cited_regions(document, records), **options)
 
 
 def unrecognized_reasons(answer: LineAnswer) -> list[str]:
@@ -265,13 +269,16 @@ def audit_files(*, source: str | None = None, citations: str | Path | None = Non
     """Audit whichever input the paths name: `source` + `citations` (quotes), `document` +
     `answer` (lines), or `answer_json` + `sources_json` [+ `reviews_json`] (source ids)."""
     given = [bool(source or citations), bool(document or answer), bool(answer_json or sources_json)]
+    format_ = options.pop("format", None)
     if sum(given) != 1:
         raise InputError("give one input: --source and --citations (quotes), --document and --answer "
                          "(line citations), or --answer-json and --sources-json (source ids)")
+    if format_ is not None and not given[0]:
+        raise InputError("--format names the format of a --source document; line and source-id inputs are text")
     if given[0]:
         if not (source and citations):
             raise InputError("quote citations need both --source and --citations")
-        return audit_quotes(source, citations, **options)
+        return audit_quotes(source, citations, format=format_, **options)
     if given[1]:
         if not (document and answer):
             raise InputError("line citations need both --document and --answer")

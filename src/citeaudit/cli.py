@@ -22,6 +22,7 @@ from . import config
 from .audit import Audit, audit_files, audit_lines, audit_quotes, audit_source_files, unrecognized_reasons
 from .cache import CallCache
 from .errors import CiteAuditError, JudgeUnavailableError, LocalModelError
+from .formats import FORMATS
 from .judge import Judge
 from .lines import load_line_answer
 from .reviews import review_row
@@ -145,14 +146,22 @@ def main() -> None:
     """Audit the citations in an LLM's answer against the source they cite."""
 
 
+format_option = click.option("--format", "doc_format", type=click.Choice(FORMATS), default=None,
+                             help="Format of the --source document (default: by its extension; .txt: RFC or plain).")
+
+
 @main.command()
-@click.option("--source", required=True, help="Source text: a path, or a name found in CITEAUDIT_DATA_DIR or data/.")
+@click.option("--source", required=True,
+              help="Source document (RFC or plain text, Markdown, HTML, PDF): a path, or a name found in "
+                   "CITEAUDIT_DATA_DIR or data/.")
 @click.option("--citations", required=True, type=click.Path(dir_okay=False), help="Quote-citation JSON file.")
+@format_option
 @judge_options
 @locate_only_option
-def audit(source, citations, threshold, cache_mode, model, output, html_path, reviews, concurrency, locate_only):
+def audit(source, citations, doc_format, threshold, cache_mode, model, output, html_path, reviews, concurrency,
+          locate_only):
     """Audit quote citations (id, claim, quote, section) over one source document."""
-    result = audit_quotes(source, citations, judge=_judge(locate_only, model, cache_mode),
+    result = audit_quotes(source, citations, format=doc_format, judge=_judge(locate_only, model, cache_mode),
                           threshold=threshold, locate_only=locate_only, reviews=reviews, concurrency=concurrency)
     _show(_table(result))
     _finish(result, output, html_path)
@@ -287,6 +296,7 @@ def thresholds(sources, citation_files, target, cache_mode, model):
 
 @main.command()
 @input_options
+@format_option
 @click.option("--html", "html_path", required=True, type=click.Path(dir_okay=False), help="Where to write the report.")
 @click.option("--threshold", type=click.FloatRange(0, 1), default=config.DEFAULT_THRESHOLD, show_default=True)
 @click.option("--cache-mode", type=_choice(CacheMode), default=None)
@@ -295,11 +305,11 @@ def thresholds(sources, citation_files, target, cache_mode, model):
               help="Also write one JSON object per citation.")
 @click.option("--reviews", type=click.Path(dir_okay=False), default=None, help="Review store to apply.")
 @locate_only_option
-def report(source, citations, document, answer, answer_json, sources_json, html_path, threshold, cache_mode, model,
-           output, reviews, locate_only):
+def report(source, citations, document, answer, answer_json, sources_json, doc_format, html_path, threshold,
+           cache_mode, model, output, reviews, locate_only):
     """Write a self-contained HTML report of an audit (no scripts, no network fetches)."""
     result = audit_files(source=source, citations=citations, document=document, answer=answer,
-                         answer_json=answer_json, sources_json=sources_json,
+                         answer_json=answer_json, sources_json=sources_json, format=doc_format,
                          judge=_judge(locate_only, model, cache_mode), threshold=threshold,
                          locate_only=locate_only, reviews=reviews)
     result.write_html(html_path)

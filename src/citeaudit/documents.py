@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import hashlib
 import re
 import urllib.request
@@ -72,6 +73,13 @@ class Document:
     clean_to_raw: np.ndarray = field(repr=False)
     sections: dict[str, Section] = field(repr=False)
     lines: Sequence[Line] = field(repr=False)
+    aliases: dict[str, str] = field(default_factory=dict, repr=False)  # locator key -> section id (anchors)
+
+    def resolve(self, locator: str | None) -> str | None:
+        """The section id a citation's locator names (`locators.resolve`), or None if none."""
+        from .locators import resolve
+
+        return resolve(self, locator)
 
     def section(self, section_id: str) -> Section | None:
         """The section a citation names, written `4.1.3`, `4.1.3.`, `Section 4.1.3` or `§4.1.3`."""
@@ -79,18 +87,26 @@ class Document:
         return self.sections.get(canonical) if canonical else None
 
     def section_at(self, clean_offset: int) -> Section | None:
-        """The numbered section whose clean text range holds `clean_offset`, if any."""
-        starts, ordered = self._sections_by_start
+        """The first section (in document order of `sections`) whose clean range holds `clean_offset`.
+
+        Sections of an RFC do not overlap and are found by bisection; those of other formats may
+        (pages and headings, anchors inside sections), and the first one listed that holds the
+        offset is the answer, as for a document without overlaps.
+        """
+        starts, ordered, overlapping = self._sections_by_start
+        if overlapping:
+            return next((s for s in self.sections.values() if s.clean_start <= clean_offset < s.clean_end), None)
         i = bisect.bisect_right(starts, clean_offset) - 1
         if i >= 0 and ordered[i].clean_start <= clean_offset < ordered[i].clean_end:
             return ordered[i]
         return None
 
     @functools.cached_property
-    def _sections_by_start(self) -> tuple[list[int], list[Section]]:
-        """Sections sorted by clean start (they do not overlap), for `section_at`."""
+    def _sections_by_start(self) -> tuple[list[int], list[Section], bool]:
+        """Sections sorted by clean start, and whether any two overlap (then `section_at` scans)."""
         ordered = sorted(self.sections.values(), key=lambda s: s.clean_start)
-        return [s.clean_start for s in ordered], ordered
+        overlapping = any(a.clean_end > b.clean_start for a, b in itertools.pairwise(ordered))
+        return [s.clean_start for s in ordered], ordered, overlapping
 
     def raw_span(self, clean_start: int, clean_end: int) -> tuple[int, int]:
         """Raw `[start, end)` covering the clean characters `[clean_start, clean_end)`."""
@@ -269,6 +285,11 @@ class Lines(Sequence[Line]):
 
     def __repr__(self) -> str:
         return f"<{len(self)} lines>"
+
+
+def lines_of(raw: str) -> Lines:
+    """The lines of `raw`, numbered from 1, made on access."""
+    return Lines(raw, *_line_bounds(codes_of(raw)))
 
 
 def _rfc_furniture_lines(raw: str, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ from rapidfuzz import fuzz
 
 from . import columns as C
 from .citations import Citation, LineRange, SourceRef
-from .documents import Document, Section, canonical_section_id, codes_of, offset_dtype, text_of
+from .documents import Document, Section, codes_of, offset_dtype, text_of
 from .lines import range_problem
 from .vocab import QuoteStatus
 
@@ -286,9 +286,11 @@ def _search_order(index: DocumentIndex, cited: str | None) -> list[str]:
     return ids
 
 
-def _evidence_at(index: DocumentIndex, start: int) -> tuple[str | None, str]:
-    """The found section id and its text; outside numbered sections, the enclosing paragraph."""
-    section = index.section_of(start)
+def _evidence_at(index: DocumentIndex, start: int, cited: str | None = None) -> tuple[str | None, str]:
+    """The found section id and its text (the cited one when it holds `start`: sections of some
+    formats overlap, pages and headings); outside every section, the enclosing paragraph."""
+    lo, hi = index.section_ranges.get(cited, (0, 0)) if cited else (0, 0)
+    section = index.document.sections[cited] if cited and lo <= start < hi else index.section_of(start)
     if section is not None:
         return section.id, section.text
     clean = index.document.clean
@@ -299,7 +301,7 @@ def _evidence_at(index: DocumentIndex, start: int) -> tuple[str | None, str]:
 
 
 def _found(index: DocumentIndex, status: str, cited: str | None, start: int, end: int, score: float) -> Location:
-    found_id, evidence = _evidence_at(index, start)
+    found_id, evidence = _evidence_at(index, start, cited)
     span = index.raw_span(start, end)
     return Location(
         quote_status=status,
@@ -560,7 +562,7 @@ def _locate_one(citation: Citation, document: Document | None, sources: Mapping[
         raise ValueError(f"citation {citation.id!r} cites {locator}: a document is needed to locate it")
     if isinstance(locator, LineRange):
         return _locate_line_range(document, locator)
-    found = locate(index_document(document), citation.quote, canonical_section_id(locator.section), near_threshold)
+    found = locate(index_document(document), citation.quote, document.resolve(locator.section), near_threshold)
     if not found.fabricated:
         return found
     if found.reason is not None:

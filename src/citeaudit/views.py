@@ -74,6 +74,8 @@ def write_jsonl(table: pd.DataFrame, path: str | Path) -> Path:
 def highlight_html(document: Document, section_id: str, span: tuple[int, int] | None) -> str:
     """A section's clean text as escaped HTML, with the raw `span` (if any) inside `<mark>`."""
     section = document.sections[section_id]
+    if span is not None:  # a quote that runs on past its section (a PDF page) is marked up to its end
+        span = (max(span[0], section.start), min(span[1], section.end))
     if span is None or not (section.start <= span[0] < span[1] <= section.end):
         return f"<pre>{html.escape(section.text)}</pre>"
     before = document.clean_slice(section.start, span[0])
