@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import bisect
 import functools
-import itertools
 import hashlib
+import itertools
 import re
 import urllib.request
 from collections.abc import Iterator, Sequence
