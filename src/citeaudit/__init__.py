@@ -19,7 +19,7 @@ from .audit import (
 from .cache import CallCache
 from .calibrate import advise, expected_calibration_error, lowest_threshold, reliability, threshold_table
 from .citations import Citation, LineRange, SectionRef, SourceRef, load_citations
-from .config import DEFAULT_MODEL, DEFAULT_THRESHOLD
+from .config import DEFAULT_MODEL, DEFAULT_THRESHOLD, find_input, project_dir, source_dirs
 from .contract import check_contract, check_contract_files
 from .decide import Decision, apply_reviews, decide, final_verdicts
 from .documents import Document, Section, canonical_section_id, load_rfc, load_text, resolve_source
@@ -102,6 +102,7 @@ __all__ = [
     "decide",
     "expected_calibration_error",
     "extract_line_citations",
+    "find_input",
     "final_verdicts",
     "fingerprint",
     "highlight_html",
@@ -119,6 +120,7 @@ __all__ = [
     "lowest_threshold",
     "model_path",
     "normalize",
+    "project_dir",
     "record_review",
     "records",
     "reliability",
@@ -128,6 +130,7 @@ __all__ = [
     "review_store_path",
     "route",
     "row_fingerprint",
+    "source_dirs",
     "step1_view",
     "step2_view",
     "style_threshold_view",
