@@ -42,7 +42,7 @@ from .report import render_html, write_report
 from .reviews import Review, load_reviews, record_review, review_row, review_store_path, row_fingerprint
 from .route import route
 from .sourceid import ContractViolation, SourceIdAnswer, validate_source_id
-from .views import highlight_html, lines_view, records, step1_view, step2_view, write_jsonl
+from .views import highlight_html, lines_view, quote_html, records, step1_view, step2_view, styled, word_diff, write_jsonl
 from .vocab import CacheMode, Flag, Kind, LocalModelKey, QuoteStatus, Relation, ReviewState, Route, Status, Verdict
 from .widgets import ReviewQueue, ThresholdExplorer, style_threshold_view, threshold_view
 
@@ -122,6 +122,7 @@ __all__ = [
     "normalize",
     "project_dir",
     "record_review",
+    "quote_html",
     "records",
     "reliability",
     "render_html",
@@ -134,9 +135,11 @@ __all__ = [
     "step1_view",
     "step2_view",
     "style_threshold_view",
+    "styled",
     "threshold_table",
     "threshold_view",
     "validate_source_id",
+    "word_diff",
     "write_jsonl",
     "write_report",
 ]
