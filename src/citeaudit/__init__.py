@@ -38,11 +38,11 @@ from .judge import PROMPT_VERSION, Judge, Judgement, build_messages
 from .lines import LineAnswer, extract_line_citations, load_line_answer
 from .localmodel import local_server, model_path
 from .locate import DocumentIndex, Location, index_document, locate, locate_citations, normalize
-from .report import render_html, write_report
+from .report import explain, render_html, write_report
 from .reviews import Review, load_reviews, record_review, review_row, review_store_path, row_fingerprint
 from .route import route
 from .sourceid import ContractViolation, SourceIdAnswer, validate_source_id
-from .views import highlight_html, lines_view, quote_html, records, step1_view, step2_view, styled, word_diff, write_jsonl
+from .views import highlight_html, how_to_record, lines_view, quote_html, records, step1_view, step2_view, styled, word_diff, write_jsonl
 from .vocab import CacheMode, Flag, Kind, LocalModelKey, QuoteStatus, Relation, ReviewState, Route, Status, Verdict
 from .widgets import ReviewQueue, ThresholdExplorer, style_threshold_view, threshold_view
 
@@ -101,11 +101,13 @@ __all__ = [
     "check_contract_files",
     "decide",
     "expected_calibration_error",
+    "explain",
     "extract_line_citations",
     "find_input",
     "final_verdicts",
     "fingerprint",
     "highlight_html",
+    "how_to_record",
     "index_document",
     "judge_citations",
     "lines_view",

@@ -91,8 +91,9 @@ def card_state(row: pd.Series) -> CardState:
                          f"the model had said {verdict or 'nothing'} ({_confidence(row)}).")
     error = row.get(C.ERROR)
     if isinstance(error, str) and error:
+        first = error.split(". ")[0].rstrip(".")
         return CardState("error", "judge error, waits for review",
-                         "The judge gave no verdict for this citation (the error is below); a human decides.")
+                         f"The judge gave no verdict for this citation ({first}); a human decides.")
     if verdict is None:
         return CardState("unjudged", "not judged", "Step 1 only: no model was asked about this citation.")
     stale = " An earlier review no longer matches this evidence (stale)." if review_state == ReviewState.STALE else ""
@@ -103,6 +104,28 @@ def card_state(row: pd.Series) -> CardState:
     return CardState("waiting", f"model says {verdict}, waits for review",
                      f"The model says {verdict} with confidence {_confidence(row)}: not enough to stand on its own"
                      + (f" (flags: {', '.join(row[C.FLAGS])})" if row[C.FLAGS] else "") + f"; a human decides.{stale}")
+
+
+_NEXT = {
+    "fabricated": "Fix or drop this citation in the answer: what it quotes or cites is not in the source.",
+    "error": "Get a verdict: record the judge's answer (see how_to_record), or review it by hand.",
+    "reviewed": "Nothing: the human review decides (until the claim or the evidence changes).",
+    "auto-pass": "Nothing: the verdict stands.",
+    "auto-fail": "Fix the answer: the source does not back this claim (or review it if you disagree).",
+    "waiting": "Review it: notebook 05, or `citeaudit review --id ... --verdict ...`.",
+    "unjudged": "Run the judge (without --locate-only / locate_only=True).",
+}
+
+
+def explain(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per citation in words: its state, what that means and what to do next."""
+    states = [card_state(row) for _, row in table.iterrows()]
+    return pd.DataFrame({
+        "citation": table[C.ID],
+        "outcome": [s.badge for s in states],
+        "what it means": [s.sentence for s in states],
+        "next": [_NEXT[s.key] for s in states],
+    })
 
 
 def _probabilities_html(probs) -> str:
