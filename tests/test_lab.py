@@ -67,11 +67,11 @@ def lab(tmp_path, monkeypatch):
     env.pop("OPENAI_API_KEY", None)
     env.pop("CITEAUDIT_DATA_DIR", None)  # the kernel must find ../shared/data/rfc by itself
     port = _free_port()
-    log = open(tmp_path / "lab.log", "wb")
-    server = subprocess.Popen([sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
-                               "--ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}", "--allow-root",
-                               f"--ServerApp.root_dir={ROOT / 'notebooks'}"],
-                              env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    with open(tmp_path / "lab.log", "wb") as log:  # the server keeps its own copy of the descriptor
+        server = subprocess.Popen([sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
+                                   "--ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}", "--allow-root",
+                                   f"--ServerApp.root_dir={ROOT / 'notebooks'}"],
+                                  env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -91,7 +91,6 @@ def lab(tmp_path, monkeypatch):
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
-        log.close()
 
 
 def test_jupyterlab_runs_notebook_00_through_its_kernel(lab):

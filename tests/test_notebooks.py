@@ -2,8 +2,8 @@
 replay mode with no key and no reachable endpoint; notebook 01 audits whatever file papermill gives it."""
 
 import json
-import re
 import os
+import re
 import shutil
 import subprocess
 import sys

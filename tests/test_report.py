@@ -40,7 +40,7 @@ def report_table(replay_cache, tmp_path_factory):
     good = audit_quotes(doc, DATA / "rfc7519_citations.json", judge=judge).table
     table = audit.table.copy()
     for col in ("relation", "probabilities", "confidence", "method", "model", "cached", "error"):
-        table[col] = list(good[col]) + [None]
+        table[col] = [*good[col], None]
     table.loc[8, "error"] = MISS_ERROR
     audit = replace(audit, table=table).reroute(0.55)
     clock = audit.table[audit.table["id"] == "clock_skew"].iloc[0]

@@ -49,7 +49,8 @@ table.index td.claim{max-width:28rem}
 .s-error{background:#fff;color:#a40e26;border:2px solid #cf222e} .s-unjudged{background:#eaeef2;color:#424a53}
 .card.auto-pass{border-left-color:#1a7f37} .card.auto-fail{border-left-color:#cf222e}
 .card.fabricated{border-left-color:#6e40c9} .card.reviewed{border-left-color:#0969da}
-.card.waiting{border-left-color:#bf8700;border-left-style:dashed} .card.error{border-left-color:#cf222e;border-left-style:double}
+.card.waiting{border-left-color:#bf8700;border-left-style:dashed}
+.card.error{border-left-color:#cf222e;border-left-style:double}
 .meta{color:#555;font-size:.9rem} .bar{display:inline-block;height:.7rem;background:#0969da;vertical-align:middle}
 table.probs td{padding:0 .5rem;font-size:.85rem}
 pre{white-space:pre-wrap;background:#f6f8fa;padding:.6rem;border-radius:4px}
@@ -132,7 +133,8 @@ def _probabilities_html(probs) -> str:
     if not isinstance(probs, dict):
         return ""
     cells = "".join(
-        f"<tr><td>{_e(name)}</td><td>{p:.2f}</td><td><span class='bar' style='width:{p * 10:.1f}rem'></span></td></tr>"
+        f"<tr><td>{_e(name)}</td><td>{p:.2f}</td>"
+        f"<td><span class='bar' style='width:{p * 10:.1f}rem'></span></td></tr>"
         for name, p in probs.items()
     )
     return f"<table class='probs'>{cells}</table>"

@@ -140,7 +140,7 @@ def closest_passage(row: pd.Series, document: Document | None) -> str | None:
     if not isinstance(closest, str):
         return None
     at = document.clean.find(closest) if document is not None else -1
-    if at < 0:
+    if document is None or at < 0:
         return closest.strip()
     lo, hi = snap_to_words(document.clean, at, at + len(closest))
     return document.clean[lo:hi]
@@ -295,16 +295,17 @@ def quote_html(row: pd.Series, document: Document | None = None) -> str:
            "</blockquote>"]
     if status == QuoteStatus.NEAR:
         passage = closest_passage(row, document) or ""
-        out.append(f"{meta}<b>Not verbatim.</b> The closest passage (section {html.escape(str(row.get(C.FOUND_SECTION)))}"
-                   f", {score_text}) word by word, <del style='{_STYLE['del']}'>the source's words</del> "
+        section = html.escape(str(row.get(C.FOUND_SECTION)))
+        out.append(f"{meta}<b>Not verbatim.</b> The closest passage (section {section}, {score_text}) word by word, "
+                   f"<del style='{_STYLE['del']}'>the source's words</del> "
                    f"<ins style='{_STYLE['ins']}'>the answer's words</ins>:</p>"
                    f"<blockquote class='diff' style='{_STYLE['quote']}'>{word_diff_html(quote, passage)}</blockquote>")
     elif status == QuoteStatus.MISSING:
-        passage = closest_passage(row, document)
-        if passage:
+        nearest = closest_passage(row, document)
+        if nearest:
             out.append(f"{meta}<b>Not in the source.</b> The closest passage scores {score_text} "
                        "(a near match needs 90):</p>"
-                       f"<blockquote class='closest' style='{_STYLE['quote']}'>{html.escape(passage)}</blockquote>")
+                       f"<blockquote class='closest' style='{_STYLE['quote']}'>{html.escape(nearest)}</blockquote>")
         else:
             out.append(f"{meta}<b>Not in the source</b>, and no passage comes close.</p>")
     elif row.get(C.SECTION_MATCH) is False and row.get(C.FOUND_SECTION):
