@@ -1,5 +1,6 @@
 # Two entry points (see README): `make demo` runs the RFC 7519 audit offline from the recorded
-# cache; `make test` runs the whole test suite. Both create .venv on first use.
+# cache; `make test` runs the whole test suite; `make lab` opens the notebooks in JupyterLab. All
+# create .venv on first use.
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip install -q --disable-pip-version-check
@@ -9,7 +10,7 @@ ifneq ($(wildcard ../shared/data/rfc/rfc7519.txt),)
 export CITEAUDIT_DATA_DIR ?= $(abspath ../shared/data/rfc)
 endif
 
-.PHONY: demo test record-qwen clean
+.PHONY: demo test lab record-qwen clean
 
 $(VENV)/.base: requirements.txt pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -35,6 +36,19 @@ test: $(VENV)/.test
 	$(PY) -m mypy src tools notebooks
 	$(PY) -m mypy --no-check-untyped-defs tests  # test bodies narrow Optionals by asserting on them
 	$(PY) -m pytest
+
+# JupyterLab on notebooks/ (pinned in requirements-lab.txt), its python3 kernel registered for this
+# .venv (a kernelspec in the venv, which Jupyter prefers there over a user-wide one). The source
+# texts are found from any folder (CITEAUDIT_DATA_DIR above, else data/ or ../shared/data/rfc).
+# Options for Jupyter: make lab LAB_ARGS="--no-browser --port 8890". Ctrl-C stops it.
+LAB_ARGS ?=
+$(VENV)/.lab: $(VENV)/.base requirements-lab.txt
+	$(PIP) -r requirements-lab.txt
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (citeaudit .venv)"
+	touch $@
+
+lab: $(VENV)/.lab
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 # Build notebooks/*.ipynb from their percent scripts notebooks/*.py (outputs empty).
 .PHONY: notebooks

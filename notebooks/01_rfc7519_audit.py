@@ -10,7 +10,7 @@
 
 # %% tags=["parameters"]
 SOURCE = "rfc7519.txt"  # found in CITEAUDIT_DATA_DIR or data/, else downloaded and checked
-CITATIONS = "../data/rfc7519_citations.json"
+CITATIONS = "data/rfc7519_citations.json"  # relative to the working directory or the project root
 THRESHOLD = 0.8  # a verdict at or above this confidence stands without review
 CACHE_MODE = "replay"  # replay: recorded answers only, no network, no key
 MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -30,7 +30,7 @@ import citeaudit as ca
 
 # %%
 doc = ca.load_rfc(SOURCE)
-citations = ca.load_citations(CITATIONS)
+citations = ca.load_citations(ca.find_input(CITATIONS))
 print(f"{len(doc.clean):,} characters of clean text, {len(doc.sections)} numbered sections, "
       f"{len(citations)} citations")
 
@@ -42,7 +42,7 @@ print(f"{len(doc.clean):,} characters of clean text, {len(doc.sections)} numbere
 
 # %%
 located = ca.locate_citations(citations, doc)
-ca.step1_view(located)
+ca.styled(ca.step1_view(located))
 
 # %% [markdown]
 # ## Step 2: ask the judge
@@ -50,12 +50,15 @@ ca.step1_view(located)
 # One three-way question per remaining citation: does the section support the claim, contradict
 # it, or say nothing about it? The probabilities come from the token log-probabilities of the
 # model's one-letter answer. In replay mode they are read from `cache/`; nothing is called.
+# A `-` in the probability columns means no model was asked: the citation is fabricated, or its
+# row has `judge_error` in `flags` (in replay mode a citation nobody recorded: notebook 00 says how
+# to record it).
 
 # %%
 judge = ca.Judge(model=MODEL, cache=ca.CallCache(mode=CACHE_MODE))
 judged = ca.judge_citations(located, judge, doc.name)
 routed = ca.route(judged, THRESHOLD)
-ca.step2_view(routed)
+ca.styled(ca.step2_view(routed))
 
 # %% [markdown]
 # ## What the recorded model did
@@ -133,3 +136,12 @@ else:
     row = (quoted if shown.empty else shown).iloc[0]
     print(f"{row['id']}: {row['claim']}")
     display(HTML(ca.highlight_html(doc, row["found_section"], tuple(row["span"]))))
+
+# %% [markdown]
+# ## Next
+#
+# - The same audit on **your own citation file**: notebook `00_audit_your_answer`.
+# - Hand the citations waiting for review to a human: notebook `05_review_queue`.
+# - See how the threshold trades review work against wrong verdicts: notebook `04_threshold_tuning`.
+# - The whole audit as one HTML page: `citeaudit report --source rfc7519.txt --citations
+#   data/rfc7519_citations.json --html out/report.html`.

@@ -8,9 +8,9 @@
 # marker in another form is reported, not dropped.
 
 # %% tags=["parameters"]
-DOCUMENT = "../data/lines/field_note.txt"
-GOOD_ANSWER = "../data/lines/good_answer.txt"
-BROKEN_ANSWER = "../data/lines/broken_answer.txt"
+DOCUMENT = "data/lines/field_note.txt"
+GOOD_ANSWER = "data/lines/good_answer.txt"
+BROKEN_ANSWER = "data/lines/broken_answer.txt"
 THRESHOLD = 0.8
 CACHE_MODE = "replay"
 MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -21,15 +21,15 @@ import pandas as pd
 import citeaudit as ca
 
 judge = ca.Judge(model=MODEL, cache=ca.CallCache(mode=CACHE_MODE))
-WRAP = {"white-space": "pre-wrap", "text-align": "left"}
+document = ca.find_input(DOCUMENT)
 
 # %% [markdown]
 # ## The document, numbered from line 1
 
 # %%
-good = ca.load_line_answer(DOCUMENT, GOOD_ANSWER)
-pd.DataFrame({"line": [line.number for line in good.document.lines],
-              "text": [line.text for line in good.document.lines]}).set_index("line")
+good = ca.load_line_answer(document, ca.find_input(GOOD_ANSWER))
+ca.styled(pd.DataFrame({"line": [line.number for line in good.document.lines],
+                        "text": [line.text for line in good.document.lines]}))
 
 # %% [markdown]
 # ## A good answer
@@ -40,10 +40,10 @@ print(good.summary)
 
 # %%
 good_audit = ca.audit_lines(good, judge=judge, threshold=THRESHOLD)
-ca.lines_view(good_audit.table).style.set_properties(**WRAP)
+ca.styled(ca.lines_view(good_audit.table))
 
 # %%
-ca.step2_view(good_audit.table)
+ca.styled(ca.step2_view(good_audit.table))
 
 # %% [markdown]
 # ## A broken answer
@@ -53,17 +53,17 @@ ca.step2_view(good_audit.table)
 # that a human sees it.
 
 # %%
-broken = ca.load_line_answer(DOCUMENT, BROKEN_ANSWER)
+broken = ca.load_line_answer(document, ca.find_input(BROKEN_ANSWER))
 print(broken.answer)
 print(broken.summary)
 print("unrecognized:", broken.extracted.unrecognized)
 
 # %%
 broken_audit = ca.audit_lines(broken, judge=judge, threshold=THRESHOLD)
-ca.lines_view(broken_audit.table).style.set_properties(**WRAP)
+ca.styled(ca.lines_view(broken_audit.table))
 
 # %%
-ca.step2_view(broken_audit.table)
+ca.styled(ca.step2_view(broken_audit.table))
 
 # %% [markdown]
 # ## The decisions
@@ -75,3 +75,12 @@ for name, audit in (("good", good_audit), ("broken", broken_audit)):
     print(f"{name}: {audit.decision.status}")
     for reason in audit.decision.reasons:
         print("   -", reason)
+
+# %% [markdown]
+# ## Next
+#
+# - The same from a shell: `citeaudit lines --document data/lines/field_note.txt --answer
+#   data/lines/broken_answer.txt` (add `--html out/lines.html` for a report).
+# - Quote citations over a longer source: notebook `01_rfc7519_audit`, or your own file in
+#   notebook `00_audit_your_answer`.
+# - Source-id answers and the human review contract: notebook `03_acceptance_contract`.

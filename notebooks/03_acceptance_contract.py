@@ -7,7 +7,7 @@
 # content. This notebook starts from an accepted answer and breaks it three ways.
 
 # %% tags=["parameters"]
-CONTRACT_DIR = "../data/contract"
+CONTRACT_DIR = "data/contract"  # answer.json, sources.json, reviews.json
 
 # %%
 import copy
@@ -18,7 +18,11 @@ import pandas as pd
 
 import citeaudit as ca
 
-answer, sources, reviews = (json.loads((Path(CONTRACT_DIR) / f"{name}.json").read_text(encoding="utf-8"))
+contract_dir = ca.find_input(CONTRACT_DIR)
+if not contract_dir.is_dir():
+    raise ca.InputError(f"CONTRACT_DIR {CONTRACT_DIR!r} is not a folder (looked in {Path.cwd()} and "
+                        f"{ca.project_dir()}); set it to the folder holding answer.json, sources.json, reviews.json.")
+answer, sources, reviews = (json.loads((contract_dir / f"{name}.json").read_text(encoding="utf-8"))
                             for name in ("answer", "sources", "reviews"))
 
 
@@ -87,5 +91,12 @@ show("unknown source", bad, sources, reviews)
 # apply it. The seed's `reviews.json` reads as such a store:
 
 # %%
-pd.DataFrame([review.model_dump() for review in ca.load_reviews(Path(CONTRACT_DIR) / "reviews.json")])
+ca.styled(pd.DataFrame([review.model_dump() for review in ca.load_reviews(contract_dir / "reviews.json")]))
 
+# %% [markdown]
+# ## Next
+#
+# - From a shell: `citeaudit contract data/contract/answer.json data/contract/sources.json
+#   data/contract/reviews.json` prints the same decision (`--judge` also asks the model about claims
+#   nobody has reviewed yet).
+# - Record reviews for quote citations one by one: notebook `05_review_queue`.

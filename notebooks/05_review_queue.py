@@ -8,7 +8,7 @@
 
 # %% tags=["parameters"]
 SOURCE = "rfc7519.txt"
-CITATIONS = "../data/rfc7519_citations.json"
+CITATIONS = "data/rfc7519_citations.json"
 THRESHOLD = 0.8
 CACHE_MODE = "replay"
 MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -22,7 +22,7 @@ from IPython.display import HTML, display
 import citeaudit as ca
 
 judge = ca.Judge(model=MODEL, cache=ca.CallCache(mode=CACHE_MODE))
-audit = ca.audit_quotes(SOURCE, CITATIONS, judge=judge, threshold=THRESHOLD)
+audit = ca.audit_quotes(SOURCE, ca.find_input(CITATIONS), judge=judge, threshold=THRESHOLD)
 store = ca.review_store_path(Path(CITATIONS).stem)
 queue = ca.ReviewQueue(audit, store)
 print(f"review store: {store}")
@@ -47,4 +47,14 @@ queue.widget(reviewer=REVIEWER)
 display(HTML(queue.card_html()))
 
 # %%
-queue.audit.table[["id", "verdict", "confidence", "route", "review_verdict", "review_state"]]
+ca.styled(queue.overview())
+
+# %% [markdown]
+# ## Next
+#
+# - The answer's decision now: run the cell above again after reviewing, or from a shell
+#   `citeaudit audit --source rfc7519.txt --citations data/rfc7519_citations.json --reviews STORE`
+#   with the store printed at the top.
+# - A report with the reviews applied: `citeaudit report ... --reviews STORE --html out/report.html`;
+#   reviewed cards are blue ("reviewed by a human").
+# - Audit another answer: notebook `00_audit_your_answer`.

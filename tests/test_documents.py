@@ -117,3 +117,52 @@ def test_generic_text_heading_sections(tmp_path):
     doc = load_text(path, sections="headings")
     assert list(doc.sections) == ["1", "1.1"]
     assert doc.sections["1.1"].text.endswith("Y holds.")
+
+
+def test_a_source_is_found_the_same_way_from_any_folder(tmp_path, monkeypatch):
+    """A bare name is found in CITEAUDIT_DATA_DIR, the working directory, data/ or ../shared/data/rfc."""
+    from citeaudit import config, resolve_source
+
+    shared = (config.project_dir() / config.SHARED_DATA).resolve()
+    if not (shared / "rfc7519.txt").is_file():
+        pytest.skip("no ../shared/data/rfc beside this checkout")
+    monkeypatch.delenv("CITEAUDIT_DATA_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert resolve_source("rfc7519.txt") == shared / "rfc7519.txt"  # beside the checkout
+    (tmp_path / "rfc7519.txt").write_text("local copy")
+    assert resolve_source("rfc7519.txt").resolve() == tmp_path.resolve() / "rfc7519.txt"  # the working directory first
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (other / "rfc7519.txt").write_text("env copy")
+    monkeypatch.setenv("CITEAUDIT_DATA_DIR", str(other))
+    assert resolve_source("rfc7519.txt").resolve() == tmp_path.resolve() / "rfc7519.txt"  # as given comes first
+    monkeypatch.chdir(other.parent.parent)
+    assert resolve_source("rfc7519.txt") == other / "rfc7519.txt"  # then the environment
+    # a path relative to the project root works from any folder (notebooks name data/... this way)
+    assert resolve_source("data/lines/field_note.txt") == config.project_dir() / "data/lines/field_note.txt"
+
+
+def test_a_missing_source_lists_every_place_looked(tmp_path, monkeypatch):
+    from citeaudit import config
+
+    monkeypatch.setenv("CITEAUDIT_DATA_DIR", str(tmp_path / "texts"))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SourceError) as caught:
+        load_text("notes/no-such-document.txt")
+    message = str(caught.value)
+    for place in (tmp_path / "notes/no-such-document.txt", tmp_path / "texts/no-such-document.txt",
+                  tmp_path / "no-such-document.txt", config.project_dir() / "data/no-such-document.txt",
+                  (config.project_dir() / config.SHARED_DATA).resolve() / "no-such-document.txt"):
+        assert f"\n  {place}" in message
+    assert "export CITEAUDIT_DATA_DIR=" in message
+
+
+def test_find_input_falls_back_to_the_project_root(tmp_path, monkeypatch):
+    from citeaudit import config, find_input
+
+    monkeypatch.chdir(tmp_path)
+    assert find_input("data/rfc7519_citations.json") == config.project_dir() / "data/rfc7519_citations.json"
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/rfc7519_citations.json").write_text("[]")
+    assert find_input("data/rfc7519_citations.json") == tmp_path.joinpath("data/rfc7519_citations.json").relative_to(tmp_path)
+    assert find_input("nowhere.json") == config.Path("nowhere.json")

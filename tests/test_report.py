@@ -1,6 +1,7 @@
 """The HTML report, rendered by a real headless Chromium."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -9,7 +10,8 @@ from dataclasses import replace
 import pytest
 from conftest import DATA, ROOT
 
-from citeaudit import Judge, audit_quotes, load_rfc, render_html, write_report
+from citeaudit import Judge, Review, audit_quotes, load_rfc, render_html, write_report
+from citeaudit.report import card_state
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -19,20 +21,32 @@ HOSTILE = ('<script>document.title="pwned"</script><img src=x onerror="document.
            ' & "quotes" <b>bold</b>')
 
 
+NEAR = {"id": "sub_should", "claim": "The subject only needs to be unique if the issuer wants it to be.",
+        "quote": "The subject value SHOULD either be scoped to be locally unique in the context of the issuer "
+                 "or be globally unique.", "section": "4.1.2"}
+MISS_ERROR = "No recorded answer for citation 'sub_should' (model 'qwen'): record it with `citeaudit record`"
+
+
 @pytest.fixture(scope="module")
 def report_table(replay_cache, tmp_path_factory):
+    """The worked example with every state a card can be in: a hostile claim, a near quote whose
+    judge call failed, a human review, verdicts that stand and verdicts that wait."""
     cites = json.loads((DATA / "rfc7519_citations.json").read_text())
     cites[1]["claim"] += " " + HOSTILE  # aud_reject: still located, its claim now hostile
     path = tmp_path_factory.mktemp("cites") / "hostile.json"
-    path.write_text(json.dumps(cites))
+    path.write_text(json.dumps([*cites, NEAR]))
     doc = load_rfc("rfc7519.txt")
     judge = Judge(cache=replay_cache)
     audit = audit_quotes(doc, path, locate_only=True)  # the hostile claim was never recorded
     good = audit_quotes(doc, DATA / "rfc7519_citations.json", judge=judge).table
     table = audit.table.copy()
-    for col in ("relation", "probabilities", "confidence", "method", "model", "cached", "error", "verdict", "route"):
-        table[col] = good[col]
-    return doc, replace(audit, table=table)
+    for col in ("relation", "probabilities", "confidence", "method", "model", "cached", "error"):
+        table[col] = [*good[col], None]
+    table.loc[8, "error"] = MISS_ERROR
+    audit = replace(audit, table=table).reroute(0.55)
+    clock = audit.table[audit.table["id"] == "clock_skew"].iloc[0]
+    reviewed = Review(citation_id="clock_skew", fingerprint=clock["fingerprint"], verdict="verified")
+    return doc, audit.with_reviews([reviewed])
 
 
 def chromium(*args, tmp_path):
@@ -49,24 +63,55 @@ def test_text_is_escaped_in_the_markup(report_table):
     assert "http://" not in page and "https://" not in page  # nothing to fetch
 
 
+def test_every_state_has_its_own_look(report_table):
+    doc, audit = report_table
+    states = {row["id"]: card_state(row).key for _, row in audit.table.iterrows()}
+    assert states["sig_reporting"] == "fabricated"
+    assert states["sub_should"] == "error"
+    assert states["clock_skew"] == "reviewed"
+    assert "waiting" in states.values() and {"auto-pass", "auto-fail"} & set(states.values())
+    page = render_html(audit)
+    assert MISS_ERROR.replace("'", "&#x27;").replace("`", "`") in page  # the judge's error, in words
+
+
 def test_report_renders_in_headless_chromium(report_table, tmp_path):
     doc, audit = report_table
     html_path = write_report(tmp_path / "report.html", audit, title="RFC 7519 audit")
     dom = chromium("--dump-dom", html_path.as_uri(), tmp_path=tmp_path)
     assert dom.returncode == 0, dom.stderr[-2000:]
     body = dom.stdout
-    assert len(re.findall(r"<section class=\"card\"", body)) == 8
+    cards = re.findall(r'<section class="card ([a-z-]+)" id="citation-([a-z_]+)">(.*?)</section>', body, flags=re.S)
+    assert len(cards) == 9
     assert "<title>RFC 7519 audit</title>" in body  # no script from the data changed it
     assert "pwned</title>" not in body and "<script" not in body
     assert "&lt;script&gt;" in body  # the hostile claim shows as text
-    marks = re.findall(r"<mark>(.*?)</mark>", body, flags=re.S)
-    assert len(marks) == 6  # the six located quotes; claim-only and fabricated have none
-    aud = re.search(r'id="citation-aud_reject".*?<mark>(.*?)</mark>', body, flags=re.S).group(1)
+    # the summary table links to every card
+    index = body.split('<table class="index">', 1)[1].split("</table>", 1)[0]
+    assert re.findall(r'href="#citation-([a-z_]+)"', index) == [cid for _, cid, _ in cards]
+    by_id = {cid: (state, html) for state, cid, html in cards}
+    # the LLM's own quote is on the page, fabricated or not, with the closest passage and its score
+    sig_state, sig = by_id["sig_reporting"]
+    assert sig_state == "fabricated"
+    assert "the recipient MUST report the validation failure to the issuer" in sig
+    assert "Not in the source" in sig and "52.9/100" in sig
+    # a near quote: the changed word is marked on both sides
+    near_state, near = by_id["sub_should"]
+    assert near_state == "error" and "judge error" in near and "No recorded answer" in near
+    assert re.search(r"<del [^>]*>MUST</del> <ins [^>]*>SHOULD</ins>", near)
+    # whole-word highlights; a long section is a window, the whole of it behind <details>
+    aud = re.search(r"<mark>(.*?)</mark>", by_id["aud_reject"][1], flags=re.S).group(1)
     assert " ".join(aud.split()).startswith("If the principal processing the claim")
     assert " ".join(aud.split()).endswith("the JWT MUST be rejected.")
+    epoch = by_id["epoch_seconds"][1]
+    assert "<details>" in epoch and epoch.index("<mark>") < epoch.index("<details>")
+    assert by_id["clock_skew"][0] == "reviewed" and "reviewed by a human: verified" in by_id["clock_skew"][1]
+    assert any(state == "waiting" and "waits for review" in html for state, html in by_id.values())
     shot = tmp_path / "report.png"
     result = chromium(f"--screenshot={shot}", "--window-size=1200,2400", html_path.as_uri(), tmp_path=tmp_path)
     assert result.returncode == 0 and shot.stat().st_size > 10_000
+    keep = os.environ.get("CITEAUDIT_KEEP_SCREENSHOT")
+    if keep:  # to look at it: CITEAUDIT_KEEP_SCREENSHOT=out/report.png pytest tests/test_report.py
+        shutil.copy(shot, keep)
 
 
 def test_report_command_writes_one_self_contained_file(tmp_path, replay_cache, monkeypatch):
@@ -78,7 +123,7 @@ def test_report_command_writes_one_self_contained_file(tmp_path, replay_cache, m
                  "--html", str(out))
     assert result.returncode == 1, result.stderr
     page = out.read_text()
-    assert page.count("class='card'") == 8 and "qwen2.5-coder-1.5b-instruct-q4_k_m" in page
+    assert page.count("<section class='card ") == 8 and "qwen2.5-coder-1.5b-instruct-q4_k_m" in page
     assert "threshold: 0.8" in page
 
 
@@ -91,7 +136,7 @@ def test_report_of_line_citations_marks_the_cited_lines(tmp_path, replay_cache, 
                  "--answer", str(DATA / "lines" / "broken_answer.txt"), "--html", str(out))
     assert result.returncode == 1, result.stderr
     page = out.read_text()
-    assert page.count("class='card'") == 4
+    assert page.count("<section class='card ") == 4
     assert "<mark>The water sampling run planned for 10 March moved to 14 March.</mark>" in page
     assert "line 8 is past the end of the document (7 lines)" in page
 
@@ -130,7 +175,7 @@ def test_report_highlights_quotes_in_every_format(source, tmp_path):
     dom = chromium("--dump-dom", html_path.as_uri(), tmp_path=tmp_path)
     assert dom.returncode == 0, dom.stderr[-2000:]
     body = dom.stdout
-    assert len(re.findall(r"<section class=\"card\"", body)) == len(audit.table)
+    assert len(re.findall(r"<section class=\"card [^\"]*\" id=\"citation-", body)) == len(audit.table)
     assert len(re.findall(r"<mark>", body)) == len(located) > 0  # every located quote is marked
     assert not re.search(r"\s</mark>", body)  # and no more: a mark ends on the quote's last character
     mark = re.search(rf'id="citation-{cid}".*?<mark>(.*?)</mark>', body, flags=re.S).group(1)

@@ -19,7 +19,7 @@ from .audit import (
 from .cache import CallCache
 from .calibrate import advise, expected_calibration_error, lowest_threshold, reliability, threshold_table
 from .citations import Citation, LineRange, SectionRef, SourceRef, load_citations
-from .config import DEFAULT_MODEL, DEFAULT_THRESHOLD
+from .config import DEFAULT_MODEL, DEFAULT_THRESHOLD, find_input, project_dir, source_dirs
 from .contract import check_contract, check_contract_files
 from .decide import Decision, apply_reviews, decide, final_verdicts
 from .documents import Document, Section, canonical_section_id, load_rfc, load_text, resolve_source
@@ -39,11 +39,22 @@ from .judge import PROMPT_VERSION, Judge, Judgement, build_messages
 from .lines import LineAnswer, extract_line_citations, load_line_answer
 from .localmodel import local_server, model_path
 from .locate import DocumentIndex, Location, index_document, locate, locate_citations, normalize
-from .report import render_html, write_report
+from .report import explain, render_html, write_report
 from .reviews import Review, load_reviews, record_review, review_row, review_store_path, row_fingerprint
 from .route import route
 from .sourceid import ContractViolation, SourceIdAnswer, validate_source_id
-from .views import highlight_html, lines_view, records, step1_view, step2_view, write_jsonl
+from .views import (
+                    highlight_html,
+                    how_to_record,
+                    lines_view,
+                    quote_html,
+                    records,
+                    step1_view,
+                    step2_view,
+                    styled,
+                    word_diff,
+                    write_jsonl,
+)
 from .vocab import CacheMode, Flag, Kind, LocalModelKey, QuoteStatus, Relation, ReviewState, Route, Status, Verdict
 from .widgets import ReviewQueue, ThresholdExplorer, style_threshold_view, threshold_view
 
@@ -102,10 +113,13 @@ __all__ = [
     "check_contract_files",
     "decide",
     "expected_calibration_error",
+    "explain",
     "extract_line_citations",
     "final_verdicts",
+    "find_input",
     "fingerprint",
     "highlight_html",
+    "how_to_record",
     "index_document",
     "judge_citations",
     "lines_view",
@@ -121,6 +135,8 @@ __all__ = [
     "lowest_threshold",
     "model_path",
     "normalize",
+    "project_dir",
+    "quote_html",
     "record_review",
     "records",
     "reliability",
@@ -130,12 +146,15 @@ __all__ = [
     "review_store_path",
     "route",
     "row_fingerprint",
+    "source_dirs",
     "step1_view",
     "step2_view",
     "style_threshold_view",
+    "styled",
     "threshold_table",
     "threshold_view",
     "validate_source_id",
+    "word_diff",
     "write_jsonl",
     "write_report",
 ]

@@ -166,7 +166,7 @@ class Audit:
         """One JSON object per citation with the command line's fields (`views.records`)."""
         from .views import write_jsonl
 
-        return write_jsonl(self.table, path)
+        return write_jsonl(self.table, path, self.document)
 
     def render_html(self, title: str | None = None) -> str:
         from .report import render_html

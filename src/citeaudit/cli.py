@@ -26,7 +26,7 @@ from .formats import FORMATS
 from .judge import Judge
 from .lines import load_line_answer
 from .reviews import review_row
-from .views import lines_view, step1_view, step2_view
+from .views import how_to_record, lines_view, quote_notes, step1_view, step2_view
 from .vocab import REVIEW_VERDICTS, CacheMode, LocalModelKey
 
 EXIT_USAGE, EXIT_JUDGE, EXIT_INTERNAL = 2, 3, 4
@@ -93,10 +93,17 @@ def _judge(locate_only: bool, model: str | None, cache_mode: str | None) -> Judg
     return None if locate_only else Judge(model=model or config.model(), cache=CallCache(mode=cache_mode))
 
 
-def _finish(audit: Audit, output: str | None, html_path: str | None) -> NoReturn:
-    """Print the row errors and the decision, write the outputs, exit by the decision."""
-    for error in sorted({e for e in audit.table["error"] if isinstance(e, str)}):
+def _finish(audit: Audit, output: str | None, html_path: str | None, inputs: str = "") -> NoReturn:
+    """Print the quotes that are not verbatim, the row errors and the decision, write the outputs,
+    exit by the decision."""
+    notes = quote_notes(audit.table, audit.document)
+    if notes:
+        click.echo("\n" + "\n".join(notes))
+    errors = sorted({e for e in audit.table["error"] if isinstance(e, str)})
+    for error in errors:
         click.echo(f"\nerror: {error}", err=True)
+    if any(e.startswith("No recorded answer") for e in errors):
+        click.echo("\n" + how_to_record(inputs or "INPUT"), err=True)
     if output:
         audit.write_jsonl(output)
         click.echo(f"\nwrote {len(audit.table)} records to {output}")
@@ -104,14 +111,15 @@ def _finish(audit: Audit, output: str | None, html_path: str | None) -> NoReturn
         audit.write_html(html_path)
         click.echo(f"wrote {html_path}")
     decision = audit.decision
-    click.echo(f"\n{decision.status} (threshold {audit.threshold})")
+    used = f"threshold {audit.threshold}" if audit.judged else "step 1 only: no model asked, no threshold used"
+    click.echo(f"\n{decision.status} ({used})")
     for reason in decision.reasons:
         click.echo(f"  - {reason}")
     sys.exit(decision.exit_code)
 
 
 def _table(audit: Audit) -> pd.DataFrame:
-    view = step2_view(audit.table) if audit.judged else step1_view(audit.table)
+    view = step2_view(audit.table, text=False) if audit.judged else step1_view(audit.table, text=False)
     if audit.table["review_state"].ne("none").any():
         view["review"] = [f"{v} ({s})" if v else "-" for v, s in zip(audit.table["review_verdict"],
                                                                       audit.table["review_state"])]
@@ -164,7 +172,7 @@ def audit(source, citations, doc_format, threshold, cache_mode, model, output, h
     result = audit_quotes(source, citations, format=doc_format, judge=_judge(locate_only, model, cache_mode),
                           threshold=threshold, locate_only=locate_only, reviews=reviews, concurrency=concurrency)
     _show(_table(result))
-    _finish(result, output, html_path)
+    _finish(result, output, html_path, f"--source {source} --citations {citations}")
 
 
 @main.command()
@@ -185,7 +193,7 @@ def lines(document, answer, threshold, cache_mode, model, output, html_path, rev
     _show(lines_view(result.table).replace("\n", " / ", regex=True))
     click.echo("")
     _show(_table(result))
-    _finish(result, output, html_path)
+    _finish(result, output, html_path, f"--document {document} --answer {answer}")
 
 
 @main.command()
@@ -236,11 +244,12 @@ def review(reviews, source, citations, document, answer, answer_json, sources_js
 @click.option("--refresh", is_flag=True, help="Call the model even for requests already recorded.")
 def record(key, source, citations, document, answer, answer_json, sources_json, refresh):
     """Record the local model's answers for a citation file (starts and stops the server)."""
-    from .localmodel import local_server, model_path
+    from .localmodel import local_server, model_path, require_llama_cpp
 
     inputs = dict(source=source, citations=citations, document=document, answer=answer,
                   answer_json=answer_json, sources_json=sources_json)
     audit_files(**inputs, locate_only=True)  # bad input fails before a server starts
+    require_llama_cpp()  # before a 1 GB model download, not after
     model_path(key, install=True)
     with local_server(key) as server:
         judge = Judge(model=server.model, base_url=server.base_url,
@@ -248,7 +257,7 @@ def record(key, source, citations, document, answer, answer_json, sources_json, 
         # the local server answers one request at a time: 1 unless CITEAUDIT_CONCURRENCY says otherwise
         result = audit_files(**inputs, judge=judge, progress=True, locate_only=False,
                              concurrency=config.concurrency(default=1))
-    _show(step2_view(result.table))
+    _show(step2_view(result.table, text=False))
     new = int((result.table["cached"] == False).sum())  # noqa: E712 (None means not judged)
     click.echo(f"\n{new} new answers of {judge.model} appended to {judge.cache.directory}")
     errors = sorted({e for e in result.table["error"] if isinstance(e, str)})

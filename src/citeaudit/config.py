@@ -2,7 +2,7 @@
 
 | variable             | meaning                                                    | default            |
 |----------------------|------------------------------------------------------------|--------------------|
-| CITEAUDIT_DATA_DIR   | folder holding source texts (RFCs) not shipped in `data/`  | unset              |
+| CITEAUDIT_DATA_DIR   | folder holding source texts (RFCs) not shipped in `data/`  | see `source_dirs`  |
 | CITEAUDIT_CACHE_DIR  | folder with the JSON Lines recordings and the store        | `<project>/cache`  |
 | CITEAUDIT_CACHE_MODE | `replay`, `record` or `refresh`                            | `replay`           |
 | CITEAUDIT_REVIEW_DIR | folder of the review stores notebooks write                | `<project>/reviews`|
@@ -46,6 +46,35 @@ def project_dir() -> Path:
 def data_dir() -> Path | None:
     value = os.environ.get("CITEAUDIT_DATA_DIR")
     return Path(value) if value else None
+
+
+SHARED_DATA = Path("..") / "shared" / "data" / "rfc"  # where the RFC texts sit beside a checkout
+
+
+def source_dirs() -> list[Path]:
+    """The folders a source text named without a usable path is looked for in, in order.
+
+    `CITEAUDIT_DATA_DIR` (when set), the working directory, the project's `data/`, and
+    `../shared/data/rfc` beside the checkout; the same list wherever citeaudit is started (a shell
+    in any folder, a notebook kernel in `notebooks/`, the test suite).
+    """
+    root = project_dir()
+    dirs = [d for d in (data_dir(), Path.cwd(), root / "data", (root / SHARED_DATA).resolve()) if d is not None]
+    return list(dict.fromkeys(dirs))
+
+
+def find_input(path: str | Path) -> Path:
+    """An input file as given (relative to the working directory), else relative to the project root.
+
+    Notebooks name their inputs relative to the project root (`data/rfc7519_citations.json`), so
+    they run from `notebooks/`, from the root or from papermill's working directory alike. A path
+    found nowhere is returned as given, so the loader's error names it.
+    """
+    given = Path(path)
+    if given.exists() or given.is_absolute():
+        return given
+    beside = project_dir() / given
+    return beside if beside.exists() else given
 
 
 def cache_dir() -> Path:

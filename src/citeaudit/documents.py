@@ -146,30 +146,33 @@ def text_digest(text: str) -> str:
 
 
 def resolve_source(name_or_path: str | Path, download: bool = True) -> Path:
-    """Find a source file: an existing path, then `CITEAUDIT_DATA_DIR`, then `data/`, then download.
+    """Find a source file the same way wherever citeaudit runs.
 
-    A download is only made for names in `PINNED_SOURCES`, is checked against the pinned SHA-256
-    and is saved under `data/` (written to a temporary file and renamed, never half-written).
+    In order: the path as given; the same relative path under the project root; the file's name in
+    each of `config.source_dirs()` (`CITEAUDIT_DATA_DIR`, the working directory, `data/`,
+    `../shared/data/rfc` beside the checkout); then, for names in `PINNED_SOURCES` only, a
+    download checked against the pinned SHA-256 and saved under `data/` (written to a temporary
+    file and renamed, never half-written). When nothing is found the error lists every place looked.
     """
     path = Path(name_or_path)
-    if path.is_file():
-        return path
-    name = path.name
-    candidates = []
-    data_dir = config.data_dir()
-    if data_dir is not None:
-        candidates.append(data_dir / name)
-    candidates.append(config.project_dir() / "data" / name)
+    candidates = [path]
+    if not path.is_absolute():
+        candidates.append(config.project_dir() / path)
+    candidates += [folder / path.name for folder in config.source_dirs()]
+    candidates = list(dict.fromkeys(candidates))
     for candidate in candidates:
         if candidate.is_file():
             return candidate
-    if not download or name not in PINNED_SOURCES:
-        looked = ", ".join(str(c) for c in [path, *candidates])
-        raise SourceError(
-            f"Source {name!r} not found (looked in {looked}). Pass an existing path, or set "
-            f"CITEAUDIT_DATA_DIR to the folder that holds it."
-        )
-    return download_source(name, config.project_dir() / "data" / name)
+    looked = "".join(f"\n  {c.absolute() if not c.is_absolute() else c}" for c in candidates)
+    fix = (f"Pass the file's path, or set CITEAUDIT_DATA_DIR to the folder that holds {path.name} "
+           f"(`export CITEAUDIT_DATA_DIR=/path/to/folder`).")
+    if not download or path.name not in PINNED_SOURCES:
+        raise SourceError(f"Source {str(name_or_path)!r} not found. Looked in:{looked}\n{fix}")
+    try:
+        return download_source(path.name, config.project_dir() / "data" / path.name)
+    except SourceError as exc:
+        raise SourceError(f"Source {str(name_or_path)!r} not found. Looked in:{looked}\n"
+                          f"then tried to download it: {exc}") from exc
 
 
 def download_source(name: str, dest: Path, url: str | None = None, sha256: str | None = None) -> Path:

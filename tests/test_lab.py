@@ -1,0 +1,130 @@
+"""`make lab`: a headless JupyterLab server over notebooks/, its python3 kernel registered the way
+the Makefile does it, and a notebook executed through a kernel that server started.
+
+The server is real (the same `jupyter lab` command `make lab` runs, with no browser) and so is the
+kernel; only the code cells are sent by a test client over the kernel's channels instead of by a
+browser tab. About 10 s."""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import ROOT
+from jupyter_client import BlockingKernelClient
+
+NOTEBOOK = ROOT / "notebooks" / "00_audit_your_answer.ipynb"
+TOKEN = "citeaudit-test"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _api(base: str, path: str, method: str = "GET", body: dict | None = None):
+    request = urllib.request.Request(f"{base}{path}", method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": f"token {TOKEN}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        text = response.read().decode()
+        return json.loads(text) if text else None
+
+
+def test_makefile_lab_target_installs_pins_and_registers_the_kernel():
+    makefile = (ROOT / "Makefile").read_text()
+    assert "$(PIP) -r requirements-lab.txt" in makefile
+    assert "-m ipykernel install --sys-prefix --name python3" in makefile
+    assert "jupyter lab --ServerApp.root_dir=notebooks" in makefile
+    pins = (ROOT / "requirements-lab.txt").read_text()
+    assert "jupyterlab==" in pins and "ipykernel==" in pins
+
+
+@pytest.fixture
+def lab(tmp_path, monkeypatch):
+    """`jupyter lab` headless on a free port, with the kernelspec registered as `make lab` does."""
+    pytest.importorskip("jupyterlab")
+    prefix = tmp_path / "prefix"
+    subprocess.run([sys.executable, "-m", "ipykernel", "install", "--prefix", str(prefix), "--name", "python3",
+                    "--display-name", "Python 3 (citeaudit .venv)"], check=True, capture_output=True)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for recording in (ROOT / "cache").glob("*.jsonl"):
+        shutil.copy(recording, cache)
+    env = dict(os.environ, JUPYTER_PATH=str(prefix / "share" / "jupyter"), JUPYTER_RUNTIME_DIR=str(tmp_path / "run"),
+               JUPYTER_CONFIG_DIR=str(tmp_path / "config"), JUPYTER_DATA_DIR=str(tmp_path / "data"),
+               CITEAUDIT_CACHE_DIR=str(cache), CITEAUDIT_CACHE_MODE="replay",
+               CITEAUDIT_REVIEW_DIR=str(tmp_path / "reviews"), OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")])))
+    env.pop("OPENAI_API_KEY", None)
+    env.pop("CITEAUDIT_DATA_DIR", None)  # the kernel must find ../shared/data/rfc by itself
+    port = _free_port()
+    with open(tmp_path / "lab.log", "wb") as log:  # the server keeps its own copy of the descriptor
+        server = subprocess.Popen([sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
+                                   "--ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}", "--allow-root",
+                                   f"--ServerApp.root_dir={ROOT / 'notebooks'}"],
+                                  env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                _api(base, "/api/status")
+                break
+            except OSError:
+                assert server.poll() is None, (tmp_path / "lab.log").read_text()[-3000:]
+                assert time.monotonic() < deadline, "JupyterLab did not answer within 60 s"
+                time.sleep(0.3)
+        yield base, tmp_path / "run"
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def test_jupyterlab_runs_notebook_00_through_its_kernel(lab):
+    base, runtime = lab
+    with urllib.request.urlopen(f"{base}/lab?token={TOKEN}", timeout=10) as page:
+        assert page.status == 200 and b"JupyterLab" in page.read()
+    specs = _api(base, "/api/kernelspecs")
+    python3 = specs["kernelspecs"]["python3"]["spec"]
+    assert python3["display_name"] == "Python 3 (citeaudit .venv)"
+    assert Path(python3["argv"][0]).resolve() == Path(sys.executable).resolve()
+
+    kernel = _api(base, "/api/kernels", "POST", {"name": "python3", "path": ""})
+    client = BlockingKernelClient(connection_file=str(runtime / f"kernel-{kernel['id']}.json"))
+    client.load_connection_file()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=60)
+        nb = nbformat.read(NOTEBOOK, as_version=4)
+        shown: list[str] = []
+
+        def keep(message) -> None:
+            content = message["content"]
+            if message["msg_type"] == "error":
+                shown.append("ERROR " + content["ename"] + ": " + content["evalue"])
+            shown.append(content.get("text", ""))
+            shown.append(content.get("data", {}).get("text/plain", ""))
+
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                reply = client.execute_interactive(cell.source, timeout=120, output_hook=keep)
+                assert reply["content"]["status"] == "ok", "\n".join(shown)[-3000:]
+        text = "\n".join(shown)
+        assert "shared/data/rfc/rfc7519.txt" in text  # found beside the checkout, no CITEAUDIT_DATA_DIR
+        assert "citeaudit record --model qwen" in text and "\nREJECT\n" in text
+    finally:
+        client.stop_channels()
+        _api(base, f"/api/kernels/{kernel['id']}", "DELETE")
