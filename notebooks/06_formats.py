@@ -11,10 +11,10 @@
 
 # %% tags=["parameters"]
 DOCUMENTS = {
-    "markdown": ("../data/formats/lantern-sync.md", "../data/formats/lantern-sync_citations.json"),
-    "html": ("../data/formats/token-service.html", "../data/formats/token-service_citations.json"),
-    "pdf": ("../data/formats/reservoir-report.pdf", "../data/formats/reservoir-report_citations.json"),
-    "text": ("../data/formats/field-note.txt", "../data/formats/field-note_citations.json"),
+    "markdown": ("data/formats/lantern-sync.md", "data/formats/lantern-sync_citations.json"),
+    "html": ("data/formats/token-service.html", "data/formats/token-service_citations.json"),
+    "pdf": ("data/formats/reservoir-report.pdf", "data/formats/reservoir-report_citations.json"),
+    "text": ("data/formats/field-note.txt", "data/formats/field-note_citations.json"),
 }
 SHOW = {"markdown": "md_chunk_digest", "html": "html_access_lifetime", "pdf": "pdf_rinse_page_break",
         "text": "txt_departure"}
@@ -45,7 +45,7 @@ pd.DataFrame([{"format": kind, "file": doc.name, "characters": len(doc.clean), "
 # ## Steps 1-3 over each document
 
 # %%
-audits = {kind: ca.audit_quotes(documents[kind], citations, judge=judge, threshold=THRESHOLD)
+audits = {kind: ca.audit_quotes(documents[kind], ca.find_input(citations), judge=judge, threshold=THRESHOLD)
           for kind, (_, citations) in DOCUMENTS.items()}
 table = pd.concat({kind: ca.step2_view(audit.table).assign(cited=audit.table["cited_section"].values,
                                                            found=audit.table["found_section"].values)
@@ -71,3 +71,12 @@ for kind, cid in SHOW.items():
     assert document is not None
     display(HTML(f"<h4>{kind}: {cid} (cited {row['cited_section']}, found in {row['found_section']})</h4>"
                  + ca.highlight_html(document, row["found_section"], row["span"])))
+
+# %% [markdown]
+# ## Next
+#
+# - The same from a shell, one format at a time: `citeaudit audit --source
+#   data/formats/lantern-sync.md --citations data/formats/lantern-sync_citations.json`
+#   (`--html out/report.html` writes the report with every quote marked).
+# - Your own document and citations: notebook `00_audit_your_answer` takes any of these formats.
+# - Citations a human should confirm: notebook `05_review_queue`.
