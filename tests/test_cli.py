@@ -57,7 +57,7 @@ def test_replay_runs_offline_with_recorded_probabilities(tmp_path, recorded_cach
         probs = row["probabilities"]
         assert set(probs) == {"supports", "contradicts", "says_nothing"}
         assert sum(probs.values()) == pytest.approx(1.0)
-        assert row["confidence"] == pytest.approx(max(probs.values()))
+        assert row["confidence"] == pytest.approx(max(probs["supports"], 1 - probs["supports"]))  # pass or fail
         assert row["cached"] is True and row["error"] is None and row["method"] == "logprobs"
         assert row["review_state"] == "none" and row["review_verdict"] is None
         assert row["model"] == "qwen2.5-coder-1.5b-instruct-q4_k_m"

@@ -25,7 +25,7 @@ from .judge import Judge
 from .lines import load_line_answer
 from .reviews import review_row
 from .views import lines_view, step1_view, step2_view
-from .vocab import REVIEW_VERDICTS, CacheMode, LocalModelKey
+from .vocab import REVIEW_VERDICTS, CacheMode, LocalModelKey, Strategy
 
 EXIT_USAGE, EXIT_JUDGE, EXIT_INTERNAL = 2, 3, 4
 REPORT_BUGS = "https://github.com/citeaudit/citeaudit/issues"
@@ -59,8 +59,12 @@ MODEL_KEY = _choice(LocalModelKey)
 
 # the options of every command that audits (DESIGN.md "Command line")
 judge_options = _options(
-    click.option("--threshold", type=click.FloatRange(0, 1), default=config.DEFAULT_THRESHOLD, show_default=True,
-                 help="Confidence at or above which a verdict stands without review."),
+    click.option("--threshold", type=click.FloatRange(0, 1), default=None,
+                 help="Routing score at or above which a verdict stands without review (default: the "
+                      f"recommended one of the model's calibration if there is one, else {config.DEFAULT_THRESHOLD})."),
+    click.option("--strategy", type=_choice(Strategy), default=None,
+                 help="How the judge asks: choice (one A/B/C question) or yesno (two yes/no questions); "
+                      "default CITEAUDIT_STRATEGY or " + str(config.DEFAULT_STRATEGY) + "."),
     click.option("--cache-mode", type=_choice(CacheMode), default=None,
                  help="replay (default, offline), record or refresh; or CITEAUDIT_CACHE_MODE."),
     click.option("--model", default=None, help="Judge model name (default CITEAUDIT_MODEL or the recorded Qwen)."),
@@ -85,8 +89,11 @@ input_options = _options(
 )
 
 
-def _judge(locate_only: bool, model: str | None, cache_mode: str | None) -> Judge | None:
-    return None if locate_only else Judge(model=model or config.model(), cache=CallCache(mode=cache_mode))
+def _judge(locate_only: bool, model: str | None, cache_mode: str | None, strategy: str | None = None) -> Judge | None:
+    if locate_only:
+        return None
+    return Judge(model=model or config.model(), cache=CallCache(mode=cache_mode),
+                 strategy=strategy or config.strategy())
 
 
 def _finish(audit: Audit, output: str | None, html_path: str | None) -> NoReturn:
@@ -146,9 +153,9 @@ def main() -> None:
 @click.option("--citations", required=True, type=click.Path(dir_okay=False), help="Quote-citation JSON file.")
 @judge_options
 @locate_only_option
-def audit(source, citations, threshold, cache_mode, model, output, html_path, reviews, locate_only):
+def audit(source, citations, threshold, strategy, cache_mode, model, output, html_path, reviews, locate_only):
     """Audit quote citations (id, claim, quote, section) over one source document."""
-    result = audit_quotes(source, citations, judge=_judge(locate_only, model, cache_mode),
+    result = audit_quotes(source, citations, judge=_judge(locate_only, model, cache_mode, strategy),
                           threshold=threshold, locate_only=locate_only, reviews=reviews)
     _show(_table(result))
     _finish(result, output, html_path)
@@ -160,14 +167,14 @@ def audit(source, citations, threshold, cache_mode, model, output, html_path, re
               help="Answer text with [Lx] / [Lx-Ly] markers.")
 @judge_options
 @locate_only_option
-def lines(document, answer, threshold, cache_mode, model, output, html_path, reviews, locate_only):
+def lines(document, answer, threshold, strategy, cache_mode, model, output, html_path, reviews, locate_only):
     """Audit an answer whose facts end in line citations like [L5], [L2-L3] or [L2-3]."""
     line_answer = load_line_answer(document, answer)
     click.echo(" ".join(f"{k}={v}" for k, v in line_answer.summary.items()))
     for note in unrecognized_reasons(line_answer):
         click.echo(f"  {note}")
     click.echo("")
-    result = audit_lines(line_answer, judge=_judge(locate_only, model, cache_mode),
+    result = audit_lines(line_answer, judge=_judge(locate_only, model, cache_mode, strategy),
                          threshold=threshold, locate_only=locate_only, reviews=reviews)
     _show(lines_view(result.table).replace("\n", " / ", regex=True))
     click.echo("")
@@ -261,8 +268,8 @@ def thresholds(sources, citation_files, target, cache_mode, model):
         raise click.UsageError("give one --source per --citations")
     try:
         judge = Judge(model=model or config.model(), cache=CallCache(mode=cache_mode))
-        table = pd.concat([audit_quotes(src, cit, judge=judge).table for src, cit in zip(sources, citation_files)],
-                          ignore_index=True)
+        table = pd.concat([audit_quotes(src, cit, judge=judge, calibration=False).table
+                           for src, cit in zip(sources, citation_files)], ignore_index=True)
         grid = threshold_table(table)
         advice = advise(table, target, grid)
     except (CiteAuditError, ValueError) as exc:
@@ -271,12 +278,64 @@ def thresholds(sources, citation_files, target, cache_mode, model):
     shown["auto_share"] = shown["auto_share"].map("{:.0%}".format)
     shown["auto_accuracy"] = shown["auto_accuracy"].map(lambda v: "-" if pd.isna(v) else f"{v:.0%}")
     shown["threshold"] = shown["threshold"].map("{:.2f}".format)
-    click.echo(f"{len(table)} labelled citations, model {judge.model}\n")
+    click.echo(f"{len(table)} labelled citations, model {judge.model}, strategy {judge.strategy}\n")
     _show(shown)
     click.echo("\nreliability of the model's verdicts (confidence bins):")
     _show(reliability(table).dropna(subset=["confidence"]).round(3))
     click.echo(f"\nexpected calibration error: {advice.ece:.3f}")
     click.echo(advice.statement)
+
+
+@main.command()
+@click.option("--source", "sources", required=True, multiple=True,
+              help="Source text (repeat, paired with --citations).")
+@click.option("--citations", "citation_files", required=True, multiple=True, type=click.Path(dir_okay=False),
+              help="Labelled quote-citation file (with `expected`).")
+@click.option("--model", default=None,
+              help="Judge model name, or a local model key (qwen, smollm2); default CITEAUDIT_MODEL.")
+@click.option("--strategy", type=_choice(Strategy), default=None,
+              help=f"Judge strategy (default CITEAUDIT_STRATEGY or {config.DEFAULT_STRATEGY}).")
+@click.option("--target", type=click.FloatRange(0.5, 1), default=0.95, show_default=True,
+              help="Accuracy the verdicts that stand must reach.")
+@click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True, help="Cross-validation folds.")
+@click.option("--cache-mode", type=_choice(CacheMode), default=None)
+@click.option("--no-save", is_flag=True, help="Print the figures only; do not write the calibration file.")
+def calibrate(sources, citation_files, model, strategy, target, folds, cache_mode, no_save):
+    """Fit a per-model calibration of the routing score on labelled sets and recommend a threshold.
+
+    Prints cross-validated figures (fitted on the other folds, scored on the held-out one) and
+    saves cache/calibration/<model>.<strategy>.json, which `audit` then applies.
+    """
+    from .calibrate import fit_calibration, save_calibration
+    from .localmodel import MODELS
+
+    if len(sources) != len(citation_files):
+        raise click.UsageError("give one --source per --citations")
+    name = MODELS[model].name if model in MODELS else (model or config.model())
+    judge = Judge(model=name, cache=CallCache(mode=cache_mode), strategy=strategy or config.strategy())
+    table = pd.concat([audit_quotes(src, cit, judge=judge, calibration=False).table
+                       for src, cit in zip(sources, citation_files)], ignore_index=True)
+    errors = sorted({e for e in table["error"] if isinstance(e, str)})
+    if errors:
+        _fail(f"{len(errors)} kind(s) of judge failure, first: {errors[0]}")
+    try:
+        fitted = fit_calibration(table, judge.model, judge.strategy, target, folds, [str(c) for c in citation_files])
+    except ValueError as exc:
+        _fail(str(exc))
+    cv = fitted.cross_validated
+    precision = "-" if cv["stand"] == 0 else f"{cv['precision']:.3f}"
+    click.echo(f"model {judge.model}, strategy {judge.strategy}: {len(table)} labelled citations, "
+               f"{cv['judged']} judged by the model")
+    click.echo(f"accuracy {cv['accuracy']:.3f}  balanced accuracy {cv['balanced_accuracy']:.3f} "
+               f"(one class always: {cv['majority_balanced_accuracy']:.3f})  "
+               f"pass/fail accuracy {cv['pass_fail_accuracy']:.3f}  AUROC of P(supports) {cv['auroc']:.3f}")
+    click.echo(f"cross-validated ({folds} folds) at the recommended threshold: {cv['stand']} of {cv['judged']} "
+               f"verdicts stand (coverage {cv['coverage']:.3f}), {cv['stand_right']} right (precision {precision})")
+    shown = "none reaches the target" if fitted.threshold is None else f"{fitted.threshold:.2f}"
+    click.echo(f"map: P(right) = 1 / (1 + exp(-({fitted.a:.3f} + {fitted.b:.3f} x score))); "
+               f"recommended threshold on the mapped score: {shown} (target {target:.0%})")
+    if not no_save:
+        click.echo(f"wrote {save_calibration(fitted)}")
 
 
 @main.command()
