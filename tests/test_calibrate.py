@@ -121,7 +121,8 @@ def test_platt_is_monotone_and_holds_a_negative_slope_at_zero():
 
 
 def test_recommended_threshold_is_the_lowest_reaching_the_target():
-    assert recommend_threshold([0.55, 0.7, 0.8, 0.95], [1, 0, 1, 1], 0.95) == 0.71
+    assert recommend_threshold([0.55, 0.7, 0.97, 0.99], [1, 0, 1, 1], 0.95) == 0.71
+    assert recommend_threshold([0.55, 0.7, 0.8, 0.9], [1, 0, 1, 1], 0.95) is None  # not expected to be right
     assert recommend_threshold([0.55, 0.7], [0, 0], 0.95) is None
 
 
@@ -138,7 +139,7 @@ def test_cross_validation_scores_held_out_rows_only():
     figures, held = cross_validate(table, 0.95, folds=5)
     assert figures["judged"] == 30 and len(held) == 30
     assert set(held["fold"]) == {0, 1, 2, 3, 4}
-    assert figures["stand"] == int(held["stand"].sum()) and figures["stand_right"] <= figures["stand"]
+    assert figures["stand"] == int(held["stand"].astype(bool).sum()) and figures["stand_right"] <= figures["stand"]
     assert figures["coverage"] == pytest.approx(figures["stand"] / 30)
     # every standing verdict here is a high, right one
     assert figures["precision"] == 1.0 and figures["stand"] >= 15
@@ -154,7 +155,7 @@ def test_strategy_metrics_on_a_toy_table():
 
 def test_calibration_round_trips_and_is_found_by_model_and_strategy(tmp_path):
     fitted = fit_calibration(scored(), "some/model", "yesno", 0.95, folds=5, sets=["a.json"])
-    assert fitted.threshold is not None and fitted.map(0.95) > fitted.map(0.55)
+    assert fitted.threshold is not None and fitted.p_pass(0.95) > 0.5 > fitted.p_pass(0.55)
     path = save_calibration(fitted, tmp_path)
     assert path == tmp_path / "calibration" / "some_model.yesno.json"
     assert load_calibration("some/model", "yesno", tmp_path) == fitted
@@ -169,8 +170,8 @@ def test_an_audit_applies_the_saved_calibration_and_its_threshold(tmp_path, repl
     judge = Judge(cache=replay_cache, strategy="choice")
     plain = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=judge)
     assert plain.threshold == 0.8
-    lenient = Calibration(model=judge.model, strategy="choice", a=-30.0, b=60.0, threshold=0.55)
-    save_calibration(lenient, tmp_path)
+    steep = Calibration(model=judge.model, strategy="choice", a=-30.0, b=60.0, threshold=0.55)
+    save_calibration(steep, tmp_path)
     calibrated = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=judge)
     assert calibrated.threshold == 0.55
     assert (calibrated.table["route"] == "auto").sum() > (plain.table["route"] == "auto").sum()

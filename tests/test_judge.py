@@ -197,7 +197,7 @@ def test_yesno_asks_two_questions_and_combines_them(tmp_cache):
     assert "imply that it is true?" in first and "imply that the claim is false?" in second
     head = first.split("\n\nDoes the passage")[0]
     assert second.startswith(head) and "[/PASSAGE-" in head and "[/CLAIM-" in head  # the same tagged data
-    assert result.probabilities == pytest.approx(combine_yesno(0.9, 0.9))
+    assert result.probabilities == pytest.approx({"supports": 0.9, "contradicts": 0.09, "says_nothing": 0.01})
     assert judge.judge("the claim", "the evidence").cached is True and len(fake.calls) == 2
 
 

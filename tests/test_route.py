@@ -127,15 +127,18 @@ def test_a_sampled_answer_never_stands_from_half_up():
     assert all(route(row, t / 100)[C.ROUTE][0] == "review" for t in range(50, 101))
 
 
-def test_calibration_maps_logprob_scores_and_survives_rerouting():
+def test_calibration_maps_p_supports_and_survives_rerouting():
     from citeaudit.calibrate import Calibration
 
-    steep = Calibration(model="m", strategy="choice", a=-20.0, b=30.0, threshold=0.9)  # 0.75 -> 0.92
-    rows = judged([{C.ID: "a", C.RELATION: "supports", C.PROBABILITIES: probs(0.75, 0.2, 0.05), C.CONFIDENCE: 0.75},
+    # this model's P(supports) runs low: 0.4 already means "passes" (P(pass) = 0.83)
+    shifted = Calibration(model="m", strategy="choice", a=2.0, b=1.0, threshold=0.8)
+    rows = judged([{C.ID: "a", C.RELATION: "contradicts", C.PROBABILITIES: probs(0.4, 0.35, 0.25), C.CONFIDENCE: 0.6},
                    {C.ID: "s", C.RELATION: "supports", C.PROBABILITIES: probs(1.0, 0.0, 0.0), C.CONFIDENCE: 0.43,
                     C.METHOD: "sampling (n=5, Wilson 99% lower bound)"}])
-    assert list(route(rows, 0.9)[C.ROUTE]) == ["review", "review"]
-    calibrated = route(rows, 0.9, steep)
+    plain = route(rows, 0.8)
+    assert list(plain[C.VERDICT]) == ["contradicted", "verified"] and list(plain[C.ROUTE]) == ["review", "review"]
+    calibrated = route(rows, 0.8, shifted)
+    assert list(calibrated[C.VERDICT]) == ["verified", "verified"]
     assert list(calibrated[C.ROUTE]) == ["auto", "review"]  # a sampled bound is never mapped up
-    assert list(route(calibrated, 0.9)[C.ROUTE]) == ["auto", "review"]  # kept for re-routing
-    assert list(route(calibrated, 0.95)[C.ROUTE]) == ["review", "review"]
+    assert list(route(calibrated, 0.8)[C.ROUTE]) == ["auto", "review"]  # kept for re-routing
+    assert list(route(calibrated, 0.9)[C.ROUTE]) == ["review", "review"]

@@ -17,9 +17,23 @@ from .audit import (
                     judge_citations,
 )
 from .cache import CallCache
-from .calibrate import advise, expected_calibration_error, lowest_threshold, reliability, threshold_table
+from .calibrate import (
+                    Calibration,
+                    StrategyComparison,
+                    advise,
+                    compare_strategies,
+                    cross_validate,
+                    expected_calibration_error,
+                    fit_calibration,
+                    load_calibration,
+                    lowest_threshold,
+                    reliability,
+                    save_calibration,
+                    strategy_metrics,
+                    threshold_table,
+)
 from .citations import Citation, LineRange, SectionRef, SourceRef, load_citations
-from .config import DEFAULT_MODEL, DEFAULT_THRESHOLD
+from .config import DEFAULT_MODEL, DEFAULT_STRATEGY, DEFAULT_THRESHOLD
 from .contract import check_contract, check_contract_files
 from .decide import Decision, apply_reviews, decide, final_verdicts
 from .documents import Document, Section, canonical_section_id, load_rfc, load_text, resolve_source
@@ -34,7 +48,7 @@ from .errors import (
                     StoreError,
 )
 from .fingerprint import fingerprint
-from .judge import PROMPT_VERSION, Judge, Judgement, build_messages
+from .judge import PROMPT_VERSION, PROMPT_VERSIONS, Judge, Judgement, build_messages
 from .lines import LineAnswer, extract_line_citations, load_line_answer
 from .localmodel import local_server, model_path
 from .locate import DocumentIndex, Location, index_document, locate, locate_citations, normalize
@@ -43,16 +57,31 @@ from .reviews import Review, load_reviews, record_review, review_row, review_sto
 from .route import route
 from .sourceid import ContractViolation, SourceIdAnswer, validate_source_id
 from .views import highlight_html, lines_view, records, step1_view, step2_view, write_jsonl
-from .vocab import CacheMode, Flag, Kind, LocalModelKey, QuoteStatus, Relation, ReviewState, Route, Status, Verdict
+from .vocab import (
+                    CacheMode,
+                    Flag,
+                    Kind,
+                    LocalModelKey,
+                    QuoteStatus,
+                    Relation,
+                    ReviewState,
+                    Route,
+                    Status,
+                    Strategy,
+                    Verdict,
+)
 from .widgets import ReviewQueue, ThresholdExplorer, style_threshold_view, threshold_view
 
 __all__ = [
     "DEFAULT_MODEL",
+    "DEFAULT_STRATEGY",
     "DEFAULT_THRESHOLD",
     "PROMPT_VERSION",
+    "PROMPT_VERSIONS",
     "Audit",
     "CacheMissError",
     "CacheMode",
+    "Calibration",
     "CallCache",
     "Citation",
     "CiteAuditError",
@@ -85,6 +114,8 @@ __all__ = [
     "SourceRef",
     "Status",
     "StoreError",
+    "Strategy",
+    "StrategyComparison",
     "ThresholdExplorer",
     "Verdict",
     "advise",
@@ -99,15 +130,19 @@ __all__ = [
     "canonical_section_id",
     "check_contract",
     "check_contract_files",
+    "compare_strategies",
+    "cross_validate",
     "decide",
     "expected_calibration_error",
     "extract_line_citations",
     "final_verdicts",
     "fingerprint",
+    "fit_calibration",
     "highlight_html",
     "index_document",
     "judge_citations",
     "lines_view",
+    "load_calibration",
     "load_citations",
     "load_line_answer",
     "load_reviews",
@@ -128,8 +163,10 @@ __all__ = [
     "review_store_path",
     "route",
     "row_fingerprint",
+    "save_calibration",
     "step1_view",
     "step2_view",
+    "strategy_metrics",
     "style_threshold_view",
     "threshold_table",
     "threshold_view",

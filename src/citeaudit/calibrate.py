@@ -6,11 +6,15 @@ pass or fail, so a verdict is *right* when it passes (verified) exactly when the
 does (contradicted, unsupported and fabricated all fail); `strategy_metrics` also scores the
 three-way word.
 
-Calibration (`fit_calibration`): a monotone map from the routing score (the judge's pass-or-fail
-confidence, in [1/2, 1]) to the probability that the pass-or-fail verdict is right, fitted by
-Platt scaling (a logistic curve in the score, slope held at or above 0, Platt's smoothed targets
-so that a perfectly separated set does not diverge), and the lowest threshold on the mapped score
-at which the verdicts that stand reach the target accuracy on the set it was fitted on. Its
+Calibration (`fit_calibration`): a monotone map from P(supports) to P(pass), the probability
+that the citation passes (gold verified), fitted by Platt scaling on the log-odds of P(supports)
+(a logistic curve, slope held at or above 0, Platt's smoothed targets so that a perfectly
+separated set does not diverge). The verdict then passes when P(pass) ≥ 1/2, which moves the
+decision boundary to where this model's P(supports) actually splits passing from failing
+citations, and the routing score max(P(pass), 1 − P(pass)) is the chance that the pass-or-fail
+call is right: a map from the routing score to accuracy. The recommended threshold is the lowest
+one on that score at which the verdicts that stand reach the target accuracy on the set it was
+fitted on. Its
 figures are cross-validated (`cross_validate`): stratified folds, the map and the threshold fitted
 on the other folds and scored on the held-out one, never in-sample. It is saved as JSON beside the
 recordings, `cache/calibration/<model>.<strategy>.json`, one per model and strategy.
@@ -21,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -119,15 +123,28 @@ def judged_rows(table: pd.DataFrame) -> pd.DataFrame:
         "verdict": pd.Series(verdicts, index=judged.index, dtype=object),
         "gold": judged[C.EXPECTED],
         "correct": pass_fail_right(verdicts, judged[C.EXPECTED]).astype(float),
+        "gold_pass": _passes(judged[C.EXPECTED]).astype(float),
     }, index=judged.index)
+
+
+def scored_rows(rows: pd.DataFrame, calibration: Calibration | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Routing score and pass-or-fail rightness of `judged_rows`, through `calibration` if given
+    (answers read from log-probabilities only; a sampled bound is kept as it is)."""
+    scores = rows["confidence"].to_numpy(dtype=float).copy()
+    correct = rows["correct"].to_numpy(dtype=float).copy()
+    if calibration is not None:
+        for k, (p, method) in enumerate(zip(rows["p_supports"], rows["method"])):
+            if (isinstance(method, str) and method.startswith("sampling")) or not np.isfinite(p):
+                continue
+            q = calibration.p_pass(float(p))
+            scores[k] = max(q, 1.0 - q)
+            correct[k] = float((q >= 0.5) == bool(rows["gold_pass"].iloc[k]))
+    return scores, correct
 
 
 def reliability(table: pd.DataFrame, bins: int = 10, calibration: Calibration | None = None) -> pd.DataFrame:
     """Model verdicts binned by (mapped) confidence: mean confidence, pass-or-fail accuracy, count."""
-    judged = judged_rows(table)
-    scores = judged["confidence"].to_numpy()
-    if calibration is not None:
-        scores = np.array([calibration.map(s) if m == "logprobs" else s for s, m in zip(scores, judged["method"])])
+    scores, correct = scored_rows(judged_rows(table), calibration)
     edges = np.linspace(0.0, 1.0, bins + 1)
     which = np.clip(np.digitize(scores, edges[1:-1], right=True), 0, bins - 1)
     rows = []
@@ -138,7 +155,7 @@ def reliability(table: pd.DataFrame, bins: int = 10, calibration: Calibration | 
             "bin": f"{edges[b]:.1f}-{edges[b + 1]:.1f}",
             "count": count,
             "confidence": float(scores[part].mean()) if count else float("nan"),
-            "accuracy": float(judged["correct"].to_numpy()[part].mean()) if count else float("nan"),
+            "accuracy": float(correct[part].mean()) if count else float("nan"),
         })
     return pd.DataFrame(rows)
 
@@ -190,13 +207,20 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-z))
 
 
-def fit_platt(scores: Sequence[float], correct: Sequence[float], iterations: int = 100) -> tuple[float, float]:
-    """(a, b) of P(right | score) = 1 / (1 + exp(-(a + b·score))), with b ≥ 0 (monotone).
+def log_odds(p: float | np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """log(p / (1 - p)), p clipped to [eps, 1 - eps] so that 0 and 1 stay finite."""
+    q = np.clip(np.asarray(p, dtype=float), eps, 1 - eps)
+    return np.log(q / (1 - q))
+
+
+def fit_platt(scores: Sequence[float] | np.ndarray, correct: Sequence[float] | np.ndarray,
+              iterations: int = 100) -> tuple[float, float]:
+    """(a, b) of P(y = 1 | x) = 1 / (1 + exp(-(a + b·x))), with b ≥ 0 (monotone).
 
     Newton's method on the log-loss against Platt's smoothed targets, (N₊ + 1)/(N₊ + 2) for a
-    right verdict and 1/(N₋ + 2) for a wrong one, so a perfectly separated set gives a finite,
-    steep curve rather than a step. If the best slope is negative (higher scores less often
-    right), the slope is held at 0: the map is the smoothed base rate.
+    positive and 1/(N₋ + 2) for a negative, so a perfectly separated set gives a finite, steep
+    curve rather than a step. If the best slope is negative (higher x less often positive),
+    the slope is held at 0: the map is the smoothed base rate.
 
     >>> a, b = fit_platt([0.5, 0.6, 0.7, 0.8, 0.9, 1.0], [0, 0, 1, 0, 1, 1])
     >>> b > 0, round(float(_sigmoid(np.array(a + b * 0.95))), 2) > round(float(_sigmoid(np.array(a + b * 0.55))), 2)
@@ -226,17 +250,23 @@ def fit_platt(scores: Sequence[float], correct: Sequence[float], iterations: int
 
 def recommend_threshold(mapped: Sequence[float] | np.ndarray, correct: Sequence[float] | pd.Series,
                         target: float = DEFAULT_TARGET, grid: Sequence[float] = FINE_GRID) -> float | None:
-    """The lowest threshold on `grid` at which the rows whose mapped score reaches it are at least
-    `target` right (and at least one does); None when no threshold does.
+    """The lowest threshold on `grid` at which the rows whose mapped score reaches it (at least one)
+    are at least `target` right, and the mean of their mapped scores (the accuracy the map expects
+    of them) is at least `target` too; None when no threshold does.
 
-    >>> recommend_threshold([0.6, 0.7, 0.8, 0.9], [0, 1, 1, 1], 0.95)
-    0.61
+    The second condition keeps a small fitted set from recommending a threshold just because the
+    few rows above it happen to be right: with the map calibrated, it is what new rows would score.
+
+    >>> recommend_threshold([0.6, 0.7, 0.96, 0.98], [0, 1, 1, 1], 0.95)  # 0.61 keeps 0.7: mean 0.88
+    0.71
+    >>> recommend_threshold([0.6, 0.7, 0.8, 0.9], [0, 1, 1, 1], 0.95) is None  # right, but not expected to be
+    True
     """
     m = np.asarray(mapped, dtype=float)
     y = np.asarray(correct, dtype=float)
     for t in grid:
         standing = m >= t
-        if standing.any() and y[standing].mean() >= target:
+        if standing.any() and y[standing].mean() >= target and m[standing].mean() >= target:
             return float(t)
     return None
 
@@ -255,11 +285,12 @@ def stratified_folds(gold: Sequence[object], folds: int = FOLDS, seed: int = 0) 
 
 @dataclass(frozen=True)
 class Calibration:
-    """A fitted map from routing score to P(right), and the threshold it recommends.
+    """A fitted map from P(supports) to P(pass), and the threshold it recommends.
 
-    `map` applies to scores read from log-probabilities; `threshold` is on the mapped scale (None
-    when no threshold reached `target` on the fitted set: nothing the model says should stand).
-    `cross_validated` holds the held-out figures of the same procedure (`cross_validate`).
+    `p_pass` applies to answers read from log-probabilities; `threshold` is on the routing score
+    max(P(pass), 1 − P(pass)) (None when no threshold reached `target` on the fitted set: nothing
+    the model says should stand). `cross_validated` holds the held-out figures of the same
+    procedure (`cross_validate`).
     """
 
     model: str
@@ -273,9 +304,9 @@ class Calibration:
     cross_validated: dict = field(default_factory=dict)
     when: str = ""
 
-    def map(self, score: float) -> float:
-        """P(the pass-or-fail verdict is right) for a raw routing score."""
-        return float(1.0 / (1.0 + math.exp(-(self.a + self.b * score))))
+    def p_pass(self, p_supports: float) -> float:
+        """P(the citation passes) for the judge's P(supports): a logistic curve in its log-odds."""
+        return float(_sigmoid(np.array(self.a + self.b * log_odds(p_supports))))
 
     @property
     def route_threshold(self) -> float:
@@ -325,10 +356,12 @@ def save_calibration(calibration: Calibration, directory: Path | None = None) ->
     return path
 
 
-def _fit(rows: pd.DataFrame, target: float) -> tuple[float, float, float | None]:
-    a, b = fit_platt(rows["confidence"], rows["correct"])
-    mapped = _sigmoid(a + b * rows["confidence"].to_numpy())
-    return a, b, recommend_threshold(mapped, rows["correct"], target)
+def _fit(rows: pd.DataFrame, target: float, model: str = "", strategy: str = "") -> Calibration:
+    """Map and threshold fitted on `rows` (judged rows read from log-probabilities)."""
+    a, b = fit_platt(log_odds(rows["p_supports"].to_numpy(dtype=float)), rows["gold_pass"])
+    fitted = Calibration(model=model, strategy=strategy, a=a, b=b, threshold=None, target=target)
+    scores, correct = scored_rows(rows, fitted)
+    return replace(fitted, threshold=recommend_threshold(scores, correct, target))
 
 
 def _blocked(table: pd.DataFrame) -> pd.Series:
@@ -344,32 +377,33 @@ def cross_validate(table: pd.DataFrame, target: float = DEFAULT_TARGET, folds: i
     For each fold, the map and its threshold are fitted on the other folds (rows read from
     log-probabilities) and the held-out rows are routed with them. Figures over the judged rows:
     `judged`, `stand` (verdicts that stand), `coverage` (stand / judged), `stand_right`,
-    `precision` (stand_right / stand, NaN when none stands), and the folds' thresholds.
+    `precision` (stand_right / stand, NaN when none stands), `accuracy_cv` (pass or fail right
+    over every judged row, standing or not) and the folds' thresholds.
     """
     labelled = _labelled(table)
     rows = judged_rows(table)
     blocked = _blocked(labelled).reindex(rows.index)
     fold = stratified_folds(rows["gold"], folds, seed)
-    held = pd.DataFrame(index=rows.index, columns=["fold", "mapped", "threshold", "stand", "right"], dtype=object)
+    held = pd.DataFrame(index=rows.index, columns=["fold", "score", "threshold", "stand", "right", "verdict"],
+                        dtype=object)
     thresholds = []
     for k in range(folds):
         test = fold == k
-        train = rows[~test & (rows["method"] == "logprobs").to_numpy()]
         if not test.any():
             continue
-        if train.empty:
-            a, b, t = 0.0, 0.0, None
-        else:
-            a, b, t = _fit(train, target)
+        train = rows[~test & (rows["method"] == "logprobs").to_numpy()]
+        fitted = _fit(train, target) if not train.empty else None
+        t = fitted.threshold if fitted is not None else None
         thresholds.append(t)
-        for i in rows.index[test]:
-            row = rows.loc[i]
-            mapped = float(_sigmoid(np.array(a + b * row["confidence"]))) if row["method"] == "logprobs" \
-                else float(row["confidence"])
-            stands = t is not None and mapped >= t and not bool(blocked.loc[i])
-            held.loc[i] = [k, mapped, t, stands, bool(row["correct"])]
+        scores, correct = scored_rows(rows[test], fitted)
+        for i, score, right in zip(rows.index[test], scores, correct):
+            stands = t is not None and score >= t and not bool(blocked.loc[i])
+            passes = (rows.at[i, "gold_pass"] > 0.5) == bool(right)
+            verdict = Verdict.VERIFIED if passes else _failing_word(table.at[i, C.PROBABILITIES], rows.at[i, "verdict"])
+            held.loc[i] = [k, float(score), t, stands, bool(right), verdict]
     stand = held["stand"].astype(bool)
-    stand_right = int((stand & held["right"].astype(bool)).sum())
+    right_rows = held["right"].astype(bool)
+    stand_right = int((stand & right_rows).sum())
     figures = {
         "folds": folds,
         "judged": len(rows),
@@ -377,9 +411,33 @@ def cross_validate(table: pd.DataFrame, target: float = DEFAULT_TARGET, folds: i
         "coverage": float(stand.mean()) if len(rows) else float("nan"),
         "stand_right": stand_right,
         "precision": stand_right / int(stand.sum()) if stand.any() else float("nan"),
+        "pass_fail_accuracy_cv": float(right_rows.mean()) if len(rows) else float("nan"),
+        **{f"{name}_cv": value for name, value in _three_way(held["verdict"], rows["gold"]).items()},
         "fold_thresholds": [None if t is None else round(t, 2) for t in thresholds],
     }
     return figures, held
+
+
+def _failing_word(probabilities: object, verdict: object) -> object:
+    if isinstance(probabilities, dict):
+        return Verdict.CONTRADICTED if probabilities["contradicts"] >= probabilities["says_nothing"] \
+            else Verdict.UNSUPPORTED
+    return verdict if verdict != Verdict.VERIFIED else Verdict.UNSUPPORTED
+
+
+def _three_way(verdicts: pd.Series, gold: pd.Series) -> dict:
+    """Accuracy and balanced accuracy (mean recall of verified, contradicted, unsupported) over the
+    rows whose gold verdict is one of those three.
+
+    >>> _three_way(pd.Series(["verified", "verified", "unsupported"]),
+    ...            pd.Series(["verified", "contradicted", "unsupported"]))
+    {'accuracy': 0.6666666666666666, 'balanced_accuracy': 0.6666666666666666}
+    """
+    keep = gold.isin(LABELS)
+    v, g = verdicts[keep], gold[keep]
+    recalls = [float((v[g == label] == label).mean()) for label in LABELS if (g == label).any()]
+    return {"accuracy": float((v == g).mean()) if len(g) else float("nan"),
+            "balanced_accuracy": float(np.mean(recalls)) if recalls else float("nan")}
 
 
 def strategy_metrics(table: pd.DataFrame) -> dict:
@@ -420,11 +478,57 @@ def fit_calibration(table: pd.DataFrame, model: str, strategy: str, target: floa
     if fit_rows.empty:
         raise InputError("no labelled citation was judged from log-probabilities: nothing to calibrate. "
                          "Record the labelled sets with a judge that returns logprobs.")
-    a, b, threshold = _fit(fit_rows, target)
+    fitted = _fit(fit_rows, target, model, str(strategy))
     figures, _ = cross_validate(table, target, folds)
     figures.update({k: v for k, v in strategy_metrics(table).items() if k != "judged"})
-    return Calibration(
-        model=model, strategy=str(strategy), a=a, b=b, threshold=threshold, target=target,
+    return replace(
+        fitted,
         fitted_on={"citations": len(_labelled(table)), "judged": len(fit_rows), "sets": list(sets)},
         cross_validated=figures, when=datetime.now(UTC).isoformat(timespec="seconds"),
     )
+
+
+@dataclass
+class StrategyComparison:
+    """Several strategies of one model on the same labelled sets, each with its own calibration."""
+
+    tables: dict[str, pd.DataFrame]
+    calibrations: dict[str, Calibration]
+    target: float = DEFAULT_TARGET
+
+    def figures(self) -> pd.DataFrame:
+        """One row per strategy: cross-validated accuracy, balanced accuracy, AUROC of P(supports),
+        coverage and precision of the verdicts that stand at the recommended threshold."""
+        rows = []
+        for name, fitted in self.calibrations.items():
+            cv = fitted.cross_validated
+            rows.append({
+                "strategy": name,
+                "judged": cv["judged"],
+                "accuracy": cv["accuracy_cv"],
+                "balanced_accuracy": cv["balanced_accuracy_cv"],
+                "auroc": cv["auroc"],
+                "threshold": fitted.threshold,
+                "coverage": cv["coverage"],
+                "precision": cv["precision"],
+            })
+        return pd.DataFrame(rows).set_index("strategy")
+
+    def grids(self) -> dict[str, pd.DataFrame]:
+        """Each strategy's threshold table on its own calibrated score (fitted on the whole set)."""
+        return {name: threshold_table(self.tables[name], FINE_GRID, fitted)
+                for name, fitted in self.calibrations.items()}
+
+    def figure(self, ax=None):
+        """Risk-coverage curves of every strategy on one plot, the recommended thresholds starred."""
+        from .plots import risk_coverage_by_strategy
+
+        marks = {name: fitted.threshold for name, fitted in self.calibrations.items()}
+        return risk_coverage_by_strategy(self.grids(), marks, self.target, ax)
+
+
+def compare_strategies(tables: dict[str, pd.DataFrame], model: str, target: float = DEFAULT_TARGET,
+                       folds: int = FOLDS) -> StrategyComparison:
+    """Fit a calibration per strategy (`fit_calibration`) over its judged labelled table."""
+    calibrations = {name: fit_calibration(table, model, name, target, folds) for name, table in tables.items()}
+    return StrategyComparison(dict(tables), calibrations, target)

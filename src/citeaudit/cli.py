@@ -286,6 +286,20 @@ def thresholds(sources, citation_files, target, cache_mode, model):
     click.echo(advice.statement)
 
 
+CALIBRATION_HEADER = ("| strategy | judged | accuracy | balanced accuracy (one class: 0.333) | AUROC of P(supports) "
+                      "| threshold | verdicts that stand | of them right |\n|---|---|---|---|---|---|---|---|")
+
+
+def calibration_row(fitted) -> str:
+    """One row of the strategy table: cross-validated figures of a fitted `Calibration`."""
+    cv = fitted.cross_validated
+    folds = [t for t in cv["fold_thresholds"] if t is not None]
+    spread = f"{min(folds):.2f}-{max(folds):.2f}" if folds else "none"
+    right = f"{cv['stand_right']}/{cv['stand']} ({cv['precision']:.0%})" if cv["stand"] else "-"
+    return (f"| {fitted.strategy} | {cv['judged']} | {cv['accuracy_cv']:.2f} | {cv['balanced_accuracy_cv']:.2f} "
+            f"| {cv['auroc']:.2f} | {spread} | {cv['stand']}/{cv['judged']} ({cv['coverage']:.0%}) | {right} |")
+
+
 @main.command()
 @click.option("--source", "sources", required=True, multiple=True,
               help="Source text (repeat, paired with --citations).")
@@ -322,18 +336,14 @@ def calibrate(sources, citation_files, model, strategy, target, folds, cache_mod
         fitted = fit_calibration(table, judge.model, judge.strategy, target, folds, [str(c) for c in citation_files])
     except ValueError as exc:
         _fail(str(exc))
-    cv = fitted.cross_validated
-    precision = "-" if cv["stand"] == 0 else f"{cv['precision']:.3f}"
     click.echo(f"model {judge.model}, strategy {judge.strategy}: {len(table)} labelled citations, "
-               f"{cv['judged']} judged by the model")
-    click.echo(f"accuracy {cv['accuracy']:.3f}  balanced accuracy {cv['balanced_accuracy']:.3f} "
-               f"(one class always: {cv['majority_balanced_accuracy']:.3f})  "
-               f"pass/fail accuracy {cv['pass_fail_accuracy']:.3f}  AUROC of P(supports) {cv['auroc']:.3f}")
-    click.echo(f"cross-validated ({folds} folds) at the recommended threshold: {cv['stand']} of {cv['judged']} "
-               f"verdicts stand (coverage {cv['coverage']:.3f}), {cv['stand_right']} right (precision {precision})")
+               f"{fitted.cross_validated['judged']} judged by the model; {folds}-fold cross-validated figures:\n")
+    click.echo(CALIBRATION_HEADER)
+    click.echo(calibration_row(fitted))
     shown = "none reaches the target" if fitted.threshold is None else f"{fitted.threshold:.2f}"
-    click.echo(f"map: P(right) = 1 / (1 + exp(-({fitted.a:.3f} + {fitted.b:.3f} x score))); "
-               f"recommended threshold on the mapped score: {shown} (target {target:.0%})")
+    click.echo(f"\nfitted on all of them: P(pass) = 1 / (1 + exp(-({fitted.a:.3f} + {fitted.b:.3f} x log-odds of "
+               f"P(supports)))); recommended threshold: {shown} (target {target:.0%}); "
+               f"folds' thresholds {fitted.cross_validated['fold_thresholds']}")
     if not no_save:
         click.echo(f"wrote {save_calibration(fitted)}")
 

@@ -8,9 +8,8 @@ probabilities, each with its own prompt version (so its own cache keys):
   the probabilities are the `top_logprobs` of that token renormalized over the three letters.
 - `yesno` (prompt `yesno-v1`): two binary questions over the same passage and claim, "does the
   passage state the claim or imply that it is true?" and "... that it is false?". With q_t and
-  q_f their P(yes) (renormalized over Yes/No), the two answers are read as independent
-  judgements and the inconsistent outcome (yes to both) is dropped (`combine_yesno`):
-  P(supports) ∝ q_t (1 − q_f), P(contradicts) ∝ q_f (1 − q_t), P(says nothing) ∝ (1 − q_t)(1 − q_f).
+  q_f their P(yes) (renormalized over Yes/No), P(supports) = q_t and the rest is split as
+  P(contradicts) = (1 − q_t) q_f, P(says nothing) = (1 − q_t)(1 − q_f) (`combine_yesno`).
   The second call shares the first's long prefix, which llama.cpp's server reuses.
 
 What decides an answer is pass or fail, so the relation is `supports` when P(supports) ≥ 1/2 and
@@ -181,26 +180,23 @@ def yes_probability(top: list[dict]) -> float | None:
 
 
 def combine_yesno(q_true: float, q_false: float) -> dict[str, float]:
-    """The three probabilities from P(yes) to "is it true?" and to "is it false?".
+    """The three probabilities from P(yes) to "is it true?" (q_true) and to "is it false?" (q_false).
 
-    The two answers are taken as independent and the inconsistent outcome (yes to both) is
-    dropped: supports = yes/no, contradicts = no/yes, says nothing = no/no, renormalized. If
-    both are certainly yes, pass and fail are even.
+    The first question is the one that decides pass or fail, so P(supports) = q_true; the second
+    only names a failure: the rest, 1 - q_true, is split between contradicts and says nothing as
+    q_false : 1 - q_false. (Measured on the labelled sets, the weak local model says yes to both
+    questions together more often than chance, so letting q_false pull P(supports) down ranked the
+    supported citations worse: AUROC 0.87 against 0.90 for q_true alone.)
 
     >>> {str(k): round(v, 3) for k, v in combine_yesno(0.9, 0.2).items()}
-    {'supports': 0.878, 'contradicts': 0.024, 'says_nothing': 0.098}
-    >>> [float(v) for v in combine_yesno(1.0, 1.0).values()]
-    [0.5, 0.5, 0.0]
+    {'supports': 0.9, 'contradicts': 0.02, 'says_nothing': 0.08}
     """
-    odds = {
-        Relation.SUPPORTS: q_true * (1 - q_false),
-        Relation.CONTRADICTS: q_false * (1 - q_true),
-        Relation.SAYS_NOTHING: (1 - q_true) * (1 - q_false),
+    rest = 1.0 - q_true
+    return {
+        Relation.SUPPORTS: q_true,
+        Relation.CONTRADICTS: rest * q_false,
+        Relation.SAYS_NOTHING: rest * (1.0 - q_false),
     }
-    total = sum(odds.values())
-    if total <= 1e-12:
-        return {Relation.SUPPORTS: 0.5, Relation.CONTRADICTS: 0.5, Relation.SAYS_NOTHING: 0.0}
-    return {relation: value / total for relation, value in odds.items()}
 
 
 def decided_relation(probabilities: dict[str, float]) -> Relation:

@@ -3,9 +3,10 @@
 What decides an answer is whether each citation passes (verified) or fails (contradicted,
 unsupported or fabricated), so routing looks at P(supports) alone (DESIGN.md "Route, review,
 decide"). With the routing score s = max(P(supports), 1 − P(supports)) (the judge's
-`confidence`; for a sampled answer a Wilson lower bound, see `judge.py`), optionally mapped by a
-per-model `Calibration` first, a verdict stands (`auto`) when s ≥ threshold: `verified` when
-P(supports) ≥ threshold, failing when P(supports) ≤ 1 − threshold. A failing verdict is named
+`confidence`; for a sampled answer a Wilson lower bound, see `judge.py`), a verdict stands
+(`auto`) when s ≥ threshold: `verified` when P(supports) ≥ threshold, failing when
+P(supports) ≤ 1 − threshold. A per-model `Calibration` first maps P(supports) to P(pass), the
+probability that the citation passes, and the same rule applies to it (`judged_verdict`). A failing verdict is named
 by the larger of P(contradicts) and P(says nothing); when those two are close the row carries the
 informational flag `contradicted_or_unsupported` (the answer is rejected either way; a reviewer
 may refine the word), which does not send it to review. The blocking flags (near quote, section
@@ -58,18 +59,31 @@ def _number(value: object) -> float | None:
     return None
 
 
-def model_verdict(probabilities: object, relation: object = None) -> Verdict | None:
-    """The verdict from the three probabilities: verified when P(supports) ≥ 1/2, else the larger
-    failing relation. Without probabilities, the recorded relation's verdict (or None).
+def _failing(probabilities: dict) -> Verdict:
+    if probabilities[Relation.CONTRADICTS] >= probabilities[Relation.SAYS_NOTHING]:
+        return Verdict.CONTRADICTED
+    return Verdict.UNSUPPORTED
+
+
+def sampled(row: pd.Series) -> bool:
+    """Whether the row's answer was sampled (no log-probabilities): its confidence is a lower bound."""
+    method = row.get(C.METHOD)
+    return isinstance(method, str) and method.startswith("sampling")
+
+
+def model_verdict(probabilities: object, relation: object = None, p_pass: float | None = None) -> Verdict | None:
+    """The verdict: verified when P(pass) ≥ 1/2, else the larger failing relation. P(pass) is
+    P(supports) unless a calibration gives it (`p_pass`). Without probabilities, the recorded
+    relation's verdict (or None).
 
     >>> str(model_verdict({"supports": 0.4, "contradicts": 0.25, "says_nothing": 0.35}))
     'unsupported'
+    >>> str(model_verdict({"supports": 0.4, "contradicts": 0.25, "says_nothing": 0.35}, p_pass=0.7))
+    'verified'
     """
     if isinstance(probabilities, dict) and Relation.SUPPORTS in probabilities:
-        p = probabilities
-        if p[Relation.SUPPORTS] >= 0.5:
-            return Verdict.VERIFIED
-        return Verdict.CONTRADICTED if p[Relation.CONTRADICTS] >= p[Relation.SAYS_NOTHING] else Verdict.UNSUPPORTED
+        p = probabilities[Relation.SUPPORTS] if p_pass is None else p_pass
+        return Verdict.VERIFIED if p >= 0.5 else _failing(probabilities)
     return RELATION_TO_VERDICT[Relation(relation)] if isinstance(relation, str) else None
 
 
@@ -90,15 +104,27 @@ def failure_kind_unsure(probabilities: object) -> bool:
     return larger / failing < FAILURE_KIND_MARGIN
 
 
-def routing_score(row: pd.Series, calibration: Calibration | None = None) -> float | None:
-    """The score compared with the threshold: the confidence, mapped by `calibration` when it
-    applies to the row (answers read from log-probabilities; a sampled bound is never mapped up)."""
+def judged_verdict(row: pd.Series, calibration: Calibration | None = None) -> tuple[Verdict | None, float | None]:
+    """A judged row's verdict and routing score.
+
+    Uncalibrated, the score is the judge's `confidence` (max(P(supports), 1 − P(supports)), or a
+    sampled lower bound). A calibration maps P(supports) to P(pass), the probability that the
+    citation passes (`Calibration.p_pass`), for answers read from log-probabilities: the verdict
+    passes when P(pass) ≥ 1/2 and the score is max(P(pass), 1 − P(pass)), the chance that the
+    pass-or-fail call is right. A sampled bound is never mapped.
+    """
+    probabilities = row.get(C.PROBABILITIES)
     confidence = _number(row[C.CONFIDENCE])
-    if confidence is None:
-        return None
-    if calibration is not None and row.get(C.METHOD) == "logprobs":
-        return calibration.map(confidence)
-    return confidence
+    has_probs = isinstance(probabilities, dict) and Relation.SUPPORTS in probabilities
+    if calibration is not None and has_probs and confidence is not None and not sampled(row):
+        p = calibration.p_pass(probabilities[Relation.SUPPORTS])
+        return model_verdict(probabilities, p_pass=p), max(p, 1.0 - p)
+    return model_verdict(probabilities, row[C.RELATION]), confidence
+
+
+def routing_score(row: pd.Series, calibration: Calibration | None = None) -> float | None:
+    """The score compared with the threshold (see `judged_verdict`)."""
+    return judged_verdict(row, calibration)[1]
 
 
 def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
@@ -125,8 +151,7 @@ def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
         if _fabricated(row):
             verdict, where = Verdict.FABRICATED, Route.AUTO
         else:
-            verdict = model_verdict(row.get(C.PROBABILITIES), row[C.RELATION])
-            score = routing_score(row, calibration)
+            verdict, score = judged_verdict(row, calibration)
             confident = score is not None and score >= threshold
             blocked = any(flag in BLOCKING_FLAGS for flag in row_flags)
             where = Route.AUTO if verdict and confident and not blocked else Route.REVIEW
