@@ -165,16 +165,23 @@ def test_calibration_round_trips_and_is_found_by_model_and_strategy(tmp_path):
         load_calibration("some/model", "yesno", tmp_path)
 
 
-def test_an_audit_applies_the_saved_calibration_and_its_threshold(tmp_path, replay_cache, monkeypatch):
-    monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(tmp_path))
-    judge = Judge(cache=replay_cache, strategy="choice")
+def test_an_audit_applies_the_saved_calibration_and_its_threshold(tmp_path, replay_cache):
+    import shutil
+
+    from citeaudit import CallCache
+
+    for recording in replay_cache.directory.glob("*.jsonl"):
+        shutil.copy(recording, tmp_path)
+    judge = Judge(cache=CallCache(tmp_path, mode="replay"), strategy="choice")
     plain = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=judge)
-    assert plain.threshold == 0.8
+    assert plain.threshold == 0.8 and plain.table["score"].tolist() == plain.table["confidence"].tolist()
     steep = Calibration(model=judge.model, strategy="choice", a=-30.0, b=60.0, threshold=0.55)
-    save_calibration(steep, tmp_path)
+    save_calibration(steep, tmp_path)  # beside the judge's recordings
     calibrated = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=judge)
     assert calibrated.threshold == 0.55
     assert (calibrated.table["route"] == "auto").sum() > (plain.table["route"] == "auto").sum()
     explicit = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=judge, threshold=0.99)
     assert explicit.threshold == 0.99 and explicit.reroute(0.55).table["route"].tolist() == \
         calibrated.table["route"].tolist()
+    uncalibrated = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=judge, calibration=False)
+    assert uncalibrated.table["route"].tolist() == plain.table["route"].tolist()

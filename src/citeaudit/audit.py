@@ -149,7 +149,8 @@ def audit_citations(citations: Iterable[Citation], document: Document | None = N
     With `locate_only` no model is asked: relation, probabilities and confidence stay None and
     only fabricated citations get a verdict. `judge` defaults to `Judge()` (the environment's
     settings, replaying the recordings unless told otherwise). `calibration` True uses the saved
-    calibration of the judge's model and strategy when there is one (`citeaudit calibrate`),
+    calibration of the judge's model and strategy beside its recordings when there is one
+    (`<cache>/calibration/`, written by `citeaudit calibrate`),
     False or None none, or a given `Calibration`; `threshold` None is the calibration's
     recommended threshold, else `DEFAULT_THRESHOLD`.
     """
@@ -163,7 +164,7 @@ def audit_citations(citations: Iterable[Citation], document: Document | None = N
         judge = judge or Judge()
         table = judge_citations(table, judge, name, progress)
         if calibration is True:
-            calibration = load_calibration(judge.model, judge.strategy)
+            calibration = load_calibration(judge.model, judge.strategy, judge.cache.directory)
     if not isinstance(calibration, Calibration):
         calibration = None
     if threshold is None:

@@ -295,6 +295,8 @@ def calibration_row(fitted) -> str:
     cv = fitted.cross_validated
     folds = [t for t in cv["fold_thresholds"] if t is not None]
     spread = f"{min(folds):.2f}-{max(folds):.2f}" if folds else "none"
+    if len(folds) < len(cv["fold_thresholds"]):
+        spread += f" (none in {len(cv['fold_thresholds']) - len(folds)} folds)"
     right = f"{cv['stand_right']}/{cv['stand']} ({cv['precision']:.0%})" if cv["stand"] else "-"
     return (f"| {fitted.strategy} | {cv['judged']} | {cv['accuracy_cv']:.2f} | {cv['balanced_accuracy_cv']:.2f} "
             f"| {cv['auroc']:.2f} | {spread} | {cv['stand']}/{cv['judged']} ({cv['coverage']:.0%}) | {right} |")
@@ -329,8 +331,10 @@ def calibrate(sources, citation_files, model, strategy, target, folds, cache_mod
     judge = Judge(model=name, cache=CallCache(mode=cache_mode), strategy=strategy or config.strategy())
     table = pd.concat([audit_quotes(src, cit, judge=judge, calibration=False).table
                        for src, cit in zip(sources, citation_files)], ignore_index=True)
+    if table["expected"].isna().all():
+        _fail("no citation has a gold `expected` verdict; calibration needs a labelled set")
     errors = sorted({e for e in table["error"] if isinstance(e, str)})
-    if errors:
+    if errors:  # a calibration fitted on part of a set would be quietly biased
         _fail(f"{len(errors)} kind(s) of judge failure, first: {errors[0]}")
     try:
         fitted = fit_calibration(table, judge.model, judge.strategy, target, folds, [str(c) for c in citation_files])

@@ -129,7 +129,7 @@ def routing_score(row: pd.Series, calibration: Calibration | None = None) -> flo
 
 def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
           calibration: Calibration | None = None) -> pd.DataFrame:
-    """Add `verdict`, `flags`, `route` (`auto` or `review`) and `threshold` to a located table.
+    """Add `score`, `verdict`, `flags`, `route` (`auto` or `review`) and `threshold` to a located table.
 
     A fabricated citation (nothing found, decided in step 1) stands as `auto`. Otherwise the
     verdict follows P(supports) (`model_verdict`), and the route is `auto` when the routing score
@@ -143,11 +143,13 @@ def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
     if calibration is None:
         calibration = table.attrs.get(CALIBRATION_ATTR)
     verdicts: list[Verdict | None] = []
+    scores: list[float | None] = []
     routes: list[Route] = []
     flags: list[list[Flag]] = []
     for _, row in out.iterrows():
         row_flags = flags_of(row)
         verdict: Verdict | None
+        score: float | None = None
         if _fabricated(row):
             verdict, where = Verdict.FABRICATED, Route.AUTO
         else:
@@ -158,8 +160,10 @@ def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
             if verdict in (Verdict.CONTRADICTED, Verdict.UNSUPPORTED) and failure_kind_unsure(row.get(C.PROBABILITIES)):
                 row_flags.append(Flag.FAILURE_KIND_UNSURE)
         verdicts.append(verdict)
+        scores.append(score)
         routes.append(where)
         flags.append(row_flags)
+    out[C.SCORE] = pd.Series(scores, index=out.index, dtype=object)
     out[C.VERDICT] = pd.Series(verdicts, index=out.index, dtype=object)
     out[C.ROUTE] = pd.Series(routes, index=out.index, dtype=object)
     out[C.FLAGS] = pd.Series(flags, index=out.index, dtype=object)
