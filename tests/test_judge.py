@@ -14,7 +14,6 @@ from citeaudit.judge import (
     PROMPT_VERSION,
     PROMPT_VERSIONS,
     Z_99,
-    combine_yesno,
     probabilities_from_top_logprobs,
     wilson_lower_bound,
 )
@@ -40,6 +39,7 @@ class FakeCompletions:
 
 
 def judge_with(fake, tmp_cache, **kw):
+    kw.setdefault("strategy", "choice")  # the A/B/C mechanics; yesno has its own tests below
     judge = Judge(model="fake-model", cache=CallCache(tmp_cache, mode="record"), grammar=False, **kw)
     judge._client = NS(chat=NS(completions=fake))
     return judge
@@ -104,7 +104,8 @@ def test_non_finite_logprob_is_an_error_row_and_recorded_as_null(tmp_cache, bad)
     line = recording.read_text()
     json.loads(line, parse_constant=lambda name: pytest.fail(f"bare {name} in the recording"))
     assert '"logprob":null' in line
-    replayed = Judge(model="fake-model", cache=CallCache(tmp_cache, mode="replay"), grammar=False).judge("c", "e")
+    replayed = Judge(model="fake-model", cache=CallCache(tmp_cache, mode="replay"), grammar=False,
+                     strategy="choice").judge("c", "e")
     assert replayed.error == result.error  # the recorded answer replays to the same row error
 
 
