@@ -276,7 +276,8 @@ def thresholds(sources, citation_files, target, cache_mode, model):
         _fail(str(exc))
     shown = grid.copy()
     shown["auto_share"] = shown["auto_share"].map("{:.0%}".format)
-    shown["auto_accuracy"] = shown["auto_accuracy"].map(lambda v: "-" if pd.isna(v) else f"{v:.0%}")
+    for column in ("auto_accuracy", "model_share", "model_accuracy"):
+        shown[column] = shown[column].map(lambda v: "-" if pd.isna(v) else f"{v:.0%}")
     shown["threshold"] = shown["threshold"].map("{:.2f}".format)
     click.echo(f"{len(table)} labelled citations, model {judge.model}, strategy {judge.strategy}\n")
     _show(shown)

@@ -6,11 +6,11 @@ decide"). With the routing score s = max(P(supports), 1 − P(supports)) (the ju
 `confidence`; for a sampled answer a Wilson lower bound, see `judge.py`), a verdict stands
 (`auto`) when s ≥ threshold: `verified` when P(supports) ≥ threshold, failing when
 P(supports) ≤ 1 − threshold. A per-model `Calibration` first maps P(supports) to P(pass), the
-probability that the citation passes, and the same rule applies to it (`judged_verdict`). A failing verdict is named
-by the larger of P(contradicts) and P(says nothing); when those two are close the row carries the
-informational flag `contradicted_or_unsupported` (the answer is rejected either way; a reviewer
-may refine the word), which does not send it to review. The blocking flags (near quote, section
-mismatch, judge error) always do.
+probability that the citation passes, and the same rule applies to it (`judged_verdict`). A
+failing verdict is named by the larger of P(contradicts) and P(says nothing); when those two are
+close the row carries the informational flag `contradicted_or_unsupported` (the answer is
+rejected either way; a reviewer may refine the word), which does not send it to review. The
+blocking flags (near quote, section mismatch, judge error) always do.
 
 A pure function over the audit table: changing the threshold re-routes stored results and never
 calls a model. A calibration given once is kept in the table's `attrs` and reused by later
