@@ -10,7 +10,7 @@ ifneq ($(wildcard ../shared/data/rfc/rfc7519.txt),)
 export CITEAUDIT_DATA_DIR ?= $(abspath ../shared/data/rfc)
 endif
 
-.PHONY: demo test lab record-qwen clean
+.PHONY: demo test lab record-qwen calibrate-qwen clean
 
 $(VENV)/.base: requirements.txt pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -55,17 +55,30 @@ lab: $(VENV)/.lab
 notebooks: $(VENV)/.test
 	$(PY) tools/build_notebooks.py
 
+# Judge strategies, and the labelled sets the calibrations are fitted on (add --source/--citations pairs).
+STRATEGIES := choice yesno
+LABELLED   := --source rfc7519.txt --citations data/eval_rfc7519.json \
+              --source rfc6749.txt --citations data/eval_rfc6749.json \
+              --source rfc7519.txt --citations data/rfc7519_citations.json
+
 # Re-record the worked example, the labelled sets, the line answers and the source-id example with the
-# local Qwen model (slow, opt-in; about 10 minutes on 2 cores).
+# local Qwen model in every strategy (slow, opt-in; about 10 minutes per strategy on 2 free cores).
 record-qwen: $(VENV)/.test
+	for strategy in $(STRATEGIES); do export CITEAUDIT_STRATEGY=$$strategy; \
 	for job in "rfc7519.txt data/rfc7519_citations.json" "rfc7519.txt data/eval_rfc7519.json" \
 	           "rfc6749.txt data/eval_rfc6749.json"; do set -- $$job; \
-		$(VENV)/bin/citeaudit record --model qwen --source $$1 --citations $$2 || exit 1; done
+		$(VENV)/bin/citeaudit record --model qwen --source $$1 --citations $$2 || exit 1; done; \
 	for answer in good_answer broken_answer; do \
 		$(VENV)/bin/citeaudit record --model qwen --document data/lines/field_note.txt \
-			--answer data/lines/$$answer.txt || exit 1; done
+			--answer data/lines/$$answer.txt || exit 1; done; \
 	$(VENV)/bin/citeaudit record --model qwen --answer-json data/contract/answer.json \
-		--sources-json data/contract/sources.json
+		--sources-json data/contract/sources.json || exit 1; done
+
+# Fit the per-model calibration of every strategy on the labelled sets, from the recordings (offline);
+# prints each strategy's cross-validated figures and writes cache/calibration/<model>.<strategy>.json.
+calibrate-qwen: $(VENV)/.base
+	for strategy in $(STRATEGIES); do \
+		$(VENV)/bin/citeaudit calibrate --model qwen --strategy $$strategy $(LABELLED) || exit 1; done
 
 clean:
 	rm -rf $(VENV) cache/store out

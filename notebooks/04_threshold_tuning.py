@@ -1,14 +1,19 @@
 # %% [markdown]
-# # Tuning the auto-accept threshold
+# # Tuning the auto-accept threshold, and choosing how to ask the judge
 #
-# A verdict at or above the threshold stands without a human; the rest go to review. Where to put
-# it depends on how often the model is right when it is confident. This notebook measures that on a
-# labelled set (46 citations over RFC 7519 and RFC 6749, each with a gold verdict) from the recorded
-# answers: moving the threshold re-routes stored results and never calls the model.
+# What decides an answer is whether each citation passes (verified) or fails (contradicted,
+# unsupported, fabricated). So a verdict stands without a human when the judge is sure enough of
+# pass or fail: its routing score max(P(supports), 1 - P(supports)), after a per-model calibration,
+# reaches the threshold. This notebook compares the judge's strategies (`choice`: one A/B/C question;
+# `yesno`: two yes/no questions) on the labelled sets, from the recorded answers, with figures that
+# are cross-validated (each calibration fitted on the other folds, scored on the held-out one), then
+# gives a slider over the chosen strategy. Moving the threshold re-routes stored results and never
+# calls the model.
 
 # %% tags=["parameters"]
-LABELLED = [("rfc7519.txt", "../data/eval_rfc7519.json"), ("rfc6749.txt", "../data/eval_rfc6749.json")]
-THRESHOLD = 0.8
+LABELLED = [("rfc7519.txt", "../data/eval_rfc7519.json"), ("rfc6749.txt", "../data/eval_rfc6749.json"),
+            ("rfc7519.txt", "../data/rfc7519_citations.json")]
+STRATEGIES = ["choice", "yesno"]
 TARGET = 0.95  # accuracy the verdicts that stand must reach
 CACHE_MODE = "replay"
 MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -19,19 +24,51 @@ import pandas as pd
 
 import citeaudit as ca
 
-judge = ca.Judge(model=MODEL, cache=ca.CallCache(mode=CACHE_MODE))
-table = pd.concat([ca.audit_quotes(source, cites, judge=judge, threshold=THRESHOLD).table
-                   for source, cites in LABELLED], ignore_index=True)
-print(f"{len(table)} labelled citations; gold verdicts:", table["expected"].map(str).value_counts().to_dict())
+tables = {}
+for strategy in STRATEGIES:
+    judge = ca.Judge(model=MODEL, strategy=strategy, cache=ca.CallCache(mode=CACHE_MODE))
+    tables[strategy] = pd.concat([ca.audit_quotes(source, cites, judge=judge, calibration=False).table
+                                  for source, cites in LABELLED], ignore_index=True)
+first = tables[STRATEGIES[0]]
+print(f"{len(first)} labelled citations, {first['confidence'].notna().sum()} judged by the model; gold verdicts:",
+      first["expected"].map(str).value_counts().to_dict())
+
+# %% [markdown]
+# ## Strategies side by side
+#
+# Accuracy and balanced accuracy (the mean recall of verified, contradicted and unsupported; always
+# answering one class scores 0.33) of the held-out verdicts; AUROC of P(supports) for the verified
+# citations against the rest; and, at each fold's recommended threshold, the share of judged
+# citations whose verdict stands (coverage) and how many of those are right on pass or fail
+# (precision).
+
+# %%
+comparison = ca.compare_strategies(tables, MODEL, TARGET)
+figures = comparison.figures()
+figures.style.format({"accuracy": "{:.2f}", "balanced_accuracy": "{:.2f}", "auroc": "{:.2f}",
+                      "threshold": lambda t: "-" if pd.isna(t) else f"{t:.2f}",
+                      "coverage": "{:.0%}", "precision": lambda p: "-" if pd.isna(p) else f"{p:.0%}"})
+
+# %% [markdown]
+# Risk-coverage: as the threshold falls, more verdicts stand and fewer of them are right. Each
+# curve is one strategy on its own calibrated score (fitted on the whole set, so these curves are
+# in-sample; the table above is not); the star is the recommended threshold.
+
+# %%
+comparison.figure()
+plt.show()
 
 # %% [markdown]
 # ## Try it
 #
-# Move the slider: the summary, the plots and the table follow. Red rows are wrong verdicts that
-# would stand at that threshold.
+# The slider re-routes the best strategy's table (by cross-validated balanced accuracy) with its
+# calibration. Red rows are wrong verdicts that would stand at that threshold.
 
 # %%
-explorer = ca.ThresholdExplorer(table, THRESHOLD)
+best = figures["balanced_accuracy"].idxmax()
+calibration = comparison.calibrations[best]
+explorer = ca.ThresholdExplorer(tables[best], calibration.route_threshold, calibration)
+print(f"strategy {best}, recommended threshold {calibration.route_threshold:.2f}")
 explorer.widget()
 
 # %% [markdown]
@@ -41,27 +78,23 @@ explorer.widget()
 # to review and how many wrong ones would stand.
 
 # %%
-grid = ca.threshold_table(table)
-grid.style.format({"threshold": "{:.2f}", "auto_share": "{:.0%}", "auto_accuracy": "{:.0%}"})
+grid = explorer.grid
+grid.style.format({"threshold": "{:.2f}", "auto_share": "{:.0%}", "auto_accuracy": "{:.0%}",
+                   "model_share": "{:.0%}", "model_accuracy": "{:.0%}"})
 
 # %%
 fig = explorer.figure()
 plt.show()
 
-# %%
-advice = ca.advise(table, TARGET)
-print(f"expected calibration error: {advice.ece:.3f}")
-print(advice.statement)
-
 # %% [markdown]
 # ## Reading it
 #
-# The recorded model is Qwen2.5-Coder-1.5B on two CPU cores. Its confidence does carry some signal
-# (the reliability diagram rises with confidence), but it is overconfident at the bottom and its
-# verdicts rarely reach high confidence at all. So a threshold that keeps the verdicts that stand
-# accurate sends almost every model verdict to review: with this judge, the threshold protects the
-# answer, and the human does most of the judging. A stronger judge moves the curve up and to the
-# right.
+# The recorded model is Qwen2.5-Coder-1.5B on two CPU cores. Its P(supports) ranks supported
+# citations above failing ones fairly well (AUROC about 0.9), but a few confident mistakes remain
+# on both sides, so with this judge a threshold that keeps standing verdicts right 95% of the time
+# lets only a small share stand: the threshold protects the answer, and the human does most of the
+# judging. A stronger judge, or a larger labelled set to calibrate on, moves the curves up and to
+# the right.
 
 # %%
-ca.style_threshold_view(explorer.view(THRESHOLD))
+ca.style_threshold_view(explorer.view())

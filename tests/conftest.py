@@ -42,18 +42,20 @@ def replay_cache(tmp_path_factory):
     folder = tmp_path_factory.mktemp("recordings")
     for recording in (ROOT / "cache").glob("*.jsonl"):
         shutil.copy(recording, folder)
-    return CallCache(folder, mode="replay")
+    return CallCache(folder, mode="replay")  # the recordings alone: no calibration maps the scores
 
 
 @pytest.fixture
 def recorded_cache(tmp_path, monkeypatch):
-    """A private copy of the committed recordings, so tests never touch the working store."""
+    """A private copy of the committed recordings and calibrations (what a user's checkout has), so
+    tests never touch the working store."""
     cache = tmp_path / "cache"
     cache.mkdir()
     import shutil
 
     for path in (ROOT / "cache").glob("*.jsonl"):
         shutil.copy(path, cache)
+    shutil.copytree(ROOT / "cache" / "calibration", cache / "calibration")
     monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(cache))
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

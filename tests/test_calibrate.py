@@ -7,7 +7,23 @@ from conftest import DATA
 
 from citeaudit import Judge, audit_quotes
 from citeaudit import columns as C
-from citeaudit.calibrate import advise, expected_calibration_error, lowest_threshold, reliability, threshold_table
+from citeaudit.calibrate import (
+    Calibration,
+    advise,
+    cross_validate,
+    expected_calibration_error,
+    fit_calibration,
+    fit_platt,
+    load_calibration,
+    lowest_threshold,
+    recommend_threshold,
+    reliability,
+    save_calibration,
+    strategy_metrics,
+    stratified_folds,
+    threshold_table,
+)
+from citeaudit.errors import InputError
 
 
 def labelled(rows):
@@ -76,3 +92,96 @@ def test_auto_share_never_rises_on_the_labelled_set(recorded_labelled_set):
     shares = grid["auto_share"].tolist()
     assert all(later <= earlier for earlier, later in itertools.pairwise(shares))
     assert not math.isnan(expected_calibration_error(recorded_labelled_set))
+
+
+def scored(n_right_high=20, n_wrong_low=10, seed=1):
+    """A labelled judged table where high scores are right and low ones mostly wrong."""
+    import random
+
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n_right_high):
+        p = rng.uniform(0.85, 0.99)
+        rows.append({C.ID: f"v{i}", C.RELATION: "supports", C.METHOD: "logprobs", C.CONFIDENCE: p,
+                     C.PROBABILITIES: {"supports": p, "contradicts": (1 - p) / 2, "says_nothing": (1 - p) / 2},
+                     C.EXPECTED: "verified"})
+    for i in range(n_wrong_low):
+        p = rng.uniform(0.5, 0.62)
+        rows.append({C.ID: f"w{i}", C.RELATION: "supports", C.METHOD: "logprobs", C.CONFIDENCE: p,
+                     C.PROBABILITIES: {"supports": p, "contradicts": (1 - p) / 2, "says_nothing": (1 - p) / 2},
+                     C.EXPECTED: "unsupported"})
+    return labelled(rows)
+
+
+def test_platt_is_monotone_and_holds_a_negative_slope_at_zero():
+    a, b = fit_platt([0.5, 0.6, 0.9, 1.0], [0, 0, 1, 1])  # separable: finite, steep, increasing
+    assert 0 < b < 1e3 and math.isfinite(a)
+    a, b = fit_platt([0.5, 0.6, 0.9, 1.0], [1, 1, 0, 0])  # higher scores wrong more: the base rate
+    assert b == 0.0 and a == pytest.approx(0.0)
+
+
+def test_recommended_threshold_is_the_lowest_reaching_the_target():
+    assert recommend_threshold([0.55, 0.7, 0.97, 0.99], [1, 0, 1, 1], 0.95) == 0.71
+    assert recommend_threshold([0.55, 0.7, 0.8, 0.9], [1, 0, 1, 1], 0.95) is None  # not expected to be right
+    assert recommend_threshold([0.55, 0.7], [0, 0], 0.95) is None
+
+
+def test_folds_are_stratified_and_reproducible():
+    gold = ["v"] * 10 + ["c"] * 5
+    folds = stratified_folds(gold, 5, seed=3)
+    assert list(folds) == list(stratified_folds(gold, 5, seed=3))
+    assert sorted(folds[:10].tolist()) == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+    assert sorted(folds[10:].tolist()) == [0, 1, 2, 3, 4]
+
+
+def test_cross_validation_scores_held_out_rows_only():
+    table = scored()
+    figures, held = cross_validate(table, 0.95, folds=5)
+    assert figures["judged"] == 30 and len(held) == 30
+    assert set(held["fold"]) == {0, 1, 2, 3, 4}
+    assert figures["stand"] == int(held["stand"].astype(bool).sum()) and figures["stand_right"] <= figures["stand"]
+    assert figures["coverage"] == pytest.approx(figures["stand"] / 30)
+    # every standing verdict here is a high, right one
+    assert figures["precision"] == 1.0 and figures["stand"] >= 15
+
+
+def test_strategy_metrics_on_a_toy_table():
+    metrics = strategy_metrics(TOY)
+    # judged: a (verified right), b (supports vs contradicted), c (unsupported right), d (contradicts vs verified)
+    assert metrics["judged"] == 4 and metrics["accuracy"] == 0.5
+    assert metrics["balanced_accuracy"] == pytest.approx((1 / 2 + 0 + 1) / 3)
+    assert metrics["majority_balanced_accuracy"] == pytest.approx(1 / 3)
+
+
+def test_calibration_round_trips_and_is_found_by_model_and_strategy(tmp_path):
+    fitted = fit_calibration(scored(), "some/model", "yesno", 0.95, folds=5, sets=["a.json"])
+    assert fitted.threshold is not None and fitted.p_pass(0.95) > 0.5 > fitted.p_pass(0.55)
+    path = save_calibration(fitted, tmp_path)
+    assert path == tmp_path / "calibration" / "some_model.yesno.json"
+    assert load_calibration("some/model", "yesno", tmp_path) == fitted
+    assert load_calibration("some/model", "choice", tmp_path) is None
+    path.write_text("{not json")
+    with pytest.raises(InputError, match="citeaudit calibrate"):
+        load_calibration("some/model", "yesno", tmp_path)
+
+
+def test_an_audit_applies_the_saved_calibration_and_its_threshold(tmp_path, replay_cache):
+    import shutil
+
+    from citeaudit import CallCache
+
+    for recording in replay_cache.directory.glob("*.jsonl"):
+        shutil.copy(recording, tmp_path)
+    judge = Judge(cache=CallCache(tmp_path, mode="replay"), strategy="choice")
+    plain = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=judge)
+    assert plain.threshold == 0.8 and plain.table["score"].tolist() == plain.table["confidence"].tolist()
+    steep = Calibration(model=judge.model, strategy="choice", a=-30.0, b=60.0, threshold=0.55)
+    save_calibration(steep, tmp_path)  # beside the judge's recordings
+    calibrated = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=judge)
+    assert calibrated.threshold == 0.55
+    assert (calibrated.table["route"] == "auto").sum() > (plain.table["route"] == "auto").sum()
+    explicit = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=judge, threshold=0.99)
+    assert explicit.threshold == 0.99 and explicit.reroute(0.55).table["route"].tolist() == \
+        calibrated.table["route"].tolist()
+    uncalibrated = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=judge, calibration=False)
+    assert uncalibrated.table["route"].tolist() == plain.table["route"].tolist()

@@ -1,6 +1,7 @@
 """Judge mechanics with a stand-in client (units only; test_local_judge talks to a real server)."""
 
 import json
+import math
 from types import SimpleNamespace as NS
 
 import pytest
@@ -9,7 +10,13 @@ from hypothesis import strategies as st
 
 from citeaudit import CallCache, Judge, build_messages
 from citeaudit.errors import InputError
-from citeaudit.judge import PROMPT_VERSION, probabilities_from_top_logprobs, wilson_lower_bound
+from citeaudit.judge import (
+    PROMPT_VERSION,
+    PROMPT_VERSIONS,
+    Z_99,
+    probabilities_from_top_logprobs,
+    wilson_lower_bound,
+)
 
 
 class FakeCompletions:
@@ -32,6 +39,7 @@ class FakeCompletions:
 
 
 def judge_with(fake, tmp_cache, **kw):
+    kw.setdefault("strategy", "choice")  # the A/B/C mechanics; yesno has its own tests below
     judge = Judge(model="fake-model", cache=CallCache(tmp_cache, mode="record"), grammar=False, **kw)
     judge._client = NS(chat=NS(completions=fake))
     return judge
@@ -42,7 +50,8 @@ def test_probabilities_renormalize_over_three_options(tmp_cache):
     result = judge_with(fake, tmp_cache).judge("claim", "evidence")
     assert result.relation == "contradicts" and result.method == "logprobs"
     assert sum(result.probabilities.values()) == pytest.approx(1.0)
-    assert result.confidence == pytest.approx(max(result.probabilities.values()))
+    p_supports = result.probabilities["supports"]
+    assert result.confidence == pytest.approx(max(p_supports, 1 - p_supports))  # pass or fail
     call = fake.calls[0]
     assert (call["max_tokens"], call["logprobs"], call["top_logprobs"], call["temperature"]) == (1, True, 20, 0.0)
 
@@ -58,24 +67,25 @@ def test_second_call_comes_from_the_cache(tmp_cache):
 def test_sampling_fallback_without_logprobs(tmp_cache):
     fake = FakeCompletions(top=None, contents=["A", "C", "A", "A", "B"])
     result = judge_with(fake, tmp_cache, samples=5).judge("c", "e")
-    assert result.method == "sampling (n=5, Wilson 95% lower bound)"
+    assert result.method == "sampling (n=5, Wilson 99% lower bound)"
     assert result.probabilities == {"supports": 0.6, "contradicts": 0.2, "says_nothing": 0.2}
-    assert result.relation == "supports" and result.confidence == pytest.approx(wilson_lower_bound(3, 5))
+    assert result.relation == "supports" and result.confidence == pytest.approx(wilson_lower_bound(3, 5, Z_99))
     assert len(fake.calls) == 6 and {c["seed"] for c in fake.calls[1:]} == {0, 1, 2, 3, 4}
 
 
-def test_unanimous_samples_stay_below_the_default_threshold(tmp_cache):
-    fake = FakeCompletions(top=None, contents=["B"])
-    result = judge_with(fake, tmp_cache, samples=5).judge("c", "e")
-    assert result.relation == "contradicts" and result.probabilities["contradicts"] == 1.0
-    assert result.confidence == pytest.approx(0.566, abs=1e-3) and result.confidence < 0.8
+@pytest.mark.parametrize("strategy, answer", [("choice", "B"), ("yesno", "No")])
+def test_unanimous_samples_never_stand_at_any_threshold_from_half(tmp_cache, strategy, answer):
+    fake = FakeCompletions(top=None, contents=[answer])
+    result = judge_with(fake, tmp_cache, samples=5, strategy=strategy).judge("c", "e")
+    assert result.relation in ("contradicts", "says_nothing") and result.probabilities["supports"] == 0.0
+    assert result.confidence == pytest.approx(0.430, abs=1e-3) and result.confidence < 0.5
 
 
 def test_samples_outside_the_options_count_against_the_winner(tmp_cache):
     fake = FakeCompletions(top=None, contents=["A", "A", "The", "A", "A"])
     result = judge_with(fake, tmp_cache, samples=5).judge("c", "e")
     assert result.probabilities["supports"] == 1.0  # the shares are over the answers given
-    assert result.confidence == pytest.approx(wilson_lower_bound(4, 5))  # the bound is over every sample
+    assert result.confidence == pytest.approx(wilson_lower_bound(4, 5, Z_99))  # the bound is over every sample
 
 
 def test_wilson_lower_bound_grows_with_agreeing_samples():
@@ -94,7 +104,8 @@ def test_non_finite_logprob_is_an_error_row_and_recorded_as_null(tmp_cache, bad)
     line = recording.read_text()
     json.loads(line, parse_constant=lambda name: pytest.fail(f"bare {name} in the recording"))
     assert '"logprob":null' in line
-    replayed = Judge(model="fake-model", cache=CallCache(tmp_cache, mode="replay"), grammar=False).judge("c", "e")
+    replayed = Judge(model="fake-model", cache=CallCache(tmp_cache, mode="replay"), grammar=False,
+                     strategy="choice").judge("c", "e")
     assert replayed.error == result.error  # the recorded answer replays to the same row error
 
 
@@ -169,3 +180,39 @@ def test_claim_and_evidence_cannot_forge_the_prompt_structure(claim, evidence, w
     stated = user.split(f"[CLAIM-{tag}]\n", 1)[1].split(f"\n[/CLAIM-{tag}]", 1)[0]
     assert (passage, stated) == (evidence, claim)
     assert user.endswith("Answer with one letter: A, B or C.")
+
+
+def test_pass_or_fail_decides_the_relation(tmp_cache):
+    # supports is the largest option, but the failing options together outweigh it
+    fake = FakeCompletions(top=[("A", math.log(0.40)), ("B", math.log(0.35)), ("C", math.log(0.25))])
+    result = judge_with(fake, tmp_cache).judge("claim", "evidence")
+    assert result.relation == "contradicts" and result.confidence == pytest.approx(0.60)
+
+
+def test_yesno_asks_two_questions_and_combines_them(tmp_cache):
+    fake = FakeCompletions(top=[("Yes", math.log(0.9)), ("No", math.log(0.1))])
+    judge = judge_with(fake, tmp_cache, strategy="yesno")
+    result = judge.judge("the claim", "the evidence")
+    assert len(fake.calls) == 2 and result.method == "logprobs"
+    first, second = (call["messages"][1]["content"] for call in fake.calls)
+    assert "imply that it is true?" in first and "imply that the claim is false?" in second
+    head = first.split("\n\nDoes the passage")[0]
+    assert second.startswith(head) and "[/PASSAGE-" in head and "[/CLAIM-" in head  # the same tagged data
+    assert result.probabilities == pytest.approx({"supports": 0.9, "contradicts": 0.09, "says_nothing": 0.01})
+    assert judge.judge("the claim", "the evidence").cached is True and len(fake.calls) == 2
+
+
+def test_strategies_have_their_own_prompt_versions_and_cache_keys(tmp_cache):
+    fake = FakeCompletions(top=[("A", -0.1), ("Yes", -0.2), ("No", -2.0)])
+    judge_with(fake, tmp_cache, strategy="choice").judge("c", "e")
+    judge_with(fake, tmp_cache, strategy="yesno").judge("c", "e")
+    assert len(fake.calls) == 3  # nothing of one strategy answers the other
+    versions = [json.loads(line)["prompt_version"] for line in next(tmp_cache.glob("*.jsonl")).read_text().splitlines()]
+    assert versions == [PROMPT_VERSIONS["choice"], PROMPT_VERSIONS["yesno"], PROMPT_VERSIONS["yesno"]]
+    assert PROMPT_VERSIONS["choice"] == PROMPT_VERSION == "relation-v2"
+
+
+def test_unknown_strategy_names_the_choices(monkeypatch):
+    monkeypatch.setenv("CITEAUDIT_STRATEGY", "vote")
+    with pytest.raises(InputError, match="unknown judge strategy 'vote': use one of choice, yesno"):
+        Judge(model="m", cache=NS(mode="replay"))

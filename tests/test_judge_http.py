@@ -14,7 +14,7 @@ import pytest
 
 from citeaudit import CallCache, Judge
 from citeaudit.errors import JudgeError, JudgeUnavailableError
-from citeaudit.judge import wilson_lower_bound
+from citeaudit.judge import Z_99, wilson_lower_bound
 
 
 def completion(content, logprobs=True, logprob=-0.2):
@@ -83,6 +83,7 @@ def endpoint():
 def judge_for(endpoint, tmp_cache, **kw):
     url = endpoint["url"] if isinstance(endpoint, dict) else endpoint
     kw.setdefault("timeout", 2)
+    kw.setdefault("strategy", "choice")  # the scripted server answers A, B or C
     return Judge(model="scripted", base_url=url, api_key="k", grammar=False,
                  cache=CallCache(tmp_cache, mode="record"), **kw)
 
@@ -152,9 +153,9 @@ def test_no_logprobs_falls_back_to_sampling(endpoint, tmp_cache):
     endpoint["script"] = [completion("A", logprobs=False), completion("A", False), completion("C", False),
                           completion("A", False), completion("B", False), completion("A", False)]
     result = judge_for(endpoint, tmp_cache, samples=5).judge("claim", "evidence")
-    assert result.method == "sampling (n=5, Wilson 95% lower bound)"
+    assert result.method == "sampling (n=5, Wilson 99% lower bound)"
     assert result.probabilities == {"supports": 0.6, "contradicts": 0.2, "says_nothing": 0.2}
-    assert result.confidence == pytest.approx(wilson_lower_bound(3, 5))
+    assert result.confidence == pytest.approx(wilson_lower_bound(3, 5, Z_99))
     assert [r.get("seed") for r in endpoint["requests"][1:]] == [0, 1, 2, 3, 4]
 
 
@@ -162,7 +163,7 @@ def test_unanimous_samples_give_a_lower_bound_not_certainty(endpoint, tmp_cache)
     endpoint["script"] = [completion("A", logprobs=False)]
     result = judge_for(endpoint, tmp_cache, samples=5).judge("claim", "evidence")
     assert result.relation == "supports" and result.probabilities["supports"] == 1.0
-    assert 0.55 < result.confidence < 0.58  # Wilson 95% lower bound of 5/5, below the 0.8 threshold
+    assert 0.42 < result.confidence < 0.44  # Wilson 99% lower bound of 5/5: below any threshold from 0.5 up
 
 
 def test_nan_logprob_is_an_error_row_and_the_recording_stays_strict_json(endpoint, tmp_cache):

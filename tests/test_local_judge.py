@@ -27,16 +27,23 @@ def test_model_file_is_verified():
     assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.stat().st_size > 90_000_000
 
 
-def test_real_call_gives_three_probabilities(server, tmp_cache, rfc7519):
-    judge = Judge(model=server.model, base_url=server.base_url, cache=CallCache(tmp_cache, mode="record"))
+CALLS = {"choice": 1, "yesno": 2}  # calls per judged citation
+
+
+@pytest.mark.parametrize("strategy", ["choice", "yesno"])
+def test_real_call_gives_three_probabilities(server, tmp_cache, rfc7519, strategy):
+    judge = Judge(model=server.model, base_url=server.base_url, cache=CallCache(tmp_cache, mode="record"),
+                  strategy=strategy)
     assert judge.grammar is True
     result = judge.judge("The aud claim identifies the recipients of a JWT.", rfc7519.sections["4.1.3"].text)
     assert result.error is None, result.error
     assert set(result.probabilities) == {"supports", "contradicts", "says_nothing"}
     assert sum(result.probabilities.values()) == pytest.approx(1.0)
     assert all(0.0 <= p <= 1.0 for p in result.probabilities.values())
-    assert result.confidence == max(result.probabilities.values())
+    p_supports = result.probabilities["supports"]
+    assert result.confidence == max(p_supports, 1 - p_supports)  # pass or fail
     assert result.method == "logprobs" and result.cached is False
+    assert len(read_recording(tmp_cache / recording_name(server.model))) == CALLS[strategy]
     again = judge.judge("The aud claim identifies the recipients of a JWT.", rfc7519.sections["4.1.3"].text)
     assert again.cached is True and again.probabilities == result.probabilities
 
@@ -46,7 +53,7 @@ def test_audit_records_then_replays_without_a_server(server, tmp_cache, tmp_path
     live = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=judge).table
     assert live["error"].isna().all() or all(e is None for e in live["error"])
     recording = read_recording(tmp_cache / recording_name(server.model))
-    assert len(recording) == 7  # one call per citation that was not fabricated
+    assert len(recording) == 7 * CALLS[judge.strategy]  # per citation that was not fabricated
     assert all(r["response"]["top_logprobs"] for r in recording)
 
     shutil.rmtree(tmp_cache / "store")  # rebuild the store from the recording alone
@@ -61,7 +68,7 @@ def test_refresh_calls_the_server_again(server, tmp_cache, rfc7519):
     Judge(model=server.model, base_url=server.base_url, cache=CallCache(tmp_cache, mode="record")).judge(claim, evidence)
     fresh = Judge(model=server.model, base_url=server.base_url, cache=CallCache(tmp_cache, mode="refresh"))
     assert fresh.judge(claim, evidence).cached is False
-    assert len(read_recording(tmp_cache / recording_name(server.model))) == 2
+    assert len(read_recording(tmp_cache / recording_name(server.model))) == 2 * CALLS[fresh.strategy]
 
 
 def test_unreachable_endpoint_stops_the_run(tmp_cache):

@@ -33,27 +33,54 @@ def test_step1_table_is_what_locate_only_prints(recorded_cache):
     assert [squash(line) for line in shown if squash(line) not in printed] == []
 
 
-def test_demo_decision_and_confidences(recorded_cache):
+def test_demo_decision_and_probabilities(recorded_cache):
+    import json
+
     result = run("audit", "--source", "rfc7519.txt", "--citations", str(DATA / "rfc7519_citations.json"),
                  "--cache-mode", "replay")
     assert result.returncode == 1, result.stderr
-    assert "\nREJECT (threshold 0.8)" in result.stdout
-    assert "the answer is `REJECT`" in README
-    low, high = re.search(r"with confidence (\d\.\d\d) to (\d\.\d\d)", README).groups()
-    confidences = re.findall(r"supports\s+(\d\.\d\d)\s+verified review", result.stdout)
-    assert len(confidences) == 7 and (min(confidences), max(confidences)) == (low, high)
+    threshold = re.search(r"recommended threshold of (\d\.\d\d)", README).group(1)
+    assert f"\nREJECT (threshold {threshold})" in result.stdout
+    assert "the answer is `REJECT`" in README and "so all seven go to review" in README
+    low, high = re.search(r"P\(supports\) for the seven citations it is asked about lies between (\d\.\d\d) and "
+                          r"(\d\.\d\d)", README).groups()
+    rows = [line.split() for line in result.stdout.splitlines()[1:9]]
+    supports = [row[2] for row in rows if row[1] != "missing"]
+    assert len(supports) == 7 and (min(supports), max(supports)) == (low, high)
+    gold = {c["id"]: c["expected"] for c in json.loads((DATA / "rfc7519_citations.json").read_text())}
+    verdicts = {row[0]: next(w for w in row if w in ("verified", "contradicted", "unsupported", "fabricated"))
+                for row in rows}
+    matched = sum(verdicts[i] == gold[i] for i in verdicts if gold[i] != "fabricated")
+    assert f"after calibration {matched} of 7 verdicts match" in README
 
 
-def test_threshold_table_and_ece(recorded_cache):
-    result = run("thresholds", "--source", "rfc7519.txt", "--citations", str(DATA / "eval_rfc7519.json"),
-                 "--source", "rfc6749.txt", "--citations", str(DATA / "eval_rfc6749.json"))
+LABELLED = ["--source", "rfc7519.txt", "--citations", str(DATA / "eval_rfc7519.json"),
+            "--source", "rfc6749.txt", "--citations", str(DATA / "eval_rfc6749.json"),
+            "--source", "rfc7519.txt", "--citations", str(DATA / "rfc7519_citations.json")]
+
+
+@pytest.mark.parametrize("strategy", ["choice", "yesno"])
+def test_strategy_table_rows_are_what_calibrate_prints(recorded_cache, strategy):
+    result = run("calibrate", "--model", "qwen", "--strategy", strategy, *LABELLED, "--no-save")
     assert result.returncode == 0, result.stderr
     printed = [squash(line) for line in result.stdout.splitlines()]
-    shown = block_after("`citeaudit thresholds` on the 46 labelled citations")
-    assert shown[0].split() == printed[printed.index(squash(shown[0]))].split()  # the header
-    for line in shown[1:]:
-        assert squash(line) in printed, f"README row {line!r} is not in the command's output"
-    assert "46 labelled citations" in result.stdout
+    shown = [squash(line) for line in README.splitlines() if line.startswith(f"| {strategy} |")]
+    assert len(shown) == 1 and shown[0] in printed, f"README row {shown} is not in the output:\n{result.stdout}"
+    assert squash(printed[printed.index(shown[0]) - 2]) in {squash(line) for line in README.splitlines()}  # header
+
+
+def test_saved_calibrations_are_what_calibrate_fits(recorded_cache):
+    """The committed cache/calibration files are reproduced by the README's command."""
+    import json
+
+    for strategy in ("choice", "yesno"):
+        saved = ROOT / "cache" / "calibration" / f"qwen2.5-coder-1.5b-instruct-q4_k_m.{strategy}.json"
+        before = json.loads(saved.read_text())
+        result = run("calibrate", "--model", "qwen", "--strategy", strategy, *LABELLED)
+        assert result.returncode == 0, result.stderr
+        fitted = json.loads((recorded_cache / "calibration" / saved.name).read_text())
+        for key in ("a", "b", "threshold", "cross_validated", "target", "model", "strategy"):
+            assert fitted[key] == before[key], key
 
 
 @pytest.mark.parametrize("args, figure", [

@@ -83,3 +83,62 @@ def test_decide_needs_review_keeps_an_all_verified_answer_in_review():
     routed = route(table(ROWS[:1]), 0.8)
     assert decide(routed).status == "ACCEPT"
     assert decide(routed, needs_review=["unrecognized citation marker '[L1,L2]'"]).status == "REVIEW"
+
+
+def probs(s, c, n):
+    return {"supports": s, "contradicts": c, "says_nothing": n}
+
+
+def judged(rows):
+    return table([{C.METHOD: "logprobs", **r} for r in rows])
+
+
+def test_routing_is_on_pass_or_fail():
+    rows = judged([
+        # supports wins the argmax but fails on pass/fail: 0.60 against it
+        {C.ID: "a", C.RELATION: "contradicts", C.PROBABILITIES: probs(0.40, 0.35, 0.25), C.CONFIDENCE: 0.60},
+        {C.ID: "b", C.RELATION: "supports", C.PROBABILITIES: probs(0.85, 0.10, 0.05), C.CONFIDENCE: 0.85},
+        {C.ID: "c", C.RELATION: "says_nothing", C.PROBABILITIES: probs(0.10, 0.10, 0.80), C.CONFIDENCE: 0.90},
+    ])
+    routed = route(rows, 0.6)
+    assert list(routed[C.VERDICT]) == ["contradicted", "verified", "unsupported"]
+    assert list(routed[C.ROUTE]) == ["auto", "auto", "auto"]
+    # the close call between contradicts and says nothing is flagged but does not block
+    assert list(routed[C.FLAGS]) == [["contradicted_or_unsupported"], [], []]
+    assert list(route(rows, 0.86)[C.ROUTE]) == ["review", "review", "auto"]
+    assert decide(routed).status == "REJECT"
+
+
+def test_verdict_follows_p_supports_even_when_the_relation_was_recorded_otherwise():
+    row = judged([{C.ID: "x", C.RELATION: "supports", C.PROBABILITIES: probs(0.45, 0.30, 0.25), C.CONFIDENCE: 0.55}])
+    assert route(row, 0.5)[C.VERDICT][0] == "contradicted"
+
+
+def test_informational_flag_never_outweighs_a_blocking_one():
+    row = judged([{C.ID: "x", C.RELATION: "contradicts", C.PROBABILITIES: probs(0.05, 0.50, 0.45),
+                   C.CONFIDENCE: 0.95, C.QUOTE_STATUS: "near"}])
+    routed = route(row, 0.5)
+    assert routed[C.ROUTE][0] == "review" and routed[C.FLAGS][0] == ["near_quote", "contradicted_or_unsupported"]
+
+
+def test_a_sampled_answer_never_stands_from_half_up():
+    row = table([{C.ID: "x", C.RELATION: "supports", C.PROBABILITIES: probs(1.0, 0.0, 0.0),
+                  C.CONFIDENCE: 0.43, C.METHOD: "sampling (n=5, Wilson 99% lower bound)"}])
+    assert all(route(row, t / 100)[C.ROUTE][0] == "review" for t in range(50, 101))
+
+
+def test_calibration_maps_p_supports_and_survives_rerouting():
+    from citeaudit.calibrate import Calibration
+
+    # this model's P(supports) runs low: 0.4 already means "passes" (P(pass) = 0.83)
+    shifted = Calibration(model="m", strategy="choice", a=2.0, b=1.0, threshold=0.8)
+    rows = judged([{C.ID: "a", C.RELATION: "contradicts", C.PROBABILITIES: probs(0.4, 0.35, 0.25), C.CONFIDENCE: 0.6},
+                   {C.ID: "s", C.RELATION: "supports", C.PROBABILITIES: probs(1.0, 0.0, 0.0), C.CONFIDENCE: 0.43,
+                    C.METHOD: "sampling (n=5, Wilson 99% lower bound)"}])
+    plain = route(rows, 0.8)
+    assert list(plain[C.VERDICT]) == ["contradicted", "verified"] and list(plain[C.ROUTE]) == ["review", "review"]
+    calibrated = route(rows, 0.8, shifted)
+    assert list(calibrated[C.VERDICT]) == ["verified", "verified"]
+    assert list(calibrated[C.ROUTE]) == ["auto", "review"]  # a sampled bound is never mapped up
+    assert list(route(calibrated, 0.8)[C.ROUTE]) == ["auto", "review"]  # kept for re-routing
+    assert list(route(calibrated, 0.9)[C.ROUTE]) == ["review", "review"]

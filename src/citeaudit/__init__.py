@@ -17,9 +17,23 @@ from .audit import (
                     judge_citations,
 )
 from .cache import CallCache
-from .calibrate import advise, expected_calibration_error, lowest_threshold, reliability, threshold_table
+from .calibrate import (
+                    Calibration,
+                    StrategyComparison,
+                    advise,
+                    compare_strategies,
+                    cross_validate,
+                    expected_calibration_error,
+                    fit_calibration,
+                    load_calibration,
+                    lowest_threshold,
+                    reliability,
+                    save_calibration,
+                    strategy_metrics,
+                    threshold_table,
+)
 from .citations import Citation, LineRange, SectionRef, SourceRef, load_citations
-from .config import DEFAULT_MODEL, DEFAULT_THRESHOLD, find_input, project_dir, source_dirs
+from .config import DEFAULT_MODEL, DEFAULT_STRATEGY, DEFAULT_THRESHOLD, find_input, project_dir, source_dirs
 from .contract import check_contract, check_contract_files
 from .decide import Decision, apply_reviews, decide, final_verdicts
 from .documents import Document, Section, canonical_section_id, load_rfc, load_text, resolve_source
@@ -35,7 +49,7 @@ from .errors import (
 )
 from .fingerprint import fingerprint
 from .formats import load_document
-from .judge import PROMPT_VERSION, Judge, Judgement, build_messages
+from .judge import PROMPT_VERSION, PROMPT_VERSIONS, Judge, Judgement, build_messages
 from .lines import LineAnswer, extract_line_citations, load_line_answer
 from .localmodel import local_server, model_path
 from .locate import DocumentIndex, Location, index_document, locate, locate_citations, normalize
@@ -55,16 +69,31 @@ from .views import (
                     word_diff,
                     write_jsonl,
 )
-from .vocab import CacheMode, Flag, Kind, LocalModelKey, QuoteStatus, Relation, ReviewState, Route, Status, Verdict
+from .vocab import (
+                    CacheMode,
+                    Flag,
+                    Kind,
+                    LocalModelKey,
+                    QuoteStatus,
+                    Relation,
+                    ReviewState,
+                    Route,
+                    Status,
+                    Strategy,
+                    Verdict,
+)
 from .widgets import ReviewQueue, ThresholdExplorer, style_threshold_view, threshold_view
 
 __all__ = [
     "DEFAULT_MODEL",
+    "DEFAULT_STRATEGY",
     "DEFAULT_THRESHOLD",
     "PROMPT_VERSION",
+    "PROMPT_VERSIONS",
     "Audit",
     "CacheMissError",
     "CacheMode",
+    "Calibration",
     "CallCache",
     "Citation",
     "CiteAuditError",
@@ -97,6 +126,8 @@ __all__ = [
     "SourceRef",
     "Status",
     "StoreError",
+    "Strategy",
+    "StrategyComparison",
     "ThresholdExplorer",
     "Verdict",
     "advise",
@@ -111,6 +142,8 @@ __all__ = [
     "canonical_section_id",
     "check_contract",
     "check_contract_files",
+    "compare_strategies",
+    "cross_validate",
     "decide",
     "expected_calibration_error",
     "explain",
@@ -118,11 +151,13 @@ __all__ = [
     "final_verdicts",
     "find_input",
     "fingerprint",
+    "fit_calibration",
     "highlight_html",
     "how_to_record",
     "index_document",
     "judge_citations",
     "lines_view",
+    "load_calibration",
     "load_citations",
     "load_document",
     "load_line_answer",
@@ -146,9 +181,11 @@ __all__ = [
     "review_store_path",
     "route",
     "row_fingerprint",
+    "save_calibration",
     "source_dirs",
     "step1_view",
     "step2_view",
+    "strategy_metrics",
     "style_threshold_view",
     "styled",
     "threshold_table",

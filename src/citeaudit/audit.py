@@ -25,6 +25,7 @@ from tqdm.auto import tqdm
 
 from . import columns as C
 from . import config
+from .calibrate import Calibration, load_calibration
 from .citations import Citation, SourceRef, load_citations
 from .config import DEFAULT_THRESHOLD
 from .decide import Decision, apply_reviews, decide
@@ -182,25 +183,37 @@ class Audit:
 
 def audit_citations(citations: Iterable[Citation], document: Document | None = None,
                     sources: Mapping[str, str] | None = None, *, judge: Judge | None = None,
-                    threshold: float = DEFAULT_THRESHOLD, locate_only: bool = False,
+                    threshold: float | None = None, locate_only: bool = False,
                     progress: bool | None = None, reviews: Iterable[Review] | str | Path | None = None,
                     needs_review: Iterable[str] = (), summary: Mapping[str, int] | None = None,
-                    concurrency: int | None = None) -> Audit:
+                    concurrency: int | None = None, calibration: Calibration | bool | None = True) -> Audit:
     """Steps 1-4 for citations of any kind.
 
     With `locate_only` no model is asked: relation, probabilities and confidence stay None and
     only fabricated citations get a verdict. `judge` defaults to `Judge()` (the environment's
     settings, replaying the recordings unless told otherwise); `concurrency` is how many judge
-    requests are in flight at once (default `CITEAUDIT_CONCURRENCY`, else 4).
+    requests are in flight at once (default `CITEAUDIT_CONCURRENCY`, else 4). `calibration` True uses the saved
+    calibration of the judge's model and strategy beside its recordings when there is one
+    (`<cache>/calibration/`, written by `citeaudit calibrate`),
+    False or None none, or a given `Calibration`; `threshold` None is the calibration's
+    recommended threshold, else `DEFAULT_THRESHOLD`.
     """
     table = locate_citations(citations, document, sources)
     if locate_only:
         for column in C.JUDGE_COLUMNS:
             table[column] = pd.Series([None] * len(table), index=table.index, dtype=object)
+        calibration = None
     else:
         name = document.name if document is not None else "the sources"
-        table = judge_citations(table, judge or Judge(), name, progress, concurrency)
-    audit = Audit(route(table, threshold), document, sources, tuple(needs_review), (), summary or {})
+        judge = judge or Judge()
+        table = judge_citations(table, judge, name, progress, concurrency)
+        if calibration is True:
+            calibration = load_calibration(judge.model, judge.strategy, judge.cache.directory)
+    if not isinstance(calibration, Calibration):
+        calibration = None
+    if threshold is None:
+        threshold = calibration.route_threshold if calibration is not None else DEFAULT_THRESHOLD
+    audit = Audit(route(table, threshold, calibration), document, sources, tuple(needs_review), (), summary or {})
     return audit.with_reviews(reviews)
 
 

@@ -1,23 +1,48 @@
-"""Threshold analysis and calibration over stored results: pure functions, no model calls.
+"""Threshold analysis and per-model calibration over stored results: pure functions, no model calls.
 
 Input: a judged table with gold verdicts in `expected` (from a labelled citation file). A row is
-*auto* at threshold t when `route(table, t)` lets its verdict stand; it is *right* when that
-verdict equals the gold one.
+*auto* at threshold t when `route(table, t)` lets its verdict stand. What decides an answer is
+pass or fail, so a verdict is *right* when it passes (verified) exactly when the gold verdict
+does (contradicted, unsupported and fabricated all fail); `strategy_metrics` also scores the
+three-way word.
+
+Calibration (`fit_calibration`): a monotone map from P(supports) to P(pass), the probability
+that the citation passes (gold verified), fitted by Platt scaling on the log-odds of P(supports)
+(a logistic curve, slope held at or above 0, Platt's smoothed targets so that a perfectly
+separated set does not diverge). The verdict then passes when P(pass) ≥ 1/2, which moves the
+decision boundary to where this model's P(supports) actually splits passing from failing
+citations, and the routing score max(P(pass), 1 − P(pass)) is the chance that the pass-or-fail
+call is right: a map from the routing score to accuracy. The recommended threshold is the lowest
+one on that score at which the verdicts that stand reach the target accuracy on the set it was
+fitted on. Its
+figures are cross-validated (`cross_validate`): stratified folds, the map and the threshold fitted
+on the other folds and scored on the held-out one, never in-sample. It is saved as JSON beside the
+recordings, `cache/calibration/<model>.<strategy>.json`, one per model and strategy.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from . import columns as C
-from .route import route
-from .vocab import Route
+from . import config
+from .errors import InputError
+from .route import model_verdict, route
+from .vocab import Route, Verdict
 
 DEFAULT_TARGET = 0.95
 GRID = tuple(round(t, 2) for t in np.arange(0.0, 1.0001, 0.05))
+FINE_GRID = tuple(round(t, 2) for t in np.arange(0.5, 1.0001, 0.01))  # where a threshold is recommended
+FOLDS = 5
+LABELS = (Verdict.VERIFIED, Verdict.CONTRADICTED, Verdict.UNSUPPORTED)
 
 
 def _labelled(table: pd.DataFrame) -> pd.DataFrame:
@@ -27,19 +52,38 @@ def _labelled(table: pd.DataFrame) -> pd.DataFrame:
     return labelled
 
 
-def threshold_table(table: pd.DataFrame, thresholds=GRID) -> pd.DataFrame:
+def _passes(verdicts: Iterable[object]) -> np.ndarray:
+    return np.array([v == Verdict.VERIFIED for v in verdicts], dtype=bool)
+
+
+def pass_fail_right(verdicts: Iterable[object], gold: Iterable[object]) -> np.ndarray:
+    """Per row: does the verdict pass exactly when the gold verdict passes?
+
+    >>> pass_fail_right(["verified", "contradicted", "unsupported"], ["verified", "unsupported", "verified"]).tolist()
+    [True, True, False]
+    """
+    return _passes(verdicts) == _passes(gold)
+
+
+def threshold_table(table: pd.DataFrame, thresholds=GRID, calibration: Calibration | None = None) -> pd.DataFrame:
     """Per threshold: how many verdicts stand, how many of them are right, how many go to review.
 
-    Columns: `threshold`, `auto` (verdicts that stand), `auto_share`, `auto_accuracy` (NaN when
-    none stands), `review` (sent to a human), `wrong_auto` (wrong verdicts that would stand),
-    `model_auto` (of the standing verdicts, those that came from the model rather than step 1).
+    Columns: `threshold`, `auto` (verdicts that stand), `auto_share`, `auto_accuracy` (pass or
+    fail right; NaN when none stands), `review` (sent to a human), `wrong_auto` (wrong verdicts
+    that would stand), `model_auto` (of the standing verdicts, those that came from the model
+    rather than step 1), `model_share` (`model_auto` over the rows the model judged) and
+    `model_accuracy` (of those, the share right; NaN when none stands).
     """
     labelled = _labelled(table)
+    judged = int(labelled[C.CONFIDENCE].notna().sum())
     rows = []
     for t in thresholds:
-        routed = route(labelled, float(t))
+        routed = route(labelled, float(t), calibration)
         auto = routed[routed[C.ROUTE] == Route.AUTO]
-        right = int((auto[C.VERDICT] == auto[C.EXPECTED]).sum())
+        right_rows = pass_fail_right(auto[C.VERDICT], auto[C.EXPECTED])
+        right = int(right_rows.sum())
+        from_model = auto[C.FABRICATED_REASON].isna().to_numpy()
+        model_auto = int(from_model.sum())
         rows.append({
             "threshold": float(t),
             "auto": len(auto),
@@ -47,7 +91,9 @@ def threshold_table(table: pd.DataFrame, thresholds=GRID) -> pd.DataFrame:
             "auto_accuracy": right / len(auto) if len(auto) else float("nan"),
             "review": int((routed[C.ROUTE] == Route.REVIEW).sum()),
             "wrong_auto": len(auto) - right,
-            "model_auto": int(auto[C.FABRICATED_REASON].isna().sum()),
+            "model_auto": model_auto,
+            "model_share": model_auto / judged if judged else float("nan"),
+            "model_accuracy": float(right_rows[from_model].mean()) if model_auto else float("nan"),
         })
     return pd.DataFrame(rows)
 
@@ -62,36 +108,61 @@ def lowest_threshold(table: pd.DataFrame, target: float = DEFAULT_TARGET, thresh
     return _lowest_in(threshold_table(table, thresholds), target)
 
 
-def _judged(table: pd.DataFrame) -> pd.DataFrame:
+def judged_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The labelled rows the model judged: raw score, method, P(supports), verdict, gold, right."""
     labelled = _labelled(table)
     judged = labelled[labelled[C.CONFIDENCE].notna()]
-    verdicts = route(judged, 0.0)[C.VERDICT] if not judged.empty else pd.Series(dtype=object)
+    nothing = pd.Series([None] * len(judged), index=judged.index, dtype=object)
+    probabilities = judged.get(C.PROBABILITIES, nothing)
+    verdicts = [model_verdict(p, r) for p, r in zip(probabilities, judged[C.RELATION])]
+    p_supports = [p.get("supports") if isinstance(p, dict) else None for p in probabilities]
     return pd.DataFrame({
         "confidence": judged[C.CONFIDENCE].astype(float),
-        "correct": (verdicts == judged[C.EXPECTED]).astype(float),
-    })
+        "method": judged.get(C.METHOD, nothing),
+        "p_supports": pd.Series(p_supports, index=judged.index, dtype=float),
+        "verdict": pd.Series(verdicts, index=judged.index, dtype=object),
+        "gold": judged[C.EXPECTED],
+        "correct": pass_fail_right(verdicts, judged[C.EXPECTED]).astype(float),
+        "gold_pass": _passes(judged[C.EXPECTED]).astype(float),
+    }, index=judged.index)
 
 
-def reliability(table: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
-    """Model verdicts binned by confidence: mean confidence, accuracy and count per bin."""
-    judged = _judged(table)
+def scored_rows(rows: pd.DataFrame, calibration: Calibration | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Routing score and pass-or-fail rightness of `judged_rows`, through `calibration` if given
+    (answers read from log-probabilities only; a sampled bound is kept as it is)."""
+    scores = rows["confidence"].to_numpy(dtype=float).copy()
+    correct = rows["correct"].to_numpy(dtype=float).copy()
+    if calibration is not None:
+        for k, (p, method) in enumerate(zip(rows["p_supports"], rows["method"])):
+            if (isinstance(method, str) and method.startswith("sampling")) or not np.isfinite(p):
+                continue
+            q = calibration.p_pass(float(p))
+            scores[k] = max(q, 1.0 - q)
+            correct[k] = float((q >= 0.5) == bool(rows["gold_pass"].iloc[k]))
+    return scores, correct
+
+
+def reliability(table: pd.DataFrame, bins: int = 10, calibration: Calibration | None = None) -> pd.DataFrame:
+    """Model verdicts binned by (mapped) confidence: mean confidence, pass-or-fail accuracy, count."""
+    scores, correct = scored_rows(judged_rows(table), calibration)
     edges = np.linspace(0.0, 1.0, bins + 1)
-    which = np.clip(np.digitize(judged["confidence"], edges[1:-1], right=True), 0, bins - 1)
+    which = np.clip(np.digitize(scores, edges[1:-1], right=True), 0, bins - 1)
     rows = []
     for b in range(bins):
-        part = judged[which == b]
+        part = which == b
+        count = int(part.sum())
         rows.append({
             "bin": f"{edges[b]:.1f}-{edges[b + 1]:.1f}",
-            "count": len(part),
-            "confidence": part["confidence"].mean() if len(part) else float("nan"),
-            "accuracy": part["correct"].mean() if len(part) else float("nan"),
+            "count": count,
+            "confidence": float(scores[part].mean()) if count else float("nan"),
+            "accuracy": float(correct[part].mean()) if count else float("nan"),
         })
     return pd.DataFrame(rows)
 
 
-def expected_calibration_error(table: pd.DataFrame, bins: int = 10) -> float:
+def expected_calibration_error(table: pd.DataFrame, bins: int = 10, calibration: Calibration | None = None) -> float:
     """Sum over bins of (share of verdicts in bin) x |accuracy - mean confidence|."""
-    rel = reliability(table, bins)
+    rel = reliability(table, bins, calibration)
     used = rel[rel["count"] > 0]
     total = used["count"].sum()
     if total == 0:
@@ -108,9 +179,10 @@ class ThresholdAdvice:
 
 
 def advise(table: pd.DataFrame, target: float = DEFAULT_TARGET, grid: pd.DataFrame | None = None) -> ThresholdAdvice:
-    """The lowest threshold reaching `target`, with a plain statement of what it means.
+    """The lowest threshold reaching `target` on this set (in-sample), with a plain statement.
 
-    `grid` is `threshold_table(table)` when the caller already has it.
+    `grid` is `threshold_table(table)` when the caller already has it. For a threshold to use on
+    other answers, fit a `Calibration`, whose figures are cross-validated.
     """
     grid = threshold_table(table) if grid is None else grid
     found = _lowest_in(grid, target)
@@ -120,10 +192,343 @@ def advise(table: pd.DataFrame, target: float = DEFAULT_TARGET, grid: pd.DataFra
     else:
         row = grid[grid["threshold"] == found].iloc[0]
         statement = (
-            f"The lowest threshold reaching {target:.0%} accuracy of standing verdicts is {found:.2f}: "
-            f"{int(row['auto'])} of {len(_labelled(table))} verdicts stand ({int(row['model_auto'])} of them "
-            f"from the model), {int(row['review'])} go to review."
+            f"The lowest threshold reaching {target:.0%} accuracy of standing verdicts (pass or fail) is "
+            f"{found:.2f}: {int(row['auto'])} of {len(_labelled(table))} verdicts stand ({int(row['model_auto'])} of "
+            f"them from the model), {int(row['review'])} go to review."
         )
         if row["model_auto"] == 0:
             statement += " No model verdict stands there: only step 1's fabricated verdicts do."
     return ThresholdAdvice(target, found, ece, statement)
+
+
+# ---- the calibration map ------------------------------------------------------------------------
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def log_odds(p: float | np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """log(p / (1 - p)), p clipped to [eps, 1 - eps] so that 0 and 1 stay finite."""
+    q = np.clip(np.asarray(p, dtype=float), eps, 1 - eps)
+    return np.log(q / (1 - q))
+
+
+def fit_platt(scores: Sequence[float] | np.ndarray, correct: Sequence[float] | np.ndarray,
+              iterations: int = 100) -> tuple[float, float]:
+    """(a, b) of P(y = 1 | x) = 1 / (1 + exp(-(a + b·x))), with b ≥ 0 (monotone).
+
+    Newton's method on the log-loss against Platt's smoothed targets, (N₊ + 1)/(N₊ + 2) for a
+    positive and 1/(N₋ + 2) for a negative, so a perfectly separated set gives a finite, steep
+    curve rather than a step. If the best slope is negative (higher x less often positive),
+    the slope is held at 0: the map is the smoothed base rate.
+
+    >>> a, b = fit_platt([0.5, 0.6, 0.7, 0.8, 0.9, 1.0], [0, 0, 1, 0, 1, 1])
+    >>> b > 0, round(float(_sigmoid(np.array(a + b * 0.95))), 2) > round(float(_sigmoid(np.array(a + b * 0.55))), 2)
+    (True, True)
+    """
+    x = np.asarray(scores, dtype=float)
+    y = np.asarray(correct, dtype=float)
+    if len(x) == 0:
+        raise ValueError("no judged row to fit a calibration on")
+    n_pos, n_neg = float(y.sum()), float(len(y) - y.sum())
+    target = np.where(y > 0.5, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
+    base = float(target.mean())
+    a, b = math.log(base / (1 - base)), 0.0
+    design = np.column_stack([np.ones_like(x), x])
+    for _ in range(iterations):
+        p = _sigmoid(a + b * x)
+        gradient = design.T @ (p - target)
+        hessian = design.T @ (design * (p * (1 - p))[:, None]) + 1e-9 * np.eye(2)
+        step = np.linalg.solve(hessian, gradient)
+        a, b = a - float(step[0]), b - float(step[1])
+        if np.abs(step).max() < 1e-10:
+            break
+    if not (math.isfinite(a) and math.isfinite(b)) or b < 0:
+        return math.log(base / (1 - base)), 0.0
+    return a, b
+
+
+def recommend_threshold(mapped: Sequence[float] | np.ndarray, correct: Sequence[float] | pd.Series,
+                        target: float = DEFAULT_TARGET, grid: Sequence[float] = FINE_GRID) -> float | None:
+    """The lowest threshold on `grid` at which the rows whose mapped score reaches it (at least one)
+    are at least `target` right, and the mean of their mapped scores (the accuracy the map expects
+    of them) is at least `target` too; None when no threshold does.
+
+    The second condition keeps a small fitted set from recommending a threshold just because the
+    few rows above it happen to be right: with the map calibrated, it is what new rows would score.
+
+    >>> recommend_threshold([0.6, 0.7, 0.96, 0.98], [0, 1, 1, 1], 0.95)  # 0.61 keeps 0.7: mean 0.88
+    0.71
+    >>> recommend_threshold([0.6, 0.7, 0.8, 0.9], [0, 1, 1, 1], 0.95) is None  # right, but not expected to be
+    True
+    """
+    m = np.asarray(mapped, dtype=float)
+    y = np.asarray(correct, dtype=float)
+    for t in grid:
+        standing = m >= t
+        if standing.any() and y[standing].mean() >= target and m[standing].mean() >= target:
+            return float(t)
+    return None
+
+
+def stratified_folds(gold: Sequence[object], folds: int = FOLDS, seed: int = 0) -> np.ndarray:
+    """A fold number per row, each gold class spread evenly over the folds (seeded, reproducible)."""
+    rng = np.random.default_rng(seed)
+    labels = np.array([str(g) for g in gold], dtype=object)
+    fold = np.zeros(len(labels), dtype=int)
+    for label in sorted(set(labels)):
+        members = np.flatnonzero(labels == label)
+        rng.shuffle(members)
+        fold[members] = (np.arange(len(members)) + rng.integers(folds)) % folds
+    return fold
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A fitted map from P(supports) to P(pass), and the threshold it recommends.
+
+    `p_pass` applies to answers read from log-probabilities; `threshold` is on the routing score
+    max(P(pass), 1 − P(pass)) (None when no threshold reached `target` on the fitted set: nothing
+    the model says should stand). `cross_validated` holds the held-out figures of the same
+    procedure (`cross_validate`).
+    """
+
+    model: str
+    strategy: str
+    a: float
+    b: float
+    threshold: float | None
+    target: float = DEFAULT_TARGET
+    method: str = "platt"
+    fitted_on: dict = field(default_factory=dict)
+    cross_validated: dict = field(default_factory=dict)
+    when: str = ""
+
+    def p_pass(self, p_supports: float) -> float:
+        """P(the citation passes) for the judge's P(supports): a logistic curve in its log-odds."""
+        return float(_sigmoid(np.array(self.a + self.b * log_odds(p_supports))))
+
+    @property
+    def route_threshold(self) -> float:
+        """The threshold `audit` uses: the recommended one, or 1.0 (all to review) when none was found."""
+        return self.threshold if self.threshold is not None else 1.0
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str, where: str = "calibration") -> Calibration:
+        try:
+            data = json.loads(text)
+            return cls(**data)
+        except (ValueError, TypeError) as exc:
+            raise InputError(f"{where} is not a calibration file ({exc}); recreate it with `citeaudit calibrate`.") \
+                from None
+
+
+def calibration_path(model: str, strategy: str, directory: Path | None = None) -> Path:
+    """`cache/calibration/<model>.<strategy>.json` (unsafe characters of the model name replaced)."""
+    from .cache import recording_name
+
+    stem = recording_name(model).removesuffix(".jsonl")
+    return (directory or config.cache_dir()) / "calibration" / f"{stem}.{strategy}.json"
+
+
+def load_calibration(model: str, strategy: str, directory: Path | None = None) -> Calibration | None:
+    """The saved calibration of a model and strategy, or None when there is none."""
+    path = calibration_path(model, strategy, directory)
+    if not path.is_file():
+        return None
+    calibration = Calibration.from_json(path.read_text(encoding="utf-8"), str(path))
+    if (calibration.model, calibration.strategy) != (model, str(strategy)):
+        raise InputError(f"{path} holds the calibration of {calibration.model} / {calibration.strategy}, not "
+                         f"{model} / {strategy}; recreate it with `citeaudit calibrate`.")
+    return calibration
+
+
+def save_calibration(calibration: Calibration, directory: Path | None = None) -> Path:
+    """Write the calibration atomically beside the recordings; returns its path."""
+    path = calibration_path(calibration.model, calibration.strategy, directory)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(calibration.to_json(), encoding="utf-8")
+    temporary.replace(path)
+    return path
+
+
+def _fit(rows: pd.DataFrame, target: float, model: str = "", strategy: str = "") -> Calibration:
+    """Map and threshold fitted on `rows` (judged rows read from log-probabilities)."""
+    a, b = fit_platt(log_odds(rows["p_supports"].to_numpy(dtype=float)), rows["gold_pass"])
+    fitted = Calibration(model=model, strategy=strategy, a=a, b=b, threshold=None, target=target)
+    scores, correct = scored_rows(rows, fitted)
+    return replace(fitted, threshold=recommend_threshold(scores, correct, target))
+
+
+def _blocked(table: pd.DataFrame) -> pd.Series:
+    """Rows that go to review whatever their score (a blocking flag), from a routing at 0."""
+    routed = route(table, 0.0)
+    return routed[C.ROUTE] == Route.REVIEW
+
+
+def cross_validate(table: pd.DataFrame, target: float = DEFAULT_TARGET, folds: int = FOLDS,
+                   seed: int = 0) -> tuple[dict, pd.DataFrame]:
+    """Held-out figures of the calibration procedure, and each judged row's held-out outcome.
+
+    For each fold, the map and its threshold are fitted on the other folds (rows read from
+    log-probabilities) and the held-out rows are routed with them. Figures over the judged rows:
+    `judged`, `stand` (verdicts that stand), `coverage` (stand / judged), `stand_right`,
+    `precision` (stand_right / stand, NaN when none stands), `accuracy_cv` (pass or fail right
+    over every judged row, standing or not) and the folds' thresholds.
+    """
+    labelled = _labelled(table)
+    rows = judged_rows(table)
+    blocked = _blocked(labelled).reindex(rows.index)
+    fold = stratified_folds(rows["gold"], folds, seed)
+    held = pd.DataFrame(index=rows.index, columns=["fold", "score", "threshold", "stand", "right", "verdict"],
+                        dtype=object)
+    thresholds = []
+    for k in range(folds):
+        test = fold == k
+        if not test.any():
+            continue
+        train = rows[~test & (rows["method"] == "logprobs").to_numpy()]
+        fitted = _fit(train, target) if not train.empty else None
+        t = fitted.threshold if fitted is not None else None
+        thresholds.append(t)
+        scores, correct = scored_rows(rows[test], fitted)
+        for i, score, right in zip(rows.index[test], scores, correct):
+            stands = t is not None and score >= t and not bool(blocked.loc[i])
+            passes = (rows.at[i, "gold_pass"] > 0.5) == bool(right)
+            verdict = Verdict.VERIFIED if passes else _failing_word(table.at[i, C.PROBABILITIES], rows.at[i, "verdict"])
+            held.loc[i] = [k, float(score), t, stands, bool(right), verdict]
+    stand = held["stand"].astype(bool)
+    right_rows = held["right"].astype(bool)
+    stand_right = int((stand & right_rows).sum())
+    figures = {
+        "folds": folds,
+        "judged": len(rows),
+        "stand": int(stand.sum()),
+        "coverage": float(stand.mean()) if len(rows) else float("nan"),
+        "stand_right": stand_right,
+        "precision": stand_right / int(stand.sum()) if stand.any() else float("nan"),
+        "pass_fail_accuracy_cv": float(right_rows.mean()) if len(rows) else float("nan"),
+        **{f"{name}_cv": value for name, value in _three_way(held["verdict"], rows["gold"]).items()},
+        "fold_thresholds": [None if t is None else round(t, 2) for t in thresholds],
+    }
+    return figures, held
+
+
+def _failing_word(probabilities: object, verdict: object) -> object:
+    if isinstance(probabilities, dict):
+        return Verdict.CONTRADICTED if probabilities["contradicts"] >= probabilities["says_nothing"] \
+            else Verdict.UNSUPPORTED
+    return verdict if verdict != Verdict.VERIFIED else Verdict.UNSUPPORTED
+
+
+def _three_way(verdicts: pd.Series, gold: pd.Series) -> dict:
+    """Accuracy and balanced accuracy (mean recall of verified, contradicted, unsupported) over the
+    rows whose gold verdict is one of those three.
+
+    >>> _three_way(pd.Series(["verified", "verified", "unsupported"]),
+    ...            pd.Series(["verified", "contradicted", "unsupported"]))
+    {'accuracy': 0.6666666666666666, 'balanced_accuracy': 0.6666666666666666}
+    """
+    keep = gold.isin(LABELS)
+    v, g = verdicts[keep], gold[keep]
+    recalls = [float((v[g == label] == label).mean()) for label in LABELS if (g == label).any()]
+    return {"accuracy": float((v == g).mean()) if len(g) else float("nan"),
+            "balanced_accuracy": float(np.mean(recalls)) if recalls else float("nan")}
+
+
+def strategy_metrics(table: pd.DataFrame) -> dict:
+    """How well the model's verdicts match the gold ones over the judged rows (no threshold).
+
+    `accuracy` and `balanced_accuracy` (the mean recall of verified, contradicted and unsupported)
+    are over judged rows whose gold verdict is one of those three; `majority_balanced_accuracy` is
+    what always answering one class scores (1/3 with three classes present); `pass_fail_accuracy`
+    over every judged row; `auroc` of P(supports) for gold verified against the rest.
+    """
+    rows = judged_rows(table)
+    three = rows[rows["gold"].isin(LABELS)]
+    recalls = [float((three[three["gold"] == label]["verdict"] == label).mean())
+               for label in LABELS if (three["gold"] == label).any()]
+    positive = rows.loc[rows["gold"] == Verdict.VERIFIED, "p_supports"].dropna().to_numpy()
+    negative = rows.loc[rows["gold"] != Verdict.VERIFIED, "p_supports"].dropna().to_numpy()
+    if len(positive) and len(negative):
+        wins = (positive[:, None] > negative[None, :]).sum() + 0.5 * (positive[:, None] == negative[None, :]).sum()
+        auroc = float(wins / (len(positive) * len(negative)))
+    else:
+        auroc = float("nan")
+    return {
+        "judged": len(rows),
+        "accuracy": float((three["verdict"] == three["gold"]).mean()) if len(three) else float("nan"),
+        "balanced_accuracy": float(np.mean(recalls)) if recalls else float("nan"),
+        "majority_balanced_accuracy": 1 / len(recalls) if recalls else float("nan"),
+        "pass_fail_accuracy": float(rows["correct"].mean()) if len(rows) else float("nan"),
+        "auroc": auroc,
+    }
+
+
+def fit_calibration(table: pd.DataFrame, model: str, strategy: str, target: float = DEFAULT_TARGET,
+                    folds: int = FOLDS, sets: Sequence[str] = ()) -> Calibration:
+    """Fit the map and threshold on every judged row read from log-probabilities, with the
+    cross-validated figures of the same procedure attached."""
+    rows = judged_rows(table)
+    fit_rows = rows[rows["method"] == "logprobs"]
+    if fit_rows.empty:
+        raise InputError("no labelled citation was judged from log-probabilities: nothing to calibrate. "
+                         "Record the labelled sets with a judge that returns logprobs.")
+    fitted = _fit(fit_rows, target, model, str(strategy))
+    figures, _ = cross_validate(table, target, folds)
+    figures.update({k: v for k, v in strategy_metrics(table).items() if k != "judged"})
+    return replace(
+        fitted,
+        fitted_on={"citations": len(_labelled(table)), "judged": len(fit_rows), "sets": list(sets)},
+        cross_validated=figures, when=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+
+
+@dataclass
+class StrategyComparison:
+    """Several strategies of one model on the same labelled sets, each with its own calibration."""
+
+    tables: dict[str, pd.DataFrame]
+    calibrations: dict[str, Calibration]
+    target: float = DEFAULT_TARGET
+
+    def figures(self) -> pd.DataFrame:
+        """One row per strategy: cross-validated accuracy, balanced accuracy, AUROC of P(supports),
+        coverage and precision of the verdicts that stand at the recommended threshold."""
+        rows = []
+        for name, fitted in self.calibrations.items():
+            cv = fitted.cross_validated
+            rows.append({
+                "strategy": name,
+                "judged": cv["judged"],
+                "accuracy": cv["accuracy_cv"],
+                "balanced_accuracy": cv["balanced_accuracy_cv"],
+                "auroc": cv["auroc"],
+                "threshold": fitted.threshold,
+                "coverage": cv["coverage"],
+                "precision": cv["precision"],
+            })
+        return pd.DataFrame(rows).set_index("strategy")
+
+    def grids(self) -> dict[str, pd.DataFrame]:
+        """Each strategy's threshold table on its own calibrated score (fitted on the whole set)."""
+        return {name: threshold_table(self.tables[name], FINE_GRID, fitted)
+                for name, fitted in self.calibrations.items()}
+
+    def figure(self, ax=None):
+        """Risk-coverage curves of every strategy on one plot, the recommended thresholds starred."""
+        from .plots import risk_coverage_by_strategy
+
+        marks = {name: fitted.threshold for name, fitted in self.calibrations.items()}
+        return risk_coverage_by_strategy(self.grids(), marks, self.target, ax)
+
+
+def compare_strategies(tables: dict[str, pd.DataFrame], model: str, target: float = DEFAULT_TARGET,
+                       folds: int = FOLDS) -> StrategyComparison:
+    """Fit a calibration per strategy (`fit_calibration`) over its judged labelled table."""
+    calibrations = {name: fit_calibration(table, model, name, target, folds) for name, table in tables.items()}
+    return StrategyComparison(dict(tables), calibrations, target)

@@ -27,7 +27,7 @@ from .judge import Judge
 from .lines import load_line_answer
 from .reviews import review_row
 from .views import how_to_record, lines_view, quote_notes, step1_view, step2_view
-from .vocab import REVIEW_VERDICTS, CacheMode, LocalModelKey
+from .vocab import REVIEW_VERDICTS, CacheMode, LocalModelKey, Strategy
 
 EXIT_USAGE, EXIT_JUDGE, EXIT_INTERNAL = 2, 3, 4
 F = TypeVar("F", bound=Callable)
@@ -60,8 +60,12 @@ MODEL_KEY = _choice(LocalModelKey)
 
 # the options of every command that audits (DESIGN.md "Command line")
 judge_options = _options(
-    click.option("--threshold", type=click.FloatRange(0, 1), default=config.DEFAULT_THRESHOLD, show_default=True,
-                 help="Confidence at or above which a verdict stands without review."),
+    click.option("--threshold", type=click.FloatRange(0, 1), default=None,
+                 help="Routing score at or above which a verdict stands without review (default: the "
+                      f"recommended one of the model's calibration if there is one, else {config.DEFAULT_THRESHOLD})."),
+    click.option("--strategy", type=_choice(Strategy), default=None,
+                 help="How the judge asks: choice (one A/B/C question) or yesno (two yes/no questions); "
+                      "default CITEAUDIT_STRATEGY or " + str(config.DEFAULT_STRATEGY) + "."),
     click.option("--cache-mode", type=_choice(CacheMode), default=None,
                  help="replay (default, offline), record or refresh; or CITEAUDIT_CACHE_MODE."),
     click.option("--model", default=None, help="Judge model name (default CITEAUDIT_MODEL or the recorded Qwen)."),
@@ -89,8 +93,11 @@ input_options = _options(
 )
 
 
-def _judge(locate_only: bool, model: str | None, cache_mode: str | None) -> Judge | None:
-    return None if locate_only else Judge(model=model or config.model(), cache=CallCache(mode=cache_mode))
+def _judge(locate_only: bool, model: str | None, cache_mode: str | None, strategy: str | None = None) -> Judge | None:
+    if locate_only:
+        return None
+    return Judge(model=model or config.model(), cache=CallCache(mode=cache_mode),
+                 strategy=strategy or config.strategy())
 
 
 def _finish(audit: Audit, output: str | None, html_path: str | None, inputs: str = "") -> NoReturn:
@@ -166,11 +173,12 @@ format_option = click.option("--format", "doc_format", type=click.Choice(FORMATS
 @format_option
 @judge_options
 @locate_only_option
-def audit(source, citations, doc_format, threshold, cache_mode, model, output, html_path, reviews, concurrency,
-          locate_only):
+def audit(source, citations, doc_format, threshold, strategy, cache_mode, model, output, html_path, reviews,
+          concurrency, locate_only):
     """Audit quote citations (id, claim, quote, section) over one source document."""
-    result = audit_quotes(source, citations, format=doc_format, judge=_judge(locate_only, model, cache_mode),
-                          threshold=threshold, locate_only=locate_only, reviews=reviews, concurrency=concurrency)
+    result = audit_quotes(source, citations, format=doc_format,
+                          judge=_judge(locate_only, model, cache_mode, strategy), threshold=threshold,
+                          locate_only=locate_only, reviews=reviews, concurrency=concurrency)
     _show(_table(result))
     _finish(result, output, html_path, f"--source {source} --citations {citations}")
 
@@ -181,14 +189,15 @@ def audit(source, citations, doc_format, threshold, cache_mode, model, output, h
               help="Answer text with [Lx] / [Lx-Ly] markers.")
 @judge_options
 @locate_only_option
-def lines(document, answer, threshold, cache_mode, model, output, html_path, reviews, concurrency, locate_only):
+def lines(document, answer, threshold, strategy, cache_mode, model, output, html_path, reviews, concurrency,
+          locate_only):
     """Audit an answer whose facts end in line citations like [L5], [L2-L3] or [L2-3]."""
     line_answer = load_line_answer(document, answer)
     click.echo(" ".join(f"{k}={v}" for k, v in line_answer.summary.items()))
     for note in unrecognized_reasons(line_answer):
         click.echo(f"  {note}")
     click.echo("")
-    result = audit_lines(line_answer, judge=_judge(locate_only, model, cache_mode),
+    result = audit_lines(line_answer, judge=_judge(locate_only, model, cache_mode, strategy),
                          threshold=threshold, locate_only=locate_only, reviews=reviews, concurrency=concurrency)
     _show(lines_view(result.table).replace("\n", " / ", regex=True))
     click.echo("")
@@ -285,17 +294,18 @@ def thresholds(sources, citation_files, target, cache_mode, model):
         raise click.UsageError("give one --source per --citations")
     try:
         judge = Judge(model=model or config.model(), cache=CallCache(mode=cache_mode))
-        table = pd.concat([audit_quotes(src, cit, judge=judge).table for src, cit in zip(sources, citation_files)],
-                          ignore_index=True)
+        table = pd.concat([audit_quotes(src, cit, judge=judge, calibration=False).table
+                           for src, cit in zip(sources, citation_files)], ignore_index=True)
         grid = threshold_table(table)
         advice = advise(table, target, grid)
     except (CiteAuditError, ValueError) as exc:
         _fail(str(exc))
     shown = grid.copy()
     shown["auto_share"] = shown["auto_share"].map("{:.0%}".format)
-    shown["auto_accuracy"] = shown["auto_accuracy"].map(lambda v: "-" if pd.isna(v) else f"{v:.0%}")
+    for column in ("auto_accuracy", "model_share", "model_accuracy"):
+        shown[column] = shown[column].map(lambda v: "-" if pd.isna(v) else f"{v:.0%}")
     shown["threshold"] = shown["threshold"].map("{:.2f}".format)
-    click.echo(f"{len(table)} labelled citations, model {judge.model}\n")
+    click.echo(f"{len(table)} labelled citations, model {judge.model}, strategy {judge.strategy}\n")
     _show(shown)
     click.echo("\nreliability of the model's verdicts (confidence bins):")
     _show(reliability(table).dropna(subset=["confidence"]).round(3))
@@ -303,23 +313,92 @@ def thresholds(sources, citation_files, target, cache_mode, model):
     click.echo(advice.statement)
 
 
+CALIBRATION_HEADER = ("| strategy | judged | accuracy | balanced accuracy (one class: 0.333) | AUROC of P(supports) "
+                      "| threshold | verdicts that stand | of them right |\n|---|---|---|---|---|---|---|---|")
+
+
+def calibration_row(fitted) -> str:
+    """One row of the strategy table: cross-validated figures of a fitted `Calibration`."""
+    cv = fitted.cross_validated
+    folds = [t for t in cv["fold_thresholds"] if t is not None]
+    spread = f"{min(folds):.2f}-{max(folds):.2f}" if folds else "none"
+    if len(folds) < len(cv["fold_thresholds"]):
+        spread += f" (none in {len(cv['fold_thresholds']) - len(folds)} folds)"
+    right = f"{cv['stand_right']}/{cv['stand']} ({cv['precision']:.0%})" if cv["stand"] else "-"
+    return (f"| {fitted.strategy} | {cv['judged']} | {cv['accuracy_cv']:.2f} | {cv['balanced_accuracy_cv']:.2f} "
+            f"| {cv['auroc']:.2f} | {spread} | {cv['stand']}/{cv['judged']} ({cv['coverage']:.0%}) | {right} |")
+
+
+@main.command()
+@click.option("--source", "sources", required=True, multiple=True,
+              help="Source text (repeat, paired with --citations).")
+@click.option("--citations", "citation_files", required=True, multiple=True, type=click.Path(dir_okay=False),
+              help="Labelled quote-citation file (with `expected`).")
+@click.option("--model", default=None,
+              help="Judge model name, or a local model key (qwen, smollm2); default CITEAUDIT_MODEL.")
+@click.option("--strategy", type=_choice(Strategy), default=None,
+              help=f"Judge strategy (default CITEAUDIT_STRATEGY or {config.DEFAULT_STRATEGY}).")
+@click.option("--target", type=click.FloatRange(0.5, 1), default=0.95, show_default=True,
+              help="Accuracy the verdicts that stand must reach.")
+@click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True, help="Cross-validation folds.")
+@click.option("--cache-mode", type=_choice(CacheMode), default=None)
+@click.option("--no-save", is_flag=True, help="Print the figures only; do not write the calibration file.")
+def calibrate(sources, citation_files, model, strategy, target, folds, cache_mode, no_save):
+    """Fit a per-model calibration of the routing score on labelled sets and recommend a threshold.
+
+    Prints cross-validated figures (fitted on the other folds, scored on the held-out one) and
+    saves cache/calibration/<model>.<strategy>.json, which `audit` then applies.
+    """
+    from .calibrate import fit_calibration, save_calibration
+    from .localmodel import MODELS
+
+    if len(sources) != len(citation_files):
+        raise click.UsageError("give one --source per --citations")
+    name = MODELS[model].name if model in MODELS else (model or config.model())
+    judge = Judge(model=name, cache=CallCache(mode=cache_mode), strategy=strategy or config.strategy())
+    table = pd.concat([audit_quotes(src, cit, judge=judge, calibration=False).table
+                       for src, cit in zip(sources, citation_files)], ignore_index=True)
+    if table["expected"].isna().all():
+        _fail("no citation has a gold `expected` verdict; calibration needs a labelled set")
+    errors = sorted({e for e in table["error"] if isinstance(e, str)})
+    if errors:  # a calibration fitted on part of a set would be quietly biased
+        _fail(f"{len(errors)} kind(s) of judge failure, first: {errors[0]}")
+    try:
+        fitted = fit_calibration(table, judge.model, judge.strategy, target, folds, [str(c) for c in citation_files])
+    except ValueError as exc:
+        _fail(str(exc))
+    click.echo(f"model {judge.model}, strategy {judge.strategy}: {len(table)} labelled citations, "
+               f"{fitted.cross_validated['judged']} judged by the model; {folds}-fold cross-validated figures:\n")
+    click.echo(CALIBRATION_HEADER)
+    click.echo(calibration_row(fitted))
+    shown = "none reaches the target" if fitted.threshold is None else f"{fitted.threshold:.2f}"
+    click.echo(f"\nfitted on all of them: P(pass) = 1 / (1 + exp(-({fitted.a:.3f} + {fitted.b:.3f} x log-odds of "
+               f"P(supports)))); recommended threshold: {shown} (target {target:.0%}); "
+               f"folds' thresholds {fitted.cross_validated['fold_thresholds']}")
+    if not no_save:
+        click.echo(f"wrote {save_calibration(fitted)}")
+
+
 @main.command()
 @input_options
 @format_option
 @click.option("--html", "html_path", required=True, type=click.Path(dir_okay=False), help="Where to write the report.")
-@click.option("--threshold", type=click.FloatRange(0, 1), default=config.DEFAULT_THRESHOLD, show_default=True)
+@click.option("--threshold", type=click.FloatRange(0, 1), default=None,
+              help="Where a verdict stands (default: the calibration's recommended threshold, else 0.8).")
 @click.option("--cache-mode", type=_choice(CacheMode), default=None)
 @click.option("--model", default=None)
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
               help="Also write one JSON object per citation.")
 @click.option("--reviews", type=click.Path(dir_okay=False), default=None, help="Review store to apply.")
 @locate_only_option
+@click.option("--strategy", type=_choice(Strategy), default=None,
+              help="How the judge is asked (default CITEAUDIT_STRATEGY or the recommended one).")
 def report(source, citations, document, answer, answer_json, sources_json, doc_format, html_path, threshold,
-           cache_mode, model, output, reviews, locate_only):
+           cache_mode, model, output, reviews, locate_only, strategy):
     """Write a self-contained HTML report of an audit (no scripts, no network fetches)."""
     result = audit_files(source=source, citations=citations, document=document, answer=answer,
                          answer_json=answer_json, sources_json=sources_json, format=doc_format,
-                         judge=_judge(locate_only, model, cache_mode), threshold=threshold,
+                         judge=_judge(locate_only, model, cache_mode, strategy), threshold=threshold,
                          locate_only=locate_only, reviews=reviews)
     result.write_html(html_path)
     if output:

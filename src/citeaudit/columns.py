@@ -26,6 +26,7 @@ MODEL = "model"
 CACHED = "cached"
 ERROR = "error"
 # step 3: route
+SCORE = "score"  # what the threshold is compared with: the confidence, or its calibrated value
 VERDICT = "verdict"
 ROUTE = "route"
 FLAGS = "flags"
@@ -41,7 +42,7 @@ JUDGE_COLUMNS = [RELATION, PROBABILITIES, CONFIDENCE, METHOD, MODEL, CACHED, ERR
 
 # the JSON Lines record of the command line (DESIGN.md "Command line")
 OUTPUT_FIELDS = [ID, KIND, CLAIM, QUOTE, CITED_SECTION, QUOTE_STATUS, FOUND_SECTION, SECTION_MATCH, MATCH_SCORE,
-                 SPAN, RELATION, PROBABILITIES, CONFIDENCE, METHOD, VERDICT, ROUTE, FLAGS, MODEL,
+                 SPAN, RELATION, PROBABILITIES, CONFIDENCE, METHOD, SCORE, VERDICT, ROUTE, FLAGS, MODEL,
                  CACHED, ERROR, CLOSEST, FABRICATED_REASON, EXPECTED, REVIEW_VERDICT, REVIEW_STATE]
 
 

@@ -112,8 +112,14 @@ def _target(row: pd.Series) -> str:
     return f"section {cited}" if cited else "the source"
 
 
+def _score(row: pd.Series) -> object:
+    """What the threshold was compared with: the routing score (calibrated), else the confidence."""
+    score = row.get(C.SCORE)
+    return score if isinstance(score, float) else row[C.CONFIDENCE]
+
+
 def _model_says(row: pd.Series) -> str:
-    verdict, confidence = row[C.VERDICT], row[C.CONFIDENCE]
+    verdict, confidence = row[C.VERDICT], _score(row)
     if isinstance(verdict, str) and isinstance(confidence, float):
         return f" (model says {verdict}, {confidence:.2f})"
     if isinstance(row[C.ERROR], str):
@@ -127,7 +133,7 @@ def _rejected_reason(row: pd.Series, label: str, final: str, by_review: bool) ->
         return f"{label}: review found that {_target(row)} {what}"
     if final == Verdict.FABRICATED:
         return f"{label}: fabricated ({row[C.FABRICATED_REASON]})"
-    return f"{label}: {final} (model verdict, confidence {row[C.CONFIDENCE]:.2f})"
+    return f"{label}: {final} (model verdict, confidence {_score(row):.2f})"
 
 
 def _pending_reason(row: pd.Series, label: str) -> str:

@@ -1,12 +1,25 @@
 """Step 2: ask a model whether the evidence supports, contradicts or says nothing about a claim.
 
-One chat call per citation through the official `openai` client, against any OpenAI-compatible
-endpoint. The model answers one letter; the probabilities are the `top_logprobs` of that token,
-renormalized over the three options, and the confidence is the largest. When an endpoint returns
-no log-probabilities the answer is sampled `samples` times instead: the probabilities are the
-shares of the answers and the confidence is the Wilson 95% lower bound of the winner's share, so
-that a handful of samples cannot look certain. Free text is never parsed into a probability.
-Every call goes through the `CallCache`.
+Calls go through the official `openai` client, against any OpenAI-compatible endpoint, and every
+call goes through the `CallCache`. Two strategies (`vocab.Strategy`) yield the same three
+probabilities, each with its own prompt version (so its own cache keys):
+
+- `choice` (prompt `relation-v2`): one three-way question answered with one letter, A, B or C;
+  the probabilities are the `top_logprobs` of that token renormalized over the three letters.
+- `yesno` (prompt `yesno-v1`): two binary questions over the same passage and claim, "does the
+  passage state the claim or imply that it is true?" and "... that it is false?". With q_t and
+  q_f their P(yes) (renormalized over Yes/No), P(supports) = q_t and the rest is split as
+  P(contradicts) = (1 − q_t) q_f, P(says nothing) = (1 − q_t)(1 − q_f) (`combine_yesno`).
+  The second call shares the first's long prefix, which llama.cpp's server reuses.
+
+What decides an answer is pass or fail, so the relation is `supports` when P(supports) ≥ 1/2 and
+otherwise the larger of contradicts and says nothing (`decided_relation`), and the confidence is
+max(P(supports), 1 − P(supports)). When an endpoint returns no log-probabilities the question is
+sampled `samples` times instead: the probabilities are the shares of the answers and the
+confidence is the Wilson 99% lower bound of the pass-or-fail winner's count out of `samples`
+(5 of 5 agreeing gives 0.43), below any confidence read from log-probabilities, so a handful of
+samples never lets a verdict stand at a threshold of 1/2 or more. Free text is never parsed into a
+probability.
 
 Failures: an endpoint that cannot be used at all (unreachable, silent past the timeout and its
 retries, key refused, model unknown) raises `JudgeUnavailableError` and stops the run; any other
@@ -23,15 +36,18 @@ from dataclasses import dataclass, field
 from . import config
 from .cache import CallCache
 from .errors import CiteAuditError, JudgeError, JudgeUnavailableError
-from .vocab import Relation
+from .vocab import Relation, Strategy
 
-PROMPT_VERSION = "relation-v2"  # v2: claim and evidence between tagged data markers
+PROMPT_VERSION = "relation-v2"  # the `choice` prompt; v2: claim and evidence between tagged data markers
+PROMPT_VERSIONS = {Strategy.CHOICE: PROMPT_VERSION, Strategy.YESNO: "yesno-v1"}
 RELATIONS = tuple(Relation)
 LETTERS = {"A": Relation.SUPPORTS, "B": Relation.CONTRADICTS, "C": Relation.SAYS_NOTHING}
 GRAMMAR = 'root ::= "A" | "B" | "C"'
+YESNO_GRAMMAR = 'root ::= "Yes" | "No"'
 TOP_LOGPROBS = 20
 SAMPLES = 5
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile
+Z_99 = 2.5758293035489004  # two-sided 99% normal quantile: the bound of sampled confidences
 
 SYSTEM_PROMPT = (
     "You check citations. You read a passage from a source document and a claim that cites it, "
@@ -55,6 +71,13 @@ B) contradicts: the passage states the opposite of the claim or implies that it 
 C) says nothing: the passage does not address what the claim asserts, either way
 
 Answer with one letter: A, B or C."""
+# the yes/no questions ask about the same tagged data, so they share the choice prompt's head
+DATA_TEMPLATE = USER_TEMPLATE.split("\n\nHow does the passage relate")[0]
+YESNO_QUESTIONS = {
+    "true": "Does the passage state the claim or directly imply that it is true?",
+    "false": "Does the passage state the opposite of the claim or directly imply that the claim is false?",
+}
+YESNO_TEMPLATE = DATA_TEMPLATE + "\n\n{question}\n\nAnswer Yes or No."
 
 
 def boundary_tag(*fields: str) -> str:
@@ -74,16 +97,22 @@ def boundary_tag(*fields: str) -> str:
     return digest[:16]
 
 
-def build_messages(claim: str, evidence: str, where: str = "cited section") -> list[dict]:
-    """The chat messages of the relation question (the one place the prompt lives).
+def build_messages(claim: str, evidence: str, where: str = "cited section", question: str | None = None) -> list[dict]:
+    """The chat messages of the relation question (the one place the prompts live).
 
     Claim and evidence are untrusted (the answer under audit wrote the claim; nobody vetted the
     document): each is enclosed between markers whose tag occurs in neither (`boundary_tag`), so
-    their content cannot end its own section or pose as the prompt's instructions.
+    their content cannot end its own section or pose as the prompt's instructions. `question`
+    None asks the three-way question (`choice`); "true" or "false" asks one of the `yesno` pair,
+    over the same tagged data.
     """
     where = " ".join(where.split())  # one line: a document name cannot open a section of its own
     tag = boundary_tag(claim, evidence, where)
-    user = USER_TEMPLATE.format(where=where, evidence=evidence, claim=claim, tag=tag)
+    if question is None:
+        user = USER_TEMPLATE.format(where=where, evidence=evidence, claim=claim, tag=tag)
+    else:
+        user = YESNO_TEMPLATE.format(where=where, evidence=evidence, claim=claim, tag=tag,
+                                     question=YESNO_QUESTIONS[question])
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
@@ -128,6 +157,74 @@ def probabilities_from_top_logprobs(top: list[dict]) -> dict[str, float] | None:
     return {relation: value / total for relation, value in mass.items()}
 
 
+def yes_probability(top: list[dict]) -> float | None:
+    """P(yes) renormalized over the tokens yes and no (any case, spaces ignored); None if neither.
+
+    >>> round(yes_probability([{"token": "Yes", "logprob": -0.2}, {"token": " no", "logprob": -2.0},
+    ...                        {"token": "NO", "logprob": -3.0}, {"token": "Maybe", "logprob": -1.0}]), 3)
+    0.816
+    """
+    bad = [entry["token"] for entry in top if finite_or_none(entry.get("logprob")) is None]
+    if bad:
+        raise JudgeError(
+            f"the endpoint returned log-probabilities that are not finite numbers (NaN or infinity) "
+            f"for the tokens {bad!r}; its answer cannot be used. Check the server or its model file."
+        )
+    mass = {"yes": 0.0, "no": 0.0}
+    for entry in top:
+        word = entry["token"].strip().lower()
+        if word in mass:
+            mass[word] += math.exp(entry["logprob"])
+    total = mass["yes"] + mass["no"]
+    return mass["yes"] / total if total > 0 else None
+
+
+def combine_yesno(q_true: float, q_false: float) -> dict[str, float]:
+    """The three probabilities from P(yes) to "is it true?" (q_true) and to "is it false?" (q_false).
+
+    The first question is the one that decides pass or fail, so P(supports) = q_true; the second
+    only names a failure: the rest, 1 - q_true, is split between contradicts and says nothing as
+    q_false : 1 - q_false. (Measured on the labelled sets, the weak local model says yes to both
+    questions together more often than chance, so letting q_false pull P(supports) down ranked the
+    supported citations worse: AUROC 0.87 against 0.90 for q_true alone.)
+
+    >>> {str(k): round(v, 3) for k, v in combine_yesno(0.9, 0.2).items()}
+    {'supports': 0.9, 'contradicts': 0.02, 'says_nothing': 0.08}
+    """
+    rest = 1.0 - q_true
+    return {
+        Relation.SUPPORTS: q_true,
+        Relation.CONTRADICTS: rest * q_false,
+        Relation.SAYS_NOTHING: rest * (1.0 - q_false),
+    }
+
+
+def decided_relation(probabilities: dict[str, float]) -> Relation:
+    """`supports` when P(supports) ≥ 1/2, else the larger of contradicts and says nothing.
+
+    Pass or fail is what decides the answer, so the non-support mass counts together: with
+    P = 0.40 / 0.35 / 0.25 the citation fails (0.60), and the larger failing relation names it.
+
+    >>> str(decided_relation({"supports": 0.40, "contradicts": 0.35, "says_nothing": 0.25}))
+    'contradicts'
+    """
+    if probabilities[Relation.SUPPORTS] >= 0.5:
+        return Relation.SUPPORTS
+    if probabilities[Relation.CONTRADICTS] >= probabilities[Relation.SAYS_NOTHING]:
+        return Relation.CONTRADICTS
+    return Relation.SAYS_NOTHING
+
+
+def pass_fail_confidence(probabilities: dict[str, float]) -> float:
+    """max(P(supports), 1 − P(supports)): how sure the judge is of pass or fail.
+
+    >>> pass_fail_confidence({"supports": 0.3, "contradicts": 0.3, "says_nothing": 0.4})
+    0.7
+    """
+    p = probabilities[Relation.SUPPORTS]
+    return max(p, 1.0 - p)
+
+
 def finite_or_none(value: object) -> float | None:
     """`value` as a float when it is a finite number, else None (recorded as JSON null).
 
@@ -148,6 +245,8 @@ def wilson_lower_bound(successes: int, n: int, z: float = Z_95) -> float:
     (0.566, 0.231, 0.839)
     >>> wilson_lower_bound(0, 5), wilson_lower_bound(0, 0)
     (0.0, 0.0)
+    >>> round(wilson_lower_bound(5, 5, Z_99), 3), round(wilson_lower_bound(20, 20, Z_99), 3)
+    (0.43, 0.751)
     """
     if n <= 0 or successes <= 0:
         return 0.0
@@ -183,13 +282,14 @@ def _unavailable(exc: Exception, judge: Judge) -> JudgeUnavailableError | None:
 
 @dataclass
 class Judge:
-    """Asks the relation question of one model, through the cache.
+    """Asks the relation question of one model, through the cache, in one strategy.
 
     Settings default to the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `CITEAUDIT_MODEL`,
-    `CITEAUDIT_GRAMMAR`, `CITEAUDIT_CACHE_MODE`, `CITEAUDIT_TIMEOUT`, `CITEAUDIT_RETRIES`).
-    `grammar=True` sends llama.cpp's `grammar` so that the one token must be A, B or C; other
-    endpoints do not take it. `timeout` is per request; the client retries transient faults
-    (connection errors, timeouts, 408/409/429/5xx, honouring `Retry-After`) `max_retries` times.
+    `CITEAUDIT_STRATEGY`, `CITEAUDIT_GRAMMAR`, `CITEAUDIT_CACHE_MODE`, `CITEAUDIT_TIMEOUT`,
+    `CITEAUDIT_RETRIES`). `strategy` is `choice` or `yesno` (module doc). `grammar=True` sends
+    llama.cpp's `grammar` so that the one token must be a valid answer; other endpoints do not
+    take it. `timeout` is per request; the client retries transient faults (connection errors,
+    timeouts, 408/409/429/5xx, honouring `Retry-After`) `max_retries` times.
     """
 
     model: str = field(default_factory=config.model)
@@ -200,11 +300,17 @@ class Judge:
     max_retries: int = field(default_factory=config.retries)
     timeout: float = field(default_factory=config.timeout)
     samples: int = SAMPLES
+    strategy: str = field(default_factory=config.strategy)
     _client: object = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.grammar is None:
             self.grammar = config.use_grammar(self.model)
+        self.strategy = config.parse_strategy(self.strategy)
+
+    @property
+    def prompt_version(self) -> str:
+        return PROMPT_VERSIONS[Strategy(self.strategy)]
 
     @property
     def client(self):
@@ -226,7 +332,7 @@ class Judge:
         else:
             params = {"temperature": 1.0, "max_tokens": 1, "seed": sample}
         if self.grammar:
-            params["grammar"] = GRAMMAR
+            params["grammar"] = YESNO_GRAMMAR if self.strategy == Strategy.YESNO else GRAMMAR
         return params
 
     def _call(self, messages: list[dict], params: dict, what: str) -> tuple[dict, bool]:
@@ -234,7 +340,7 @@ class Judge:
             "model": self.model,
             "messages": messages,
             "params": params,
-            "prompt_version": PROMPT_VERSION,
+            "prompt_version": self.prompt_version,
         }
 
         def send() -> tuple[dict, dict]:
@@ -270,45 +376,79 @@ class Judge:
 
     def judge(self, claim: str, evidence: str, where: str = "cited section", what: str = "") -> Judgement:
         """The relation, its probabilities and confidence; a failure comes back as `error`."""
-        messages = build_messages(claim, evidence, where)
         try:
-            record, cached = self._call(messages, self._params(), what)
-            top = record["response"].get("top_logprobs")
-            if top:
-                probs = probabilities_from_top_logprobs(top)
-                if probs is None:
-                    raise JudgeError(
-                        f"none of A, B, C among the top {len(top)} tokens "
-                        f"(answer {record['response'].get('content')!r})"
-                    )
-                method = "logprobs"
-                relation = max(RELATIONS, key=probs.__getitem__)
-                confidence = probs[relation]
+            if self.strategy == Strategy.YESNO:
+                probs, confidence, method, cached = self._yesno(claim, evidence, where, what)
             else:
-                counts, cached = self._sample(messages, what, cached)
-                answered = sum(counts.values())
-                probs = {r: c / answered for r, c in counts.items()}
-                relation = max(RELATIONS, key=lambda r: counts[r])
-                # a lower bound: the samples that were not A, B or C count against the winner too
-                confidence = wilson_lower_bound(counts[relation], self.samples)
-                method = f"sampling (n={self.samples}, Wilson 95% lower bound)"
+                probs, confidence, method, cached = self._choice(claim, evidence, where, what)
         except JudgeUnavailableError:
             raise  # no row can be judged: the caller stops the run
         except CiteAuditError as exc:  # a replay miss included: the row keeps the message
             return Judgement(None, None, None, None, self.model, None, str(exc))
         except Exception as exc:  # the endpoint failed after the client's retries, or answered garbage
             return Judgement(None, None, None, None, self.model, None, f"{type(exc).__name__}: {exc}")
-        return Judgement(relation, probs, confidence, method, self.model, cached)
+        return Judgement(decided_relation(probs), probs, confidence, method, self.model, cached)
 
-    def _sample(self, messages: list[dict], what: str, cached: bool) -> tuple[dict[Relation, int], bool]:
-        """How many of `samples` answers were A, B and C (each sample a cached call of its own)."""
-        counts = dict.fromkeys(RELATIONS, 0)
+    def _sampled_method(self) -> str:
+        return f"sampling (n={self.samples}, Wilson 99% lower bound)"
+
+    def _choice(self, claim: str, evidence: str, where: str, what: str) -> tuple[dict, float, str, bool]:
+        messages = build_messages(claim, evidence, where)
+        record, cached = self._call(messages, self._params(), what)
+        top = record["response"].get("top_logprobs")
+        if top:
+            probs = probabilities_from_top_logprobs(top)
+            if probs is None:
+                raise JudgeError(
+                    f"none of A, B, C among the top {len(top)} tokens "
+                    f"(answer {record['response'].get('content')!r})"
+                )
+            return probs, pass_fail_confidence(probs), "logprobs", cached
+        answers, cached = self._sample(messages, what, cached)
+        counts = {relation: sum(a[:1] == letter for a in answers) for letter, relation in LETTERS.items()}
+        answered = sum(counts.values())
+        if answered == 0:
+            raise JudgeError(f"no sampled answer was A, B or C in {self.samples} samples")
+        probs = {r: c / answered for r, c in counts.items()}
+        passes, fails = counts[Relation.SUPPORTS], answered - counts[Relation.SUPPORTS]
+        # a lower bound: the samples that were not A, B or C count against the winner too
+        return probs, wilson_lower_bound(max(passes, fails), self.samples, Z_99), self._sampled_method(), cached
+
+    def _yesno(self, claim: str, evidence: str, where: str, what: str) -> tuple[dict, float, str, bool]:
+        q: dict[str, float] = {}
+        sampled: dict[str, list[str]] = {}
+        all_cached = True
+        for question in YESNO_QUESTIONS:
+            messages = build_messages(claim, evidence, where, question)
+            record, cached = self._call(messages, self._params(), what)
+            all_cached = all_cached and cached
+            top = record["response"].get("top_logprobs")
+            if top:
+                p_yes = yes_probability(top)
+                if p_yes is None:
+                    raise JudgeError(f"neither Yes nor No among the top {len(top)} tokens "
+                                     f"(answer {record['response'].get('content')!r})")
+                q[question] = p_yes
+            else:
+                answers, all_cached = self._sample(messages, what, all_cached)
+                words = [a.split()[0].strip(".,:;!").lower() if a else "" for a in answers]
+                if not any(w in ("yes", "no") for w in words):
+                    raise JudgeError(f"no sampled answer was Yes or No in {self.samples} samples")
+                sampled[question] = words
+                q[question] = words.count("yes") / sum(w in ("yes", "no") for w in words)
+        probs = combine_yesno(q["true"], q["false"])
+        if not sampled:
+            return probs, pass_fail_confidence(probs), "logprobs", all_cached
+        # a lower bound per sampled question on its majority answer (other answers count against)
+        bound = min(wilson_lower_bound(max(w.count("yes"), w.count("no")), self.samples, Z_99)
+                    for w in sampled.values())
+        return probs, bound, self._sampled_method(), all_cached
+
+    def _sample(self, messages: list[dict], what: str, cached: bool) -> tuple[list[str], bool]:
+        """The `samples` sampled answers, stripped (each sample a cached call of its own)."""
+        answers = []
         for i in range(self.samples):
             record, hit = self._call(messages, self._params(sample=i), what)
             cached = cached and hit
-            letter = (record["response"].get("content") or "").strip()[:1]
-            if letter in LETTERS:
-                counts[LETTERS[letter]] += 1
-        if sum(counts.values()) == 0:
-            raise JudgeError(f"no sampled answer was A, B or C in {self.samples} samples")
-        return counts, cached
+            answers.append((record["response"].get("content") or "").strip())
+        return answers, cached

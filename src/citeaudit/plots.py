@@ -1,6 +1,12 @@
-"""Figures for threshold tuning: the risk-coverage curve and the reliability diagram."""
+"""Figures for threshold tuning: risk-coverage curves and the reliability diagram.
+
+Everything is on pass or fail (what decides an answer): a standing verdict is right when it passes
+exactly when the gold verdict does.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -18,13 +24,38 @@ def risk_coverage(grid: pd.DataFrame, threshold: float | None = None, ax=None):
     ax.set_xlim(0, 1.02)
     ax.set_ylim(0, 1.05)
     ax.set_xlabel("share of verdicts that stand (auto)")
-    ax.set_ylabel("accuracy of the verdicts that stand")
+    ax.set_ylabel("pass/fail accuracy of the verdicts that stand")
     ax.set_title("Risk-coverage")
     return ax
 
 
+def risk_coverage_by_strategy(grids: Mapping[str, pd.DataFrame], marks: Mapping[str, float | None] | None = None,
+                              target: float | None = None, ax=None):
+    """One risk-coverage curve per strategy, over the citations the model judged.
+
+    `grids` maps a strategy to its `threshold_table` (on a fine grid); `marks` the threshold to
+    mark on each curve (e.g. the calibration's recommended one, on the same scale as the grid).
+    """
+    ax = ax or plt.subplots(figsize=(6, 4.5))[1]
+    for name, grid in grids.items():
+        line, = ax.plot(grid["model_share"], grid["model_accuracy"], marker="o", ms=2, label=name)
+        mark = (marks or {}).get(name)
+        if mark is not None:
+            at = grid.iloc[(grid["threshold"] - mark).abs().argmin()]
+            ax.plot([at["model_share"]], [at["model_accuracy"]], marker="*", ms=14, color=line.get_color())
+    if target is not None:
+        ax.axhline(target, ls=":", color="grey", label=f"target {target:.0%}")
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("share of judged citations whose verdict stands")
+    ax.set_ylabel("pass/fail accuracy of those verdicts")
+    ax.set_title("Risk-coverage by strategy (star: recommended threshold)")
+    ax.legend(loc="lower left")
+    return ax
+
+
 def reliability_diagram(rel: pd.DataFrame, ax=None):
-    """Accuracy per confidence bin against the diagonal of perfect calibration."""
+    """Pass/fail accuracy per confidence bin against the diagonal of perfect calibration."""
     ax = ax or plt.subplots(figsize=(5, 4))[1]
     used = rel[rel["count"] > 0]
     centers = [float(b.split("-")[0]) + 0.05 for b in used["bin"]]
@@ -34,8 +65,8 @@ def reliability_diagram(rel: pd.DataFrame, ax=None):
         ax.annotate(str(int(row["count"])), (x, row["accuracy"]), ha="center", va="bottom", fontsize=8)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.05)
-    ax.set_xlabel("model confidence")
-    ax.set_ylabel("share of model verdicts that are right")
+    ax.set_xlabel("routing score: max(P(supports), 1 - P(supports)), mapped if calibrated")
+    ax.set_ylabel("share of model verdicts right (pass/fail)")
     ax.set_title("Reliability (n per bar)")
     ax.legend(loc="upper left")
     return ax

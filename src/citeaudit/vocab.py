@@ -64,11 +64,25 @@ class Route(StrEnum):
 
 
 class Flag(StrEnum):
-    """Reasons a citation goes to review whatever the judge's confidence."""
+    """Remarks on a citation. Every flag but `FAILURE_KIND_UNSURE` sends it to review whatever the
+    judge's confidence (`BLOCKING_FLAGS`)."""
 
     NEAR_QUOTE = "near_quote"
     SECTION_MISMATCH = "section_mismatch"
     JUDGE_ERROR = "judge_error"
+    # informational: the citation fails, but contradicts and says-nothing are close, so the word
+    # (contradicted or unsupported) is uncertain; the answer is rejected either way
+    FAILURE_KIND_UNSURE = "contradicted_or_unsupported"
+
+
+BLOCKING_FLAGS = frozenset({Flag.NEAR_QUOTE, Flag.SECTION_MISMATCH, Flag.JUDGE_ERROR})
+
+
+class Strategy(StrEnum):
+    """How the judge asks for the three probabilities (`judge.py`, DESIGN.md "Step 2")."""
+
+    CHOICE = "choice"  # one three-way question, answered A, B or C
+    YESNO = "yesno"  # two yes/no questions: does the passage imply the claim is true? ... false?
 
 
 class ReviewState(StrEnum):

@@ -14,24 +14,31 @@ import pandas as pd
 
 from . import columns as C
 from .audit import Audit
-from .calibrate import reliability, threshold_table
+from .calibrate import Calibration, pass_fail_right, reliability, threshold_table
 from .decide import Decision
 from .reviews import review_row
-from .route import route
+from .route import CALIBRATION_ATTR, route, routing_score
 from .views import evidence_html, quote_html
 from .vocab import REVIEW_VERDICTS, ReviewState, Route, Verdict
 
 
-def threshold_view(table: pd.DataFrame, threshold: float) -> pd.DataFrame:
-    """Each labelled citation re-routed at `threshold`: verdict, confidence, route, gold, right/wrong."""
-    routed = route(table, threshold)
+def threshold_view(table: pd.DataFrame, threshold: float, calibration: Calibration | None = None) -> pd.DataFrame:
+    """Each labelled citation re-routed at `threshold`: P(supports), routing score, verdict, route,
+    gold, and whether the verdict is right on pass or fail (what decides the answer)."""
+    routed = route(table, threshold, calibration)
+    calibration = calibration or routed.attrs.get(CALIBRATION_ATTR)
+    scores = [routing_score(row, calibration) for _, row in routed.iterrows()]
+    supports = [p.get("supports") if isinstance(p, dict) else None
+                for p in routed.get(C.PROBABILITIES, pd.Series([None] * len(routed), index=routed.index))]
     return pd.DataFrame({
         "citation": routed[C.ID],
+        "P(supports)": [round(p, 2) if isinstance(p, float) else None for p in supports],
+        "score": [round(c, 2) if isinstance(c, float) else None for c in scores],
         "verdict": routed[C.VERDICT],
-        "confidence": [round(c, 2) if isinstance(c, float) else None for c in routed[C.CONFIDENCE]],
         "route": routed[C.ROUTE],
         "gold": routed[C.EXPECTED],
-        "right": [v == g if v is not None else None for v, g in zip(routed[C.VERDICT], routed[C.EXPECTED])],
+        "right": [bool(r) if v is not None else None
+                  for v, r in zip(routed[C.VERDICT], pass_fail_right(routed[C.VERDICT], routed[C.EXPECTED]))],
     })
 
 
@@ -47,27 +54,34 @@ def style_threshold_view(view: pd.DataFrame):
             tone = "background-color: #ffebe9; font-weight: bold"
         return [tone] * len(row)
 
-    return view.style.apply(colour, axis=1).format({"confidence": lambda c: "-" if pd.isna(c) else f"{c:.2f}"})
+    number = {col: (lambda c: "-" if pd.isna(c) else f"{c:.2f}") for col in ("P(supports)", "score")
+              if col in view.columns}
+    return view.style.apply(colour, axis=1).format(number)
 
 
 @dataclass
 class ThresholdExplorer:
-    """Re-routes a judged, labelled table at any threshold; no model is called."""
+    """Re-routes a judged, labelled table at any threshold; no model is called.
+
+    A verdict stands when its routing score (max(P(supports), 1 − P(supports)), mapped by
+    `calibration` when one is given) reaches the threshold; right and wrong are on pass or fail.
+    """
 
     table: pd.DataFrame
     threshold: float = 0.8
+    calibration: Calibration | None = None
     grid: pd.DataFrame = field(init=False)
     rel: pd.DataFrame = field(init=False)
 
     def __post_init__(self) -> None:
-        self.grid = threshold_table(self.table)
-        self.rel = reliability(self.table)
+        self.grid = threshold_table(self.table, calibration=self.calibration)
+        self.rel = reliability(self.table, calibration=self.calibration)
 
     def view(self, threshold: float | None = None) -> pd.DataFrame:
         """The slider's callback: set the threshold and return the re-routed table."""
         if threshold is not None:
             self.threshold = float(threshold)
-        return threshold_view(self.table, self.threshold)
+        return threshold_view(self.table, self.threshold, self.calibration)
 
     def summary(self, view: pd.DataFrame | None = None) -> str:
         """One line on the current threshold; `view` is `self.view()` when the caller has it."""
@@ -75,7 +89,8 @@ class ThresholdExplorer:
         auto = view[view["route"] == Route.AUTO]
         wrong = int((auto["right"] == False).sum())  # noqa: E712
         return (f"threshold {self.threshold:.2f}: {len(auto)} of {len(view)} verdicts stand "
-                f"({len(auto) / len(view):.0%}), {wrong} of them wrong; {len(view) - len(auto)} go to review")
+                f"({len(auto) / len(view):.0%}), {wrong} of them wrong on pass/fail; "
+                f"{len(view) - len(auto)} go to review")
 
     def figure(self):
         from .plots import threshold_figure
