@@ -57,17 +57,24 @@ notebooks: $(VENV)/.test
 
 # Judge strategies, and the labelled sets the calibrations are fitted on (add --source/--citations pairs).
 STRATEGIES := choice yesno
-LABELLED   := --source rfc7519.txt --citations data/eval_rfc7519.json \
-              --source rfc6749.txt --citations data/eval_rfc6749.json \
-              --source rfc7519.txt --citations data/rfc7519_citations.json
+# every labelled quote-citation file, as source:citations pairs (recorded, calibrated, analysed)
+QUOTE_SETS := rfc7519.txt:data/rfc7519_citations.json \
+              rfc7519.txt:data/eval_rfc7519.json rfc7519.txt:data/eval_rfc7519_more.json \
+              rfc6749.txt:data/eval_rfc6749.json rfc6749.txt:data/eval_rfc6749_more.json \
+              data/docs/sensor_telemetry.txt:data/eval_sensor_telemetry.json \
+              data/formats/lantern-sync.md:data/formats/lantern-sync_citations.json \
+              data/formats/token-service.html:data/formats/token-service_citations.json \
+              data/formats/reservoir-report.pdf:data/formats/reservoir-report_citations.json \
+              data/formats/field-note.txt:data/formats/field-note_citations.json
+LABELLED   := $(foreach pair,$(QUOTE_SETS),--source $(word 1,$(subst :, ,$(pair))) \
+              --citations $(word 2,$(subst :, ,$(pair))))
 
 # Re-record the worked example, the labelled sets, the line answers and the source-id example with the
 # local Qwen model in every strategy (slow, opt-in; about 10 minutes per strategy on 2 free cores).
 record-qwen: $(VENV)/.test
 	for strategy in $(STRATEGIES); do export CITEAUDIT_STRATEGY=$$strategy; \
-	for job in "rfc7519.txt data/rfc7519_citations.json" "rfc7519.txt data/eval_rfc7519.json" \
-	           "rfc6749.txt data/eval_rfc6749.json"; do set -- $$job; \
-		$(VENV)/bin/citeaudit record --model qwen --source $$1 --citations $$2 || exit 1; done; \
+	for pair in $(QUOTE_SETS); do \
+		$(VENV)/bin/citeaudit record --model qwen --source $${pair%%:*} --citations $${pair#*:} || exit 1; done; \
 	for answer in good_answer broken_answer; do \
 		$(VENV)/bin/citeaudit record --model qwen --document data/lines/field_note.txt \
 			--answer data/lines/$$answer.txt || exit 1; done; \

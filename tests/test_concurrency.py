@@ -27,7 +27,7 @@ def citations(n, extra=lambda i: ""):
 
 
 def judge_for(endpoint, folder, mode="record"):
-    return Judge(model="scripted", base_url=endpoint.url, api_key="x", grammar=False, max_retries=0,
+    return Judge(model="scripted", base_url=endpoint.url, api_key="x", grammar=False, max_retries=0, strategy="choice",
                  cache=CallCache(folder, mode=mode))
 
 
@@ -77,7 +77,7 @@ def test_recordings_and_store_are_as_one_at_a_time_would_leave_them(tmp_path):
         manifest = cache.store.get(MANIFEST_KEY)
     with CallCache(tmp_path / "parallel", mode="replay") as cache:  # no rebuild: the manifest was kept true
         assert cache.store.get(MANIFEST_KEY) == manifest and len(cache) == 16
-        replayed = audit_citations(cites, None, SOURCES, judge=Judge(model="scripted", cache=cache),
+        replayed = audit_citations(cites, None, SOURCES, judge=Judge(model="scripted", cache=cache, strategy="choice"),
                                    concurrency=8).table
     assert replayed["cached"].all() and list(replayed["relation"]) == [LETTERS["ABC"[i % 3]] for i in range(16)]
 
