@@ -11,8 +11,15 @@
 # calls the model.
 
 # %% tags=["parameters"]
-LABELLED = [("rfc7519.txt", "../data/eval_rfc7519.json"), ("rfc6749.txt", "../data/eval_rfc6749.json"),
-            ("rfc7519.txt", "../data/rfc7519_citations.json")]
+# every labelled set (the Makefile's QUOTE_SETS), paths from the project root
+LABELLED = [("rfc7519.txt", "data/rfc7519_citations.json"),
+            ("rfc7519.txt", "data/eval_rfc7519.json"), ("rfc7519.txt", "data/eval_rfc7519_more.json"),
+            ("rfc6749.txt", "data/eval_rfc6749.json"), ("rfc6749.txt", "data/eval_rfc6749_more.json"),
+            ("data/docs/sensor_telemetry.txt", "data/eval_sensor_telemetry.json"),
+            ("data/formats/lantern-sync.md", "data/formats/lantern-sync_citations.json"),
+            ("data/formats/token-service.html", "data/formats/token-service_citations.json"),
+            ("data/formats/reservoir-report.pdf", "data/formats/reservoir-report_citations.json"),
+            ("data/formats/field-note.txt", "data/formats/field-note_citations.json")]
 STRATEGIES = ["choice", "yesno"]
 TARGET = 0.95  # accuracy the verdicts that stand must reach
 CACHE_MODE = "replay"
@@ -27,7 +34,7 @@ import citeaudit as ca
 tables = {}
 for strategy in STRATEGIES:
     judge = ca.Judge(model=MODEL, strategy=strategy, cache=ca.CallCache(mode=CACHE_MODE))
-    tables[strategy] = pd.concat([ca.audit_quotes(source, cites, judge=judge, calibration=False).table
+    tables[strategy] = pd.concat([ca.audit_quotes(source, ca.find_input(cites), judge=judge, calibration=False).table
                                   for source, cites in LABELLED], ignore_index=True)
 first = tables[STRATEGIES[0]]
 print(f"{len(first)} labelled citations, {first['confidence'].notna().sum()} judged by the model; gold verdicts:",

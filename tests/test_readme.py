@@ -54,9 +54,18 @@ def test_demo_decision_and_probabilities(recorded_cache):
     assert f"after calibration {matched} of 7 verdicts match" in README
 
 
-LABELLED = ["--source", "rfc7519.txt", "--citations", str(DATA / "eval_rfc7519.json"),
-            "--source", "rfc6749.txt", "--citations", str(DATA / "eval_rfc6749.json"),
-            "--source", "rfc7519.txt", "--citations", str(DATA / "rfc7519_citations.json")]
+def labelled_sets() -> list[str]:
+    """`--source S --citations C` for every pair in the Makefile's QUOTE_SETS (what `make calibrate-qwen` uses)."""
+    makefile = (ROOT / "Makefile").read_text()
+    block = re.search(r"^QUOTE_SETS := (.*?)(?<!\\)\n", makefile, flags=re.S | re.M).group(1)
+    args = []
+    for pair in block.replace("\\\n", " ").split():
+        source, citations = pair.split(":")
+        args += ["--source", source, "--citations", str(ROOT / citations) if "/" in citations else citations]
+    return args
+
+
+LABELLED = labelled_sets()
 
 
 @pytest.mark.parametrize("strategy", ["choice", "yesno"])

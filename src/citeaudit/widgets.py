@@ -101,21 +101,21 @@ class ThresholdExplorer:
         """A slider that re-renders the summary, the styled table and both plots on every move."""
         import ipywidgets as w
         import matplotlib.pyplot as plt
-        from IPython.display import display
 
         slider = w.FloatSlider(value=self.threshold, min=0.0, max=1.0, step=0.01, description="threshold",
                                continuous_update=False, readout_format=".2f")
         out = w.Output()
 
         def render(change=None) -> None:
+            # the Output's state is set directly rather than captured (`with out:`): capture with
+            # clear_output(wait=True) sometimes left a headless kernel (nbclient) waiting for idle
             view = self.view(slider.value)
-            with out:
-                out.clear_output(wait=True)
-                print(self.summary(view))
-                fig = self.figure()
-                display(fig)
-                plt.close(fig)
-                display(style_threshold_view(view))
+            fig = self.figure()
+            out.outputs = ()
+            out.append_stdout(self.summary(view) + "\n")
+            out.append_display_data(fig)
+            plt.close(fig)
+            out.append_display_data(style_threshold_view(view))
 
         slider.observe(render, names="value")
         render()
