@@ -66,7 +66,9 @@ def _e(value) -> str:
 
 
 def _confidence(row: pd.Series) -> str:
-    value = row[C.CONFIDENCE]
+    """The routing score the threshold was compared with (the calibrated confidence when the
+    model has a calibration), so that the figures shown agree with the routes and the threshold."""
+    value = row[C.SCORE] if C.SCORE in row.index else row[C.CONFIDENCE]
     return f"{value:.2f}" if isinstance(value, float) and not pd.isna(value) else "-"
 
 

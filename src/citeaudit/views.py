@@ -40,8 +40,8 @@ def step1_view(table: pd.DataFrame, text: bool = True) -> pd.DataFrame:
 
 
 def step2_view(table: pd.DataFrame, text: bool = True) -> pd.DataFrame:
-    """Step 2 and 3 per citation: probabilities, relation, confidence, verdict and route (and the
-    claim and quote as written, with `text`)."""
+    """Step 2 and 3 per citation: probabilities, relation, confidence, the routing score, verdict
+    and route (and the claim and quote as written, with `text`)."""
     probs = [p if isinstance(p, dict) else {} for p in table[C.PROBABILITIES]]
     view = pd.DataFrame({
         "citation": table[C.ID],
@@ -50,13 +50,15 @@ def step2_view(table: pd.DataFrame, text: bool = True) -> pd.DataFrame:
         **{str(r): [p.get(r) for p in probs] for r in Relation},
         "relation": table[C.RELATION],
         "confidence": table[C.CONFIDENCE],
+        # what the threshold was compared with: the confidence, or its value under the calibration
+        "score": table[C.SCORE] if C.SCORE in table else table[C.CONFIDENCE],
         "verdict": table[C.VERDICT],
         "route": table[C.ROUTE],
         "flags": [", ".join(f) for f in table[C.FLAGS]],
     })
     if C.EXPECTED in table and table[C.EXPECTED].notna().any():
         view["expected"] = table[C.EXPECTED]
-    for col in (*Relation, C.CONFIDENCE):
+    for col in (*Relation, C.CONFIDENCE, "score"):
         view[col] = [f"{v:.2f}" if isinstance(v, float) and not pd.isna(v) else "-" for v in view[col]]
     return view.astype(object).where(lambda f: f.notna(), "-")
 
