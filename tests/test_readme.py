@@ -57,7 +57,9 @@ def test_demo_decision_and_probabilities(recorded_cache):
 def labelled_sets() -> list[str]:
     """`--source S --citations C` for every pair in the Makefile's QUOTE_SETS (what `make calibrate-qwen` uses)."""
     makefile = (ROOT / "Makefile").read_text()
-    block = re.search(r"^QUOTE_SETS := (.*?)(?<!\\)\n", makefile, flags=re.S | re.M).group(1)
+    found = re.search(r"^QUOTE_SETS := (.*?)(?<!\\)\n", makefile, flags=re.S | re.M)
+    assert found, "the Makefile lists no QUOTE_SETS"
+    block = found.group(1)
     args = []
     for pair in block.replace("\\\n", " ").split():
         source, citations = pair.split(":")
