@@ -1,0 +1,454 @@
+"""Batches of answers: a JSON Lines dataset audited in one run, on Dask.
+
+One answer per line, in any of the three citation formats:
+
+  {"answer_id": "a1", "source": "rfc7519.txt", "citations": [...]}          quote citations
+  {"answer_id": "a2", "document": "data/lines/field_note.txt", "answer": "... [L2]"}   line citations
+  {"answer_id": "a3", "answer": {...}, "sources": {...}, "reviews": {...}?}  source ids (seed 000)
+
+A quote line may add `"format"` (as `--format`). Paths are tried beside the dataset file first,
+then as `formats.load_document` finds any source. Every line is validated on its own (Pydantic):
+a line that is not JSON, lacks a key, or names a source that cannot be loaded is an error row for
+that answer (decision REJECT, the reason naming the line) and the other lines go on.
+
+The result is one table, one row per citation with an `answer_id` and `line` column before the
+audit table's columns, and one decision per answer. Partitions of answers run on Dask: the
+in-process threaded scheduler (default), a `LocalCluster` of worker processes, or an existing
+scheduler's address. Each worker loads and indexes a source document once (cached by path).
+Workers never write recordings: `record` and `refresh` run only on the threaded scheduler.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from . import columns as C
+from . import config
+from .audit import Audit, audit_lines, audit_quotes, audit_sources
+from .cache import CallCache
+from .citations import QuoteCitation
+from .documents import Document, load_text
+from .errors import CiteAuditError, InputError, JudgeUnavailableError
+from .formats import load_document
+from .judge import Judge
+from .lines import LineAnswer, extract_line_citations
+from .reviews import Review
+from .views import records
+from .vocab import CacheMode, Status
+
+ANSWER_ID, LINE = "answer_id", "line"
+ROW_COLUMNS = [ANSWER_ID, LINE, *C.LOCATE_COLUMNS, *C.JUDGE_COLUMNS, C.SCORE, C.VERDICT, C.ROUTE, C.FLAGS,
+               C.THRESHOLD, C.FINGERPRINT, C.REVIEW_VERDICT, C.REVIEW_STATE]
+DECISION_COLUMNS = [ANSWER_ID, LINE, "status", "reasons"]
+SCHEDULERS = ("threads", "processes")
+LOCAL_WORKERS = 2
+DOCUMENT_CACHE_SIZE = 64
+WRITING_MODES = (CacheMode.RECORD, CacheMode.REFRESH)
+
+
+# --- the dataset format ---------------------------------------------------------------------------
+
+class _Line(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    answer_id: str = Field(min_length=1)
+
+    @field_validator("answer_id")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+
+class QuoteLine(_Line):
+    """Quote citations over one source document (a path or a name, as `citeaudit audit --source`)."""
+
+    source: str = Field(min_length=1)
+    citations: list[QuoteCitation]
+    format: str | None = None
+
+
+class LinesLine(_Line):
+    """An answer text with [Lx] / [Lx-Ly] markers over a plain-text document."""
+
+    document: str = Field(min_length=1)
+    answer: str
+
+
+class SourceIdLine(_Line):
+    """Seed 000's answer and sources documents (and optionally its reviews), as parsed JSON."""
+
+    answer: dict[str, Any]
+    sources: dict[str, Any]
+    reviews: dict[str, Any] | None = None
+
+
+Entry = QuoteLine | LinesLine | SourceIdLine
+_KINDS: tuple[tuple[str, type[_Line], str], ...] = (
+    ("citations", QuoteLine, '{"answer_id", "source", "citations": [...]}'),
+    ("document", LinesLine, '{"answer_id", "document", "answer": "text with [L..] markers"}'),
+    ("sources", SourceIdLine, '{"answer_id", "answer": {...}, "sources": {...}}'),
+)
+FORMAT_HELP = "; ".join(shape for _, _, shape in _KINDS)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One line of the dataset: its entry, or why it is not one."""
+
+    line: int
+    answer_id: str
+    entry: Entry | None = None
+    error: str | None = None
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    seen: dict[str, object] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(f"key {key!r} appears twice in one object")
+        seen[key] = value
+    return seen
+
+
+def _validation_reason(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors()[:3]:
+        where = ".".join(str(p) for p in item["loc"]) or "(whole line)"
+        parts.append(f"field {where!r}: {item['msg']}")
+    more = len(error.errors()) - 3
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+
+
+def parse_line(text: str, number: int, base: Path | None = None) -> Item:
+    """One dataset line as an `Item`; every problem is its `error`, naming the line."""
+    fallback = f"line {number}"
+    try:
+        data = json.loads(text, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        return Item(number, fallback, error=f"line {number}: {exc}. Fix: give each field once.")
+    except (ValueError, RecursionError) as exc:
+        return Item(number, fallback, error=f"line {number}: not valid JSON ({exc}). Fix the syntax of that line.")
+    if not isinstance(data, dict):
+        return Item(number, fallback, error=f"line {number}: a JSON object is expected, not {type(data).__name__}. "
+                                            f"Each line is one of: {FORMAT_HELP}.")
+    answer_id = data.get(ANSWER_ID)
+    name = answer_id if isinstance(answer_id, str) and answer_id.strip() else fallback
+    kinds = [(model, shape) for key, model, shape in _KINDS if key in data]
+    if len(kinds) != 1:
+        found = ", ".join(repr(k) for k in data) or "no keys"
+        return Item(number, name, error=f"line {number}: cannot tell the citation format from its keys ({found}). "
+                                         f"Each line is one of: {FORMAT_HELP}.")
+    model, shape = kinds[0]
+    try:
+        entry = model.model_validate(data)
+    except ValidationError as exc:
+        return Item(number, name, error=f"line {number}: {_validation_reason(exc)}. Fix: the line is {shape}.")
+    if isinstance(entry, QuoteLine):
+        ids = [c.id for c in entry.citations]
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            return Item(number, name, error=f"line {number}: citation id {repeated[0]!r} repeats. "
+                                            "Fix: give every citation of an answer a unique id.")
+        entry = entry.model_copy(update={"source": _beside(entry.source, base)})
+    elif isinstance(entry, LinesLine):
+        entry = entry.model_copy(update={"document": _beside(entry.document, base)})
+    return Item(number, entry.answer_id, entry)  # type: ignore[arg-type]
+
+
+def _beside(path: str, base: Path | None) -> str:
+    """A relative path that exists beside the dataset file (else in the working directory) is made
+    absolute, so every worker reads the same file; anything else is a name `load_document` looks up."""
+    if Path(path).is_absolute():
+        return path
+    for folder in (base, Path.cwd()):
+        if folder is not None and (folder / path).is_file():
+            return str((folder / path).resolve())
+    return path
+
+
+def read_dataset(path: str | Path) -> list[Item]:
+    """Every non-blank line of a JSON Lines dataset (UTF-8) as an `Item`; a repeated `answer_id`
+    is an error for the later line. An unreadable file raises `InputError`."""
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the dataset ({exc.strerror or exc}). Check the path.") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text ({exc}). A dataset is JSON Lines in UTF-8.") from None
+    items: list[Item] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        item = parse_line(line, number, path.parent)
+        if item.entry is not None:
+            if item.answer_id in seen:
+                item = Item(number, item.answer_id, error=f"line {number}: answer_id {item.answer_id!r} repeats "
+                                                          f"line {seen[item.answer_id]}. Fix: give every answer a "
+                                                          "unique answer_id.")
+            else:
+                seen[item.answer_id] = number
+        items.append(item)
+    return items
+
+
+# --- one worker's audit ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Settings:
+    """What every worker needs to audit an answer as `citeaudit audit` would (picklable)."""
+
+    threshold: float | None = None
+    cache_mode: str | None = None
+    strategy: str | None = None
+    model: str | None = None
+    concurrency: int | None = None
+    locate_only: bool = False
+    reviews: tuple[Review, ...] = ()
+    cache_dir: str | None = None
+
+
+_lock = threading.Lock()
+_documents: OrderedDict[tuple[str, str, str | None], Document] = OrderedDict()
+_judges: dict[tuple, Judge] = {}
+
+
+def cached_document(kind: str, source: str, format: str | None = None) -> Document:
+    """A source document loaded and indexed once per worker process (by path, format and loader)."""
+    key = (kind, source, format)
+    with _lock:
+        if key in _documents:
+            _documents.move_to_end(key)
+            return _documents[key]
+        document = load_text(source) if kind == "lines" else load_document(source, format)
+        _documents[key] = document
+        while len(_documents) > DOCUMENT_CACHE_SIZE:
+            _documents.popitem(last=False)
+        return document
+
+
+def _judge(settings: Settings) -> Judge | None:
+    """One judge per worker process and settings, shared by its threads."""
+    if settings.locate_only:
+        return None
+    key = (settings.model, settings.cache_mode, settings.strategy, settings.cache_dir)
+    with _lock:
+        if key not in _judges:
+            _judges[key] = Judge(model=settings.model or config.model(),
+                                 cache=CallCache(settings.cache_dir, mode=settings.cache_mode),
+                                 strategy=settings.strategy or config.strategy())
+        return _judges[key]
+
+
+def audit_entry(entry: Entry, settings: Settings) -> Audit:
+    """One answer, through the library's entry point for its format."""
+    options: dict[str, Any] = dict(judge=_judge(settings), threshold=settings.threshold,
+                                   locate_only=settings.locate_only, concurrency=settings.concurrency,
+                                   reviews=list(settings.reviews) or None, progress=False)
+    if isinstance(entry, QuoteLine):
+        document = cached_document("quote", entry.source, entry.format)
+        return audit_quotes(document, [c.to_citation() for c in entry.citations], **options)
+    if isinstance(entry, LinesLine):
+        document = cached_document("lines", entry.document)
+        return audit_lines(LineAnswer(document, entry.answer, extract_line_citations(entry.answer)), **options)
+    options.pop("reviews")  # a source-id answer's reviews are its line's "reviews" document
+    return audit_sources(entry.answer, entry.sources, entry.reviews, **options)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One answer's result: its rows (the audit table with answer_id and line), its JSON records,
+    its decision."""
+
+    line: int
+    answer_id: str
+    rows: pd.DataFrame
+    records: list[dict]
+    status: str
+    reasons: tuple[str, ...]
+
+    @property
+    def decision(self) -> dict[str, object]:
+        return {ANSWER_ID: self.answer_id, LINE: self.line, "status": self.status, "reasons": list(self.reasons)}
+
+
+def _error_outcome(item: Item, reason: str) -> Outcome:
+    row = dict.fromkeys(ROW_COLUMNS)
+    row.update({ANSWER_ID: item.answer_id, LINE: item.line, C.ERROR: reason})
+    record = {ANSWER_ID: item.answer_id, LINE: item.line, **dict.fromkeys(C.OUTPUT_FIELDS), C.ERROR: reason}
+    return Outcome(item.line, item.answer_id, C.frame([row], ROW_COLUMNS), [record], str(Status.REJECT), (reason,))
+
+
+def audit_item(item: Item, settings: Settings) -> Outcome:
+    """One line of the dataset; an input problem is that answer's error row, never an exception.
+    `JudgeUnavailableError` (the judge cannot be used at all) propagates and stops the batch."""
+    if item.entry is None:
+        return _error_outcome(item, item.error or f"line {item.line}: invalid")
+    try:
+        audit = audit_entry(item.entry, settings)
+    except JudgeUnavailableError:
+        raise
+    except CiteAuditError as exc:  # unreadable or unknown source, bad document, invalid answer text
+        return _error_outcome(item, f"line {item.line}: {exc}")
+    except OSError as exc:
+        return _error_outcome(item, f"line {item.line}: {exc.filename or 'a file'}: {exc.strerror or exc}")
+    table = audit.table.reset_index(drop=True)
+    rows = table.reindex(columns=[c for c in ROW_COLUMNS if c not in (ANSWER_ID, LINE)])
+    rows.insert(0, LINE, item.line)
+    rows.insert(0, ANSWER_ID, item.answer_id)
+    out = [{ANSWER_ID: item.answer_id, LINE: item.line, **r} for r in records(table, audit.document)]
+    decision = audit.decision
+    return Outcome(item.line, item.answer_id, rows, out, str(decision.status), tuple(decision.reasons))
+
+
+def audit_partition(items: Sequence[Item], settings: Settings) -> list[Outcome]:
+    """What one Dask task does: the answers of one partition, in order."""
+    return [audit_item(item, settings) for item in items]
+
+
+# --- the batch ------------------------------------------------------------------------------------
+
+@dataclass
+class BatchResult:
+    """Every answer's outcome, in dataset order."""
+
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        """One row per citation (and one per invalid line), `answer_id` and `line` first."""
+        if not self.outcomes:
+            return C.frame([], ROW_COLUMNS)
+        return pd.concat([o.rows for o in self.outcomes], ignore_index=True)
+
+    @property
+    def decisions(self) -> pd.DataFrame:
+        return pd.DataFrame([o.decision for o in self.outcomes], columns=DECISION_COLUMNS)
+
+    @property
+    def accepted(self) -> bool:
+        return bool(self.outcomes) and all(o.status == Status.ACCEPT for o in self.outcomes)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.accepted else 1
+
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for o in self.outcomes:
+            counts[o.status] = counts.get(o.status, 0) + 1
+        return counts
+
+    def write_rows(self, path: str | Path) -> Path:
+        from .stores import atomic_write_text
+
+        return atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n"
+                                               for o in self.outcomes for r in o.records))
+
+    def write_decisions(self, path: str | Path) -> Path:
+        from .stores import atomic_write_text
+
+        return atomic_write_text(path, "".join(json.dumps(o.decision, ensure_ascii=False) + "\n"
+                                               for o in self.outcomes))
+
+
+def partitions(items: Sequence[Item], size: int) -> Iterator[list[Item]]:
+    for start in range(0, len(items), size):
+        yield list(items[start:start + size])
+
+
+def _check_scheduler(scheduler: str, settings: Settings) -> None:
+    if scheduler not in SCHEDULERS and not scheduler.startswith(("tcp://", "tls://", "inproc://", "ucx://")):
+        raise InputError(f"scheduler {scheduler!r} is not threads, processes or a Dask scheduler address "
+                         "(tcp://host:8786)")
+    mode = settings.cache_mode or (None if settings.locate_only else config.cache_mode())
+    if scheduler != "threads" and not settings.locate_only and mode in WRITING_MODES:
+        raise InputError(f"cache mode {mode} writes recordings, which Dask workers never do: run it with "
+                         "--scheduler threads (the default), then replay the recordings on any scheduler")
+
+
+def run_batch(items: Sequence[Item], settings: Settings | None = None, scheduler: str = "threads",
+              partition_size: int | None = None, progress: Callable[[int], None] | None = None) -> BatchResult:
+    """Audit every item on Dask; `progress(n)` is called as each partition of n answers finishes.
+
+    Results are in dataset order and the same whatever the scheduler.
+    """
+    settings = settings or Settings()
+    _check_scheduler(scheduler, settings)
+    items = list(items)
+    if not items:
+        return BatchResult()
+    size = partition_size or max(1, min(50, -(-len(items) // 16)))
+    parts = list(partitions(items, size))
+    if scheduler == "threads":
+        return BatchResult(_run_threads(parts, settings, progress))
+    return BatchResult(_run_distributed(parts, settings, scheduler, progress))
+
+
+def _run_threads(parts: list[list[Item]], settings: Settings,
+                 progress: Callable[[int], None] | None) -> list[Outcome]:
+    import dask
+    from dask.callbacks import Callback
+
+    tasks = [dask.delayed(audit_partition, pure=False)(part, settings) for part in parts]
+
+    class _Progress(Callback):
+        def _posttask(self, key, result, dsk, state, worker_id):
+            if progress is not None and isinstance(result, list):
+                progress(len(result))
+
+    with _Progress():
+        done = dask.compute(*tasks, scheduler="threads")
+    return [outcome for part in done for outcome in part]
+
+
+def _run_distributed(parts: list[list[Item]], settings: Settings, scheduler: str,
+                     progress: Callable[[int], None] | None) -> list[Outcome]:
+    from distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler == "processes":
+        cluster = LocalCluster(n_workers=LOCAL_WORKERS, threads_per_worker=1, processes=True,
+                               dashboard_address=":0")
+        address: Any = cluster
+    else:
+        address = scheduler
+    try:
+        with Client(address, timeout="20s") as client:
+            futures = [client.submit(audit_partition, part, settings, pure=False) for part in parts]
+            order = {future.key: n for n, future in enumerate(futures)}
+            results: list[list[Outcome] | None] = [None] * len(parts)
+            for future in as_completed(futures):
+                part = future.result()  # a worker's JudgeUnavailableError raises here
+                results[order[future.key]] = part
+                if progress is not None:
+                    progress(len(part))
+    except OSError as exc:
+        raise InputError(f"cannot reach the Dask scheduler {scheduler} ({exc}). Start one "
+                         "(dask scheduler; dask worker ADDRESS) or use --scheduler threads.") from None
+    finally:
+        if cluster is not None:
+            cluster.close()
+    return [outcome for part in results if part is not None for outcome in part]
+
+
+def audit_dataset(path: str | Path, settings: Settings | None = None, scheduler: str = "threads",
+                  **options: Any) -> BatchResult:
+    """`read_dataset` then `run_batch`."""
+    return run_batch(read_dataset(path), settings, scheduler, **options)
