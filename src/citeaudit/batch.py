@@ -282,6 +282,7 @@ class Outcome:
     records: list[dict]
     status: str
     reasons: tuple[str, ...]
+    invalid: bool = False  # the line could not be audited: its one row is the error
 
     @property
     def decision(self) -> dict[str, object]:
@@ -292,7 +293,8 @@ def _error_outcome(item: Item, reason: str) -> Outcome:
     row = dict.fromkeys(ROW_COLUMNS)
     row.update({ANSWER_ID: item.answer_id, LINE: item.line, C.ERROR: reason})
     record = {ANSWER_ID: item.answer_id, LINE: item.line, **dict.fromkeys(C.OUTPUT_FIELDS), C.ERROR: reason}
-    return Outcome(item.line, item.answer_id, C.frame([row], ROW_COLUMNS), [record], str(Status.REJECT), (reason,))
+    return Outcome(item.line, item.answer_id, C.frame([row], ROW_COLUMNS), [record], str(Status.REJECT), (reason,),
+                   invalid=True)
 
 
 def audit_item(item: Item, settings: Settings) -> Outcome:
@@ -373,7 +375,8 @@ def partitions(items: Sequence[Item], size: int) -> Iterator[list[Item]]:
         yield list(items[start:start + size])
 
 
-def _check_scheduler(scheduler: str, settings: Settings) -> None:
+def check_scheduler(scheduler: str, settings: Settings) -> None:
+    """`InputError` for an unknown scheduler, or a cache mode that writes recordings off the threads."""
     if scheduler not in SCHEDULERS and not scheduler.startswith(("tcp://", "tls://", "inproc://", "ucx://")):
         raise InputError(f"scheduler {scheduler!r} is not threads, processes or a Dask scheduler address "
                          "(tcp://host:8786)")
@@ -390,7 +393,7 @@ def run_batch(items: Sequence[Item], settings: Settings | None = None, scheduler
     Results are in dataset order and the same whatever the scheduler.
     """
     settings = settings or Settings()
-    _check_scheduler(scheduler, settings)
+    check_scheduler(scheduler, settings)
     items = list(items)
     if not items:
         return BatchResult()

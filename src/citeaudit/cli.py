@@ -407,6 +407,63 @@ def report(source, citations, document, answer, answer_json, sources_json, doc_f
     sys.exit(result.decision.exit_code)
 
 
+@main.command()
+@click.argument("dataset", type=click.Path(dir_okay=False))
+@click.option("--threshold", type=click.FloatRange(0, 1), default=None,
+              help="Routing score at or above which a verdict stands (default: as `audit`).")
+@click.option("--strategy", type=_choice(Strategy), default=None, help="How the judge asks: choice or yesno.")
+@click.option("--cache-mode", type=_choice(CacheMode), default=None,
+              help="replay (default, offline), record or refresh (these two with --scheduler threads only).")
+@click.option("--model", default=None, help="Judge model name (default CITEAUDIT_MODEL or the recorded Qwen).")
+@click.option("--concurrency", type=click.IntRange(1, config.MAX_CONCURRENCY), default=None,
+              help="Judge requests in flight at once within one answer.")
+@locate_only_option
+@click.option("--reviews", type=click.Path(dir_okay=False), default=None,
+              help="Review store applied to the quote and line answers.")
+@click.option("--output", type=click.Path(dir_okay=False), default=None,
+              help="Write one JSON object per citation, with its answer_id.")
+@click.option("--decisions", type=click.Path(dir_okay=False), default=None,
+              help="Write one JSON object per answer: answer_id, line, status, reasons.")
+@click.option("--scheduler", default="threads", show_default=True,
+              help="Dask scheduler: threads (in-process), processes (a LocalCluster of 2 workers) or the "
+                   "address of a running scheduler (tcp://host:8786).")
+def batch(dataset, threshold, strategy, cache_mode, model, concurrency, locate_only, reviews, output, decisions,
+          scheduler):
+    """Audit a JSON Lines dataset of answers (any citation format, one answer per line) on Dask."""
+    from tqdm.auto import tqdm
+
+    from .batch import Settings, check_scheduler, read_dataset, run_batch
+    from .reviews import load_reviews
+
+    items = read_dataset(dataset)
+    if not items:
+        _fail(f"{dataset} has no answers: give one JSON object per line")
+    settings = Settings(threshold=threshold, cache_mode=cache_mode, strategy=strategy, model=model,
+                        concurrency=concurrency, locate_only=locate_only,
+                        reviews=tuple(load_reviews(reviews)) if reviews else (),
+                        cache_dir=str(config.cache_dir().resolve()))
+    check_scheduler(scheduler, settings)
+    with tqdm(total=len(items), desc="answers", unit="answer", file=sys.stderr) as bar:
+        result = run_batch(items, settings, scheduler, progress=bar.update)
+    counts = result.counts()
+    invalid = sum(outcome.invalid for outcome in result.outcomes)
+    click.echo(f"{len(items)} answers, {len(result.rows)} rows: "
+               + ", ".join(f"{counts.get(s, 0)} {s}" for s in ("ACCEPT", "REVIEW", "REJECT"))
+               + (f" ({invalid} invalid lines)" if invalid else ""))
+    for outcome in result.outcomes:
+        if outcome.status != "ACCEPT":
+            first = outcome.reasons[0].splitlines()[0] if outcome.reasons else ""
+            more = f" (+{len(outcome.reasons) - 1} more)" if len(outcome.reasons) > 1 else ""
+            click.echo(f"  {outcome.status:6} {outcome.answer_id} (line {outcome.line}): {first[:160]}{more}")
+    if output:
+        result.write_rows(output)
+        click.echo(f"wrote {sum(len(o.records) for o in result.outcomes)} records to {output}")
+    if decisions:
+        result.write_decisions(decisions)
+        click.echo(f"wrote {len(result.outcomes)} decisions to {decisions}")
+    sys.exit(result.exit_code)
+
+
 @main.command("serve-local")
 @click.option("--model", "key", type=MODEL_KEY, default=str(LocalModelKey.QWEN), show_default=True)
 @click.option("--port", type=int, default=8080, show_default=True)

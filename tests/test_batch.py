@@ -1,0 +1,208 @@
+"""Batches of answers (`citeaudit batch`, batch.py): the dataset format line by line, rows equal to
+auditing each answer alone, the same results on a real LocalCluster, exit codes."""
+
+import json
+import random
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from citeaudit import cli
+from citeaudit.audit import audit_lines, audit_quotes, audit_source_files
+from citeaudit.batch import ANSWER_ID, LINE, Settings, audit_dataset, read_dataset, run_batch
+from citeaudit.cache import CallCache
+from citeaudit.judge import Judge
+from citeaudit.lines import load_line_answer
+from citeaudit.views import records
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data"
+EXAMPLE = DATA / "batch" / "example.jsonl"
+QUOTES = json.loads((DATA / "rfc7519_citations.json").read_text(encoding="utf-8"))
+CONTRACT = {name: json.loads((DATA / "contract" / f"{name}.json").read_text(encoding="utf-8"))
+            for name in ("answer", "sources", "reviews")}
+FIELD_NOTE = str(DATA / "lines" / "field_note.txt")
+LINE_ANSWERS = {name: (DATA / "lines" / f"{name}.txt").read_text(encoding="utf-8")
+                for name in ("good_answer", "broken_answer")}
+
+MALFORMED = [
+    '{"answer_id": "bad-json", "source": "rfc7519.txt", "citations": [',  # cut short
+    json.dumps({"answer_id": "no-source", "citations": QUOTES[:1], "document": None, "sources": None}),
+    json.dumps({"answer_id": "missing-key", "source": "rfc7519.txt"}),  # no citations: no format
+    json.dumps({"answer_id": "no-answer", "document": FIELD_NOTE}),
+    json.dumps({"answer_id": "unknown-source", "source": "rfc99999-not-here.txt", "citations": QUOTES[:2]}),
+    json.dumps({"answer_id": "bad-record", "source": "rfc7519.txt", "citations": [{"id": "x", "claim": "c"}]}),
+    json.dumps(["not", "an", "object"]),
+    json.dumps({"answer_id": "jwt-times", "source": "rfc7519.txt", "citations": QUOTES[:1]}),  # repeats line 1
+]
+
+
+def _generated(n: int, seed: int = 7) -> list[dict]:
+    """n answers of the three formats over recorded inputs (RFC 7519 quotes, the field note, the contract)."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        kind = i % 3
+        if kind == 0:
+            picked = rng.sample(QUOTES, rng.randint(1, 4))
+            out.append({"answer_id": f"q{i}", "source": "rfc7519.txt", "citations": picked})
+        elif kind == 1:
+            out.append({"answer_id": f"l{i}", "document": FIELD_NOTE, "answer": rng.choice(list(LINE_ANSWERS.values()))})
+        else:
+            out.append({"answer_id": f"s{i}", **CONTRACT})
+    return out
+
+
+def _write(path: Path, lines: list) -> Path:
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x, ensure_ascii=False)) + "\n" for x in lines),
+                    encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def mixed(tmp_path) -> Path:
+    """The example's five answers, then malformed lines, then a valid line after them."""
+    good = EXAMPLE.read_text(encoding="utf-8").splitlines()
+    return _write(tmp_path / "mixed.jsonl", [*good, *MALFORMED, "", json.dumps(_generated(1)[0] | {"answer_id": "last"})])
+
+
+def _judge() -> Judge:
+    return Judge(cache=CallCache(mode="replay"))
+
+
+def test_mixed_formats_and_malformed_lines_give_error_rows_and_the_others_go_on(mixed, recorded_cache):
+    items = read_dataset(mixed)
+    assert len(items) == 5 + len(MALFORMED) + 1  # the blank line is skipped
+    result = run_batch(items, Settings(locate_only=True), partition_size=3)
+    decisions = result.decisions.set_index(LINE)  # a repeated answer_id is an error row of its own
+    assert list(result.decisions[ANSWER_ID][:5]) == ["jwt-times", "jwt-claims", "field-note-good",
+                                                     "field-note-broken", "contract"]
+    assert decisions.loc[5, "status"] == "ACCEPT"  # the contract
+    assert decisions.loc[1, "status"] == "REJECT"  # a fabricated quote
+    assert decisions.loc[15, ANSWER_ID] == "last"  # the answer after the bad lines (and a blank one) was audited
+    assert decisions.loc[15, "status"] in ("REVIEW", "REJECT") and (result.rows[ANSWER_ID] == "last").sum() >= 1
+    bad = result.decisions.iloc[5:5 + len(MALFORMED)]
+    assert (bad["status"] == "REJECT").all()
+    for (_, row), number in zip(bad.iterrows(), range(6, 6 + len(MALFORMED))):
+        assert row[LINE] == number and len(row["reasons"]) == 1
+        assert row["reasons"][0].startswith(f"line {number}: "), row["reasons"]
+    reasons = {row[ANSWER_ID]: row["reasons"][0] for _, row in bad.iterrows()}
+    assert "not valid JSON" in reasons["line 6"]
+    assert "cannot tell the citation format" in reasons["no-source"]
+    assert "cannot tell the citation format" in reasons["missing-key"]
+    assert "field 'answer'" in reasons["no-answer"] and "Field required" in reasons["no-answer"]
+    assert "rfc99999-not-here.txt" in reasons["unknown-source"]
+    assert "citations.0.quote" in reasons["bad-record"]
+    assert "a JSON object is expected" in reasons["line 12"]
+    assert "answer_id 'jwt-times' repeats line 1" in reasons["jwt-times"]
+    # one error row per bad line in the citation table, with the same reason
+    rows = result.rows
+    errors = rows[rows["id"].isna()]
+    assert list(errors[LINE]) == list(range(6, 6 + len(MALFORMED)))
+    assert errors["error"].str.startswith("line ").all()
+    assert list(rows.columns[:3]) == [ANSWER_ID, LINE, "id"]
+    assert result.exit_code == 1
+
+
+def _alone(entry: dict, judge: Judge | None, locate_only: bool):
+    options = dict(judge=judge, locate_only=locate_only)
+    if "citations" in entry:
+        return audit_quotes(entry["source"], entry["citations"] and _citations(entry["citations"]), **options)
+    if "document" in entry:
+        return audit_lines(_line_answer(entry), **options)
+    return audit_source_files(*_contract_files(), **options)
+
+
+def _citations(raw: list[dict]):
+    from citeaudit.citations import QuoteCitation
+
+    return [QuoteCitation.model_validate(r).to_citation() for r in raw]
+
+
+def _line_answer(entry: dict):
+    name = next(k for k, v in LINE_ANSWERS.items() if v == entry["answer"])
+    return load_line_answer(entry["document"], DATA / "lines" / f"{name}.txt")
+
+
+def _contract_files():
+    return [DATA / "contract" / f"{name}.json" for name in ("answer", "sources", "reviews")]
+
+
+@pytest.mark.parametrize("locate_only", [True, False], ids=["locate-only", "replay"])
+def test_rows_equal_auditing_each_answer_alone(tmp_path, recorded_cache, locate_only):
+    entries = _generated(60)
+    result = audit_dataset(_write(tmp_path / "gen.jsonl", entries), Settings(locate_only=locate_only))
+    assert len(result.outcomes) == 60 and result.rows[LINE].is_monotonic_increasing
+    judge = None if locate_only else _judge()
+    for entry in [*random.Random(3).sample(entries, 12), entries[0], entries[1], entries[2]]:
+        alone = _alone(entry, judge, locate_only)
+        batch = result.rows[result.rows[ANSWER_ID] == entry["answer_id"]].drop(columns=[ANSWER_ID, LINE])
+        expected = alone.table.reset_index(drop=True).reindex(columns=batch.columns)
+        pd.testing.assert_frame_equal(batch.reset_index(drop=True), expected)
+        outcome = next(o for o in result.outcomes if o.answer_id == entry["answer_id"])
+        assert [{k: v for k, v in r.items() if k not in (ANSWER_ID, LINE)} for r in outcome.records] == \
+            records(alone.table, alone.document)
+        assert (outcome.status, outcome.reasons) == (alone.decision.status, alone.decision.reasons)
+    if not locate_only:
+        assert result.rows["model"].notna().any()  # the judge's recorded answers were replayed
+
+
+def test_processes_scheduler_equals_threads(mixed, recorded_cache):
+    """A real LocalCluster of 2 worker processes: locate-only and a replay of the recordings."""
+    items = read_dataset(mixed)
+    for settings in (Settings(locate_only=True), Settings(cache_mode="replay")):
+        threads = run_batch(items, settings, "threads", partition_size=2)
+        seen: list[int] = []
+        processes = run_batch(items, settings, "processes", partition_size=2, progress=seen.append)
+        assert sum(seen) == len(items)
+        pd.testing.assert_frame_equal(processes.rows, threads.rows)
+        pd.testing.assert_frame_equal(processes.decisions, threads.decisions)
+        assert [o.records for o in processes.outcomes] == [o.records for o in threads.outcomes]
+    assert threads.rows["model"].notna().any()
+
+
+def _run(args: list[str]):
+    return CliRunner().invoke(cli.main, ["batch", *args])
+
+
+def test_cli_writes_rows_and_decisions_and_exits_by_the_answers(tmp_path, recorded_cache, mixed):
+    rows, decisions = tmp_path / "rows.jsonl", tmp_path / "decisions.jsonl"
+    result = _run([str(EXAMPLE), "--output", str(rows), "--decisions", str(decisions)])
+    assert result.exit_code == 1, result.output
+    assert "5 answers, 15 rows: 1 ACCEPT, 2 REVIEW, 2 REJECT" in result.output
+    written = [json.loads(line) for line in rows.read_text(encoding="utf-8").splitlines()]
+    assert len(written) == 15 and written[0][ANSWER_ID] == "jwt-times" and written[0]["id"] == "epoch_seconds"
+    assert [json.loads(line)["status"] for line in decisions.read_text(encoding="utf-8").splitlines()] == \
+        ["REJECT", "REVIEW", "REVIEW", "REJECT", "ACCEPT"]
+    accepted = _write(tmp_path / "ok.jsonl", [{"answer_id": "a", **CONTRACT}, {"answer_id": "b", **CONTRACT}])
+    ok = _run([str(accepted), "--locate-only"])
+    assert ok.exit_code == 0, ok.output
+    bad = _run([str(mixed), "--locate-only"])
+    assert bad.exit_code == 1, bad.output
+    assert "(8 invalid lines)" in bad.output and "line 6: not valid JSON" in bad.output
+
+
+def test_cli_usage_errors_exit_2(tmp_path, recorded_cache):
+    missing = _run([str(tmp_path / "nope.jsonl")])
+    assert missing.exit_code == 2 and "cannot read the dataset" in missing.output
+    (tmp_path / "empty.jsonl").write_text("\n\n", encoding="utf-8")
+    empty = _run([str(tmp_path / "empty.jsonl")])
+    assert empty.exit_code == 2 and "has no answers" in empty.output
+    (tmp_path / "latin1.jsonl").write_bytes(b'{"answer_id": "\xe9"}\n')
+    assert _run([str(tmp_path / "latin1.jsonl")]).exit_code == 2
+    record = _run([str(EXAMPLE), "--cache-mode", "record", "--scheduler", "processes"])
+    assert record.exit_code == 2 and "--scheduler threads" in record.output
+    unknown = _run([str(EXAMPLE), "--scheduler", "mpi"])
+    assert unknown.exit_code == 2 and "not threads, processes" in unknown.output
+
+
+def test_cli_judge_unreachable_exits_3(recorded_cache, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    monkeypatch.setenv("CITEAUDIT_RETRIES", "0")
+    monkeypatch.setenv("CITEAUDIT_TIMEOUT", "3")
+    result = _run([str(EXAMPLE), "--cache-mode", "refresh", "--model", "no-such-model"])
+    assert result.exit_code == 3, result.output
+    assert "Traceback" not in result.output
