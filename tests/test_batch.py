@@ -163,6 +163,17 @@ def test_processes_scheduler_equals_threads(mixed, recorded_cache):
     assert threads.rows["model"].notna().any()
 
 
+def test_an_existing_scheduler_by_address_equals_threads(mixed, recorded_cache):
+    from distributed import LocalCluster
+
+    items = read_dataset(mixed)
+    settings = Settings(cache_mode="replay")
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=":0") as cluster:
+        remote = run_batch(items, settings, cluster.scheduler_address)
+    assert cluster.scheduler_address.startswith("tcp://")
+    pd.testing.assert_frame_equal(remote.rows, run_batch(items, settings, "threads").rows)
+
+
 def _run(args: list[str]):
     return CliRunner().invoke(cli.main, ["batch", *args])
 
