@@ -217,3 +217,9 @@ def test_cli_judge_unreachable_exits_3(recorded_cache, monkeypatch):
     result = _run([str(EXAMPLE), "--cache-mode", "refresh", "--model", "no-such-model"])
     assert result.exit_code == 3, result.output
     assert "Traceback" not in result.output
+
+
+def test_cli_replay_misses_are_row_errors_with_how_to_record(recorded_cache):
+    result = _run([str(EXAMPLE), "--model", "no-such-model"])
+    assert result.exit_code == 1, result.output
+    assert "error: No recorded answer" in result.output and "--cache-mode record and --scheduler threads" in result.output

@@ -455,6 +455,15 @@ def batch(dataset, threshold, strategy, cache_mode, model, concurrency, locate_o
             first = outcome.reasons[0].splitlines()[0] if outcome.reasons else ""
             more = f" (+{len(outcome.reasons) - 1} more)" if len(outcome.reasons) > 1 else ""
             click.echo(f"  {outcome.status:6} {outcome.answer_id} (line {outcome.line}): {first[:160]}{more}")
+    errors = sorted({e for o in result.outcomes if not o.invalid for e in o.rows["error"] if isinstance(e, str)})
+    for error in errors[:5]:
+        click.echo(f"error: {error}", err=True)
+    if len(errors) > 5:
+        click.echo(f"error: ... and {len(errors) - 5} more kinds of row error (see the rows' `error`)", err=True)
+    if any(e.startswith("No recorded answer") for e in errors):
+        click.echo("Record the missing answers with --cache-mode record and --scheduler threads (an "
+                   "OpenAI-compatible endpoint: OPENAI_BASE_URL, CITEAUDIT_MODEL), then replay on any scheduler.",
+                   err=True)
     if output:
         result.write_rows(output)
         click.echo(f"wrote {sum(len(o.records) for o in result.outcomes)} records to {output}")
