@@ -32,7 +32,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from . import columns as C
-from . import config
+from . import config, strictjson
 from .audit import Audit, audit_lines, audit_quotes, audit_sources
 from .cache import CallCache
 from .citations import QuoteCitation
@@ -112,19 +112,6 @@ class Item:
     error: str | None = None
 
 
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    seen: dict[str, object] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _DuplicateKey(f"key {key!r} appears twice in one object")
-        seen[key] = value
-    return seen
-
-
 def _validation_reason(error: ValidationError) -> str:
     parts = []
     for item in error.errors()[:3]:
@@ -138,8 +125,8 @@ def parse_line(text: str, number: int, base: Path | None = None) -> Item:
     """One dataset line as an `Item`; every problem is its `error`, naming the line."""
     fallback = f"line {number}"
     try:
-        data = json.loads(text, object_pairs_hook=_unique_keys)
-    except _DuplicateKey as exc:
+        data = strictjson.loads(text)
+    except strictjson.RepeatedKeyError as exc:
         return Item(number, fallback, error=f"line {number}: {exc}. Fix: give each field once.")
     except (ValueError, RecursionError) as exc:
         return Item(number, fallback, error=f"line {number}: not valid JSON ({exc}). Fix the syntax of that line.")

@@ -14,12 +14,12 @@ The adapters at the edges validate strictly and name the file, the record and th
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
+from . import strictjson
 from .errors import InputError
 from .vocab import Kind, Verdict
 
@@ -124,28 +124,14 @@ def _describe(path: Path, error: ValidationError) -> str:
     )
 
 
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    """`json` object hook: a key that appears twice in one object is an error, not the last wins."""
-    seen: dict[str, object] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _DuplicateKey(f"key {key!r} appears twice in one object")
-        seen[key] = value
-    return seen
-
-
 def load_citations(path: str | Path) -> list[Citation]:
     """Read and validate a quote-citation JSON file; ids must be unique, and keys within a record."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_unique_keys)
+        data = strictjson.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise InputError(f"{path}: cannot read citation file ({exc.strerror or exc}). Check the path.") from exc
-    except _DuplicateKey as exc:
+    except strictjson.RepeatedKeyError as exc:
         raise InputError(f"{path}: {exc}. Fix: give each field once.") from None
     except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError, or a number too long to convert
         raise InputError(f"{path}: not valid UTF-8 JSON ({exc}). Fix the syntax at that position.") from None

@@ -37,6 +37,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+from . import strictjson
 from .errors import InputError, StoreError
 
 logger = logging.getLogger(__name__)
@@ -100,18 +101,6 @@ def _looks_torn(line: bytes) -> bool:
     return line.lstrip().startswith(b'{"')
 
 
-class _RepeatedKey(Exception):
-    """An object that gives one key twice: never written by us, and ambiguous to read."""
-
-
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    value = dict(pairs)
-    if len(value) < len(pairs):
-        repeated = sorted({key for key, _ in pairs if sum(k == key for k, _ in pairs) > 1})
-        raise _RepeatedKey(", ".join(map(repr, repeated)))
-    return value
-
-
 def parse_records(data: bytes, path: str | Path, required: tuple[str, ...] = ()) -> Records:
     """The records in `data`, the bytes of the store at `path` (named in messages and warnings)."""
     path = Path(path)
@@ -121,9 +110,10 @@ def parse_records(data: bytes, path: str | Path, required: tuple[str, ...] = ())
         if not raw.strip():
             continue
         try:
-            value = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_keys)
-        except _RepeatedKey as exc:
-            raise StoreError(f"{path}: line {n} gives the key(s) {exc} twice; citeaudit never writes that. "
+            value = strictjson.loads(raw.decode("utf-8"))
+        except strictjson.RepeatedKeyError as exc:  # before ValueError: a whole line, not a torn one
+            keys = ", ".join(map(repr, sorted(exc.keys)))
+            raise StoreError(f"{path}: line {n} gives the key(s) {keys} twice; citeaudit never writes that. "
                              "Remove or fix that line.") from None
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # not JSON, or beyond json's limits
             torn_only = torn_only and _looks_torn(raw)

@@ -1,0 +1,40 @@
+"""JSON read strictly: an object that gives a key twice is an error, never "the last one wins".
+
+`json.loads` keeps the last of two equal keys, so a forged value can hide behind the one a
+first-key reader sees. Every reader of citeaudit's inputs and stores parses through `loads`.
+"""
+
+from __future__ import annotations
+
+import json
+
+
+class RepeatedKeyError(ValueError):
+    """An object gave `keys` (in the order they repeat) more than once."""
+
+    def __init__(self, keys: tuple[str, ...]):
+        self.keys = keys
+        super().__init__(f"key {keys[0]!r} appears twice in one object")
+
+
+def unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """`object_pairs_hook` for `json`: the object as a dict, or `RepeatedKeyError`.
+
+    >>> unique_keys([("a", 1), ("b", 2)])
+    {'a': 1, 'b': 2}
+    """
+    value = dict(pairs)
+    if len(value) < len(pairs):
+        seen: set[str] = set()
+        repeated: list[str] = []
+        for key, _ in pairs:
+            if key in seen and key not in repeated:
+                repeated.append(key)
+            seen.add(key)
+        raise RepeatedKeyError(tuple(repeated))
+    return value
+
+
+def loads(text: str | bytes) -> object:
+    """`json.loads` with `unique_keys`: raises `RepeatedKeyError` (a `ValueError`) on a repeated key."""
+    return json.loads(text, object_pairs_hook=unique_keys)
