@@ -209,6 +209,7 @@ class Settings:
     locate_only: bool = False
     reviews: tuple[Review, ...] = ()
     cache_dir: str | None = None
+    cards: bool = False  # render the report cards of answers that are not ACCEPT (for the dashboard)
 
 
 _lock = threading.Lock()
@@ -258,10 +259,24 @@ def audit_entry(entry: Entry, settings: Settings) -> Audit:
     return audit_sources(entry.answer, entry.sources, entry.reviews, **options)
 
 
+def answer_anchor(line: int) -> str:
+    """The HTML anchor of an answer's section in the dashboard (line numbers are unique)."""
+    return f"answer-{line}"
+
+
+def _source_name(entry: Entry | None) -> str | None:
+    if isinstance(entry, QuoteLine):
+        return Path(entry.source).name
+    if isinstance(entry, LinesLine):
+        return Path(entry.document).name
+    return None  # a source-id answer carries its sources: each row names its own
+
+
 @dataclass(frozen=True)
 class Outcome:
     """One answer's result: its rows (the audit table with answer_id and line), its JSON records,
-    its decision."""
+    its decision, the document it cites (None for source-ids), and, when `Settings.cards` asked
+    for them and the answer is not ACCEPT, its report cards as HTML."""
 
     line: int
     answer_id: str
@@ -270,6 +285,8 @@ class Outcome:
     status: str
     reasons: tuple[str, ...]
     invalid: bool = False  # the line could not be audited: its one row is the error
+    source: str | None = None
+    cards: str | None = None
 
     @property
     def decision(self) -> dict[str, object]:
@@ -281,7 +298,7 @@ def _error_outcome(item: Item, reason: str) -> Outcome:
     row.update({ANSWER_ID: item.answer_id, LINE: item.line, C.ERROR: reason})
     record = {ANSWER_ID: item.answer_id, LINE: item.line, **dict.fromkeys(C.OUTPUT_FIELDS), C.ERROR: reason}
     return Outcome(item.line, item.answer_id, C.frame([row], ROW_COLUMNS), [record], str(Status.REJECT), (reason,),
-                   invalid=True)
+                   invalid=True, source=_source_name(item.entry))
 
 
 def audit_item(item: Item, settings: Settings) -> Outcome:
@@ -303,7 +320,13 @@ def audit_item(item: Item, settings: Settings) -> Outcome:
     rows.insert(0, ANSWER_ID, item.answer_id)
     out = [{ANSWER_ID: item.answer_id, LINE: item.line, **r} for r in records(table, audit.document)]
     decision = audit.decision
-    return Outcome(item.line, item.answer_id, rows, out, str(decision.status), tuple(decision.reasons))
+    cards = None
+    if settings.cards and decision.status != Status.ACCEPT:
+        from .report import answer_html
+
+        cards = answer_html(audit, answer_anchor(item.line))
+    return Outcome(item.line, item.answer_id, rows, out, str(decision.status), tuple(decision.reasons),
+                   source=_source_name(item.entry), cards=cards)
 
 
 def audit_partition(items: Sequence[Item], settings: Settings) -> list[Outcome]:
@@ -343,6 +366,17 @@ class BatchResult:
         for o in self.outcomes:
             counts[o.status] = counts.get(o.status, 0) + 1
         return counts
+
+    def render_html(self, title: str = "Citation audit of a dataset") -> str:
+        """The dashboard (`dashboard.render_dashboard`): counts, answers to look at, their cards."""
+        from .dashboard import render_dashboard
+
+        return render_dashboard(self, title)
+
+    def write_html(self, path: str | Path, title: str = "Citation audit of a dataset") -> Path:
+        from .dashboard import write_dashboard
+
+        return write_dashboard(path, self, title)
 
     def write_rows(self, path: str | Path) -> Path:
         from .stores import atomic_write_text

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Iterable
 from enum import StrEnum
 from importlib.metadata import version
+from pathlib import Path
 from typing import NoReturn, TypeVar
 
 import click
@@ -427,8 +428,11 @@ def report(source, citations, document, answer, answer_json, sources_json, doc_f
 @click.option("--scheduler", default="threads", show_default=True,
               help="Dask scheduler: threads (in-process), processes (a LocalCluster of 2 workers) or the "
                    "address of a running scheduler (tcp://host:8786).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
+              help="Write the dashboard: counts per decision and verdict, the answers to look at with their "
+                   "cards, the sources with the most failing citations, the confidence histogram.")
 def batch(dataset, threshold, strategy, cache_mode, model, concurrency, locate_only, reviews, output, decisions,
-          scheduler):
+          scheduler, html_path):
     """Audit a JSON Lines dataset of answers (any citation format, one answer per line) on Dask."""
     from tqdm.auto import tqdm
 
@@ -441,7 +445,7 @@ def batch(dataset, threshold, strategy, cache_mode, model, concurrency, locate_o
     settings = Settings(threshold=threshold, cache_mode=cache_mode, strategy=strategy, model=model,
                         concurrency=concurrency, locate_only=locate_only,
                         reviews=tuple(load_reviews(reviews)) if reviews else (),
-                        cache_dir=str(config.cache_dir().resolve()))
+                        cache_dir=str(config.cache_dir().resolve()), cards=html_path is not None)
     check_scheduler(scheduler, settings)
     with tqdm(total=len(items), desc="answers", unit="answer", file=sys.stderr) as bar:
         result = run_batch(items, settings, scheduler, progress=bar.update)
@@ -470,6 +474,9 @@ def batch(dataset, threshold, strategy, cache_mode, model, concurrency, locate_o
     if decisions:
         result.write_decisions(decisions)
         click.echo(f"wrote {len(result.outcomes)} decisions to {decisions}")
+    if html_path:
+        result.write_html(html_path, title=f"Citation audit of {Path(dataset).name}")
+        click.echo(f"wrote the dashboard to {html_path}")
     sys.exit(result.exit_code)
 
 

@@ -33,7 +33,7 @@ from .vocab import ReviewState, Route, Verdict
 if TYPE_CHECKING:
     from .audit import Audit
 
-_CSS = """
+PAGE_CSS = """
 body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:62rem;color:#222;padding:0 1rem}
 h1{font-size:1.4rem} .summary{border:1px solid #ccc;padding:1rem;border-radius:6px;background:#fafafa}
 .status{font-weight:700;font-size:1.2rem;margin:0} .ACCEPT{color:#1a7f37} .REVIEW{color:#9a6700} .REJECT{color:#cf222e}
@@ -142,12 +142,12 @@ def _probabilities_html(probs) -> str:
     return f"<table class='probs'>{cells}</table>"
 
 
-def _card(row: pd.Series, document: Document | None) -> str:
+def _card(row: pd.Series, document: Document | None, anchor: str, top: str = "top") -> str:
     state = card_state(row)
     error = row.get(C.ERROR)
     flags = ", ".join(row[C.FLAGS]) if row[C.FLAGS] else "none"
     return (
-        f"<section class='card {state.key}' id='citation-{_e(row[C.ID])}'>"
+        f"<section class='card {state.key}' id='{_e(anchor)}'>"
         f"<h2>{_e(row[C.ID])} <span class='badge s-{state.key}'>{_e(state.badge)}</span></h2>"
         f"<p class='claim-text'>{_e(row[C.CLAIM])}</p>"
         f"<p class='meta state'>{_e(state.sentence)}</p>"
@@ -158,17 +158,17 @@ def _card(row: pd.Series, document: Document | None) -> str:
         f"confidence: {_confidence(row)} &middot; flags: {_e(flags)}</p>"
         f"{_probabilities_html(row[C.PROBABILITIES])}"
         f"<p class='meta'>evidence the judge reads:</p>{evidence_html(row, document, window=True)}"
-        "<p class='meta'><a href='#top'>back to the summary</a></p>"
+        f"<p class='meta'><a href='#{_e(top)}'>back to the summary</a></p>"
         "</section>"
     )
 
 
-def _index(table: pd.DataFrame) -> str:
+def _index(table: pd.DataFrame, anchors: list[str]) -> str:
     rows = []
-    for _, row in table.iterrows():
+    for anchor, (_, row) in zip(anchors, table.iterrows(), strict=True):
         state = card_state(row)
         rows.append(
-            f"<tr><td><a href='#citation-{_e(row[C.ID])}'>{_e(row[C.ID])}</a></td>"
+            f"<tr><td><a href='#{_e(anchor)}'>{_e(row[C.ID])}</a></td>"
             f"<td class='claim'>{_e(row[C.CLAIM])}</td>"
             f"<td><span class='badge s-{state.key}'>{_e(state.badge)}</span></td>"
             f"<td>{_e(row[C.ROUTE])}</td><td>{_confidence(row)}</td></tr>")
@@ -192,13 +192,24 @@ def render_html(audit: Audit, title: str | None = None) -> str:
         f"<p>threshold: {threshold} &middot; model: {_e(', '.join(models))}"
         f" &middot; source: {_e(audit.name)}</p></div>"
     )
-    cards = "".join(_card(row, document) for _, row in table.iterrows())
+    anchors = [f"citation-{row[C.ID]}" for _, row in table.iterrows()]
+    cards = "".join(_card(row, document, anchor) for anchor, (_, row) in zip(anchors, table.iterrows(), strict=True))
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-        f"<title>{_e(title)}</title><style>{_CSS}</style></head>"
-        f"<body><h1>{_e(title)}</h1>{summary}{_index(table)}{cards}</body></html>"
+        f"<title>{_e(title)}</title><style>{PAGE_CSS}</style></head>"
+        f"<body><h1>{_e(title)}</h1>{summary}{_index(table, anchors)}{cards}</body></html>"
     )
+
+
+def answer_html(audit: Audit, anchor: str, top: str = "top") -> str:
+    """One answer's citations as an index table and cards, for a page that holds many answers
+    (the batch dashboard): card anchors are `{anchor}-c1`, `{anchor}-c2`, ... in table order, and
+    each card links back to `#{top}`."""
+    table, document = audit.table, audit.document
+    anchors = [f"{anchor}-c{n}" for n in range(1, len(table) + 1)]
+    cards = "".join(_card(row, document, a, top) for a, (_, row) in zip(anchors, table.iterrows(), strict=True))
+    return _index(table, anchors) + cards
 
 
 def write_report(path: str | Path, audit: Audit, title: str | None = None) -> Path:
