@@ -104,3 +104,9 @@ def test_cli_writes_a_dashboard_that_renders_in_chromium(dataset, recorded_cache
     shot = tmp_path / "dashboard.png"
     chromium(f"--screenshot={shot}", "--window-size=1200,1600", out.as_uri(), tmp_path=tmp_path)
     assert shot.is_file() and _png_size(shot) == (1200, 1600)
+
+
+def test_the_same_page_from_a_local_cluster(dataset, result, recorded_cache):
+    """Cards are rendered on the workers: a real 2-process LocalCluster gives the same page."""
+    processes = audit_dataset(dataset, Settings(cache_mode="replay", cards=True), scheduler="processes")
+    assert render_dashboard(processes) == render_dashboard(result)
