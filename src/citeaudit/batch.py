@@ -15,7 +15,9 @@ The result is one table, one row per citation with an `answer_id` and `line` col
 audit table's columns, and one decision per answer. Partitions of answers run on Dask: the
 in-process threaded scheduler (default), a `LocalCluster` of worker processes, or an existing
 scheduler's address. Each worker loads and indexes a source document once (cached by path).
-Workers never write recordings: `record` and `refresh` run only on the threaded scheduler.
+Workers never write the recordings: in `record` and `refresh` mode a worker's judge holds the
+calls it makes and returns them with its partition, and the client appends them, so record and
+replay behave as in one process on every scheduler.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -210,6 +212,7 @@ class Settings:
     reviews: tuple[Review, ...] = ()
     cache_dir: str | None = None
     cards: bool = False  # render the report cards of answers that are not ACCEPT (for the dashboard)
+    hold: bool = False  # the judge's new calls are returned to the client, not appended (Dask workers)
 
 
 _lock = threading.Lock()
@@ -235,11 +238,11 @@ def _judge(settings: Settings) -> Judge | None:
     """One judge per worker process and settings, shared by its threads."""
     if settings.locate_only:
         return None
-    key = (settings.model, settings.cache_mode, settings.strategy, settings.cache_dir)
+    key = (settings.model, settings.cache_mode, settings.strategy, settings.cache_dir, settings.hold)
     with _lock:
         if key not in _judges:
             _judges[key] = Judge(model=settings.model or config.model(),
-                                 cache=CallCache(settings.cache_dir, mode=settings.cache_mode),
+                                 cache=CallCache(settings.cache_dir, mode=settings.cache_mode, hold=settings.hold),
                                  strategy=settings.strategy or config.strategy())
         return _judges[key]
 
@@ -329,9 +332,13 @@ def audit_item(item: Item, settings: Settings) -> Outcome:
                    source=_source_name(item.entry), cards=cards)
 
 
-def audit_partition(items: Sequence[Item], settings: Settings) -> list[Outcome]:
-    """What one Dask task does: the answers of one partition, in order."""
-    return [audit_item(item, settings) for item in items]
+def audit_partition(items: Sequence[Item], settings: Settings) -> tuple[list[Outcome], list[dict]]:
+    """What one Dask task does: the answers of one partition, in order, and (with `settings.hold`)
+    the judge's new recordings for the client to append. A record made while this partition ran
+    may come back with another partition of the same worker; each comes back exactly once."""
+    outcomes = [audit_item(item, settings) for item in items]
+    judge = _judge(settings) if settings.hold else None
+    return outcomes, (judge.cache.take_held() if judge is not None else [])
 
 
 # --- the batch ------------------------------------------------------------------------------------
@@ -397,14 +404,10 @@ def partitions(items: Sequence[Item], size: int) -> Iterator[list[Item]]:
 
 
 def check_scheduler(scheduler: str, settings: Settings) -> None:
-    """`InputError` for an unknown scheduler, or a cache mode that writes recordings off the threads."""
+    """`InputError` for an unknown scheduler."""
     if scheduler not in SCHEDULERS and not scheduler.startswith(("tcp://", "tls://", "inproc://", "ucx://")):
         raise InputError(f"scheduler {scheduler!r} is not threads, processes or a Dask scheduler address "
                          "(tcp://host:8786)")
-    mode = settings.cache_mode or (None if settings.locate_only else config.cache_mode())
-    if scheduler != "threads" and not settings.locate_only and mode in WRITING_MODES:
-        raise InputError(f"cache mode {mode} writes recordings, which Dask workers never do: run it with "
-                         "--scheduler threads (the default), then replay the recordings on any scheduler")
 
 
 def run_batch(items: Sequence[Item], settings: Settings | None = None, scheduler: str = "threads",
@@ -422,6 +425,9 @@ def run_batch(items: Sequence[Item], settings: Settings | None = None, scheduler
     parts = list(partitions(items, size))
     if scheduler == "threads":
         return BatchResult(_run_threads(parts, settings, progress))
+    mode = settings.cache_mode or config.cache_mode()
+    if not settings.locate_only and mode in WRITING_MODES:
+        settings = replace(settings, hold=True)  # the workers' new calls come back to be appended here
     return BatchResult(_run_distributed(parts, settings, scheduler, progress))
 
 
@@ -434,12 +440,12 @@ def _run_threads(parts: list[list[Item]], settings: Settings,
 
     class _Progress(Callback):
         def _posttask(self, key, result, dsk, state, worker_id):
-            if progress is not None and isinstance(result, list):
-                progress(len(result))
+            if progress is not None and isinstance(result, tuple):
+                progress(len(result[0]))
 
     with _Progress():
         done = dask.compute(*tasks, scheduler="threads")
-    return [outcome for part in done for outcome in part]
+    return [outcome for outcomes, _ in done for outcome in outcomes]
 
 
 def _run_distributed(parts: list[list[Item]], settings: Settings, scheduler: str,
@@ -447,6 +453,7 @@ def _run_distributed(parts: list[list[Item]], settings: Settings, scheduler: str
     from distributed import Client, LocalCluster, as_completed
 
     cluster = None
+    recordings = CallCache(settings.cache_dir, mode=settings.cache_mode) if settings.hold else None
     if scheduler == "processes":
         cluster = LocalCluster(n_workers=LOCAL_WORKERS, threads_per_worker=1, processes=True,
                                dashboard_address=":0")
@@ -459,7 +466,9 @@ def _run_distributed(parts: list[list[Item]], settings: Settings, scheduler: str
             order = {future.key: n for n, future in enumerate(futures)}
             results: list[list[Outcome] | None] = [None] * len(parts)
             for future in as_completed(futures):
-                part = future.result()  # a worker's JudgeUnavailableError raises here
+                part, records = future.result()  # a worker's JudgeUnavailableError raises here
+                if recordings is not None and records:
+                    recordings.append(records)  # as each partition ends: a later failure loses none
                 results[order[future.key]] = part
                 if progress is not None:
                     progress(len(part))
@@ -467,6 +476,8 @@ def _run_distributed(parts: list[list[Item]], settings: Settings, scheduler: str
         raise InputError(f"cannot reach the Dask scheduler {scheduler} ({exc}). Start one "
                          "(dask scheduler; dask worker ADDRESS) or use --scheduler threads.") from None
     finally:
+        if recordings is not None:
+            recordings.close()
         if cluster is not None:
             cluster.close()
     return [outcome for part in results if part is not None for outcome in part]

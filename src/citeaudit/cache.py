@@ -8,7 +8,9 @@ confidential), the response with its log-probabilities, seconds, tokens and when
 Modes: `replay` never calls and raises `CacheMissError` on a miss; `record` answers from the cache
 and calls on a miss; `refresh` always calls. Calls made in `record`/`refresh` are appended to the
 recording of their model through `stores.append_record` (one whole line per write, under a lock),
-and the diskcache store is rebuilt whenever it no longer matches the recordings.
+and the diskcache store is rebuilt whenever it no longer matches the recordings. A cache opened
+with `hold=True` (a Dask worker's) appends nothing: it keeps its new records in memory, answers
+repeated requests from them, and hands them over with `take_held()`, for the client to `append`.
 """
 
 from __future__ import annotations
@@ -81,7 +83,10 @@ class CallCache:
     deleted). A corrupted store is deleted and rebuilt. Records are stored as JSON text.
     """
 
-    def __init__(self, directory: str | Path | None = None, mode: str | None = None):
+    def __init__(self, directory: str | Path | None = None, mode: str | None = None, hold: bool = False):
+        self.hold = hold
+        self._held: list[dict] = []
+        self._fresh: dict[str, dict] = {}
         self.directory = Path(directory) if directory else config.cache_dir()
         self.mode = mode or config.cache_mode()
         if self.mode not in config.CACHE_MODES:
@@ -219,7 +224,8 @@ class CallCache:
         """
         key = request_key(request)
         if self.mode != "refresh":
-            hit = self._get(key)
+            hit = self._fresh.get(key) if self.hold else None
+            hit = hit if hit is not None else self._get(key)
             if hit is not None:
                 return hit, True
         if self.mode == CacheMode.REPLAY:
@@ -243,8 +249,25 @@ class CallCache:
             "tokens": usage,
             "when": datetime.now(UTC).isoformat(timespec="seconds"),
         }
-        path = self.directory / recording_name(request["model"])
-        with self._write_lock:
-            before, after = append_offsets(path, record, RECORD_KEYS)
-            self._remember(path, record, before, after)
+        if self.hold:
+            with self._write_lock:
+                self._held.append(record)
+                self._fresh[key] = record
+        else:
+            self.append([record])
         return record, False
+
+    def append(self, records: list[dict]) -> None:
+        """Append records made elsewhere (a worker's `take_held()`) to their models' recordings, in
+        order, as `call` appends its own; the store learns them too."""
+        with self._write_lock:
+            for record in records:
+                path = self.directory / recording_name(record["model"])
+                before, after = append_offsets(path, record, RECORD_KEYS)
+                self._remember(path, record, before, after)
+
+    def take_held(self) -> list[dict]:
+        """The records made since the last call, each handed over once (for `append` elsewhere)."""
+        with self._write_lock:
+            held, self._held = self._held, []
+        return held

@@ -414,7 +414,8 @@ def report(source, citations, document, answer, answer_json, sources_json, doc_f
               help="Routing score at or above which a verdict stands (default: as `audit`).")
 @click.option("--strategy", type=_choice(Strategy), default=None, help="How the judge asks: choice or yesno.")
 @click.option("--cache-mode", type=_choice(CacheMode), default=None,
-              help="replay (default, offline), record or refresh (these two with --scheduler threads only).")
+              help="replay (default, offline), record or refresh (on Dask workers too: the client appends "
+                   "their calls).")
 @click.option("--model", default=None, help="Judge model name (default CITEAUDIT_MODEL or the recorded Qwen).")
 @click.option("--concurrency", type=click.IntRange(1, config.MAX_CONCURRENCY), default=None,
               help="Judge requests in flight at once within one answer.")
@@ -465,9 +466,8 @@ def batch(dataset, threshold, strategy, cache_mode, model, concurrency, locate_o
     if len(errors) > 5:
         click.echo(f"error: ... and {len(errors) - 5} more kinds of row error (see the rows' `error`)", err=True)
     if any(e.startswith("No recorded answer") for e in errors):
-        click.echo("Record the missing answers with --cache-mode record and --scheduler threads (an "
-                   "OpenAI-compatible endpoint: OPENAI_BASE_URL, CITEAUDIT_MODEL), then replay on any scheduler.",
-                   err=True)
+        click.echo("Record the missing answers with --cache-mode record (an OpenAI-compatible endpoint: "
+                   "OPENAI_BASE_URL, CITEAUDIT_MODEL), then replay them offline.", err=True)
     if output:
         result.write_rows(output)
         click.echo(f"wrote {sum(len(o.records) for o in result.outcomes)} records to {output}")
