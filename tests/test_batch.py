@@ -221,3 +221,13 @@ def test_cli_replay_misses_are_row_errors_with_how_to_record(recorded_cache):
     result = _run([str(EXAMPLE), "--model", "no-such-model"])
     assert result.exit_code == 1, result.output
     assert "error: No recorded answer" in result.output and "Record the missing answers with --cache-mode record" in result.output
+
+
+def test_integer_answer_ids_are_text_and_other_types_are_errors():
+    from citeaudit.batch import parse_line
+
+    line = {"document": FIELD_NOTE, "answer": LINE_ANSWERS["good_answer"]}
+    assert parse_line(json.dumps({"answer_id": 17, **line}), 1).answer_id == "17"
+    for bad in (True, 1.5, None, ["x"]):
+        item = parse_line(json.dumps({"answer_id": bad, **line}), 3)
+        assert item.entry is None and item.error and item.error.startswith("line 3: field 'answer_id'")

@@ -64,6 +64,11 @@ class _Line(BaseModel):
 
     answer_id: str = Field(min_length=1)
 
+    @field_validator("answer_id", mode="before")
+    @classmethod
+    def _integer_ids_as_text(cls, value: object) -> object:
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
     @field_validator("answer_id")
     @classmethod
     def _not_blank(cls, value: str) -> str:
@@ -136,6 +141,8 @@ def parse_line(text: str, number: int, base: Path | None = None) -> Item:
         return Item(number, fallback, error=f"line {number}: a JSON object is expected, not {type(data).__name__}. "
                                             f"Each line is one of: {FORMAT_HELP}.")
     answer_id = data.get(ANSWER_ID)
+    if isinstance(answer_id, int) and not isinstance(answer_id, bool):
+        answer_id = str(answer_id)
     name = answer_id if isinstance(answer_id, str) and answer_id.strip() else fallback
     kinds = [(model, shape) for key, model, shape in _KINDS if key in data]
     if len(kinds) != 1:
