@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from test_report import chromium
 
-from citeaudit import cli
+from citeaudit import cli, dashboard
 from citeaudit.batch import Settings, audit_dataset
 from citeaudit.dashboard import (
     citation_table,
@@ -110,3 +110,12 @@ def test_the_same_page_from_a_local_cluster(dataset, result, recorded_cache):
     """Cards are rendered on the workers: a real 2-process LocalCluster gives the same page."""
     processes = audit_dataset(dataset, Settings(cache_mode="replay", cards=True), scheduler="processes")
     assert render_dashboard(processes) == render_dashboard(result)
+
+
+def test_past_the_card_limit_answers_keep_their_reasons(result, monkeypatch):
+    monkeypatch.setattr(dashboard, "CARD_SECTIONS", 2)
+    page = render_dashboard(result)
+    assert page.count("Cards left out") == 3  # 6 answers to look at, 2 with cards, 1 invalid line
+    assert page.count("class='card ") == sum(o.cards.count("class='card ") for o in
+                                             [o for o in result.outcomes if o.cards][:2])
+    assert set(re.findall(r"href='#([^']+)'", page)) <= set(re.findall(r"id='([^']+)'", page))

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 FAILING = (Verdict.CONTRADICTED, Verdict.UNSUPPORTED, Verdict.FABRICATED)
 TOP_SOURCES = 10
+CARD_SECTIONS = 200  # answers whose cards are drawn; past it, only their reasons (the page stays small)
 BIN_WIDTH = 0.05
 STANDS_STATES = ("auto-pass", "auto-fail", "fabricated", "reviewed")  # card states whose verdict stands
 
@@ -196,12 +197,15 @@ def _answers_to_look_at(outcomes: list[Outcome]) -> str:
             f"<th>source</th><th>first reason</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
-def _answer_section(o: Outcome) -> str:
+def _answer_section(o: Outcome, cards: bool = True) -> str:
     from .batch import answer_anchor
 
     reasons = "".join(f"<li>{_e(r)}</li>" for r in o.reasons)
     if o.invalid:
         body = f"<pre class='error'>{_e(o.reasons[0] if o.reasons else '')}</pre>"
+    elif not cards:
+        body = (f"<p class='meta'>Cards left out: only the first {CARD_SECTIONS} answers to look at carry them. "
+                "The rows (--output) have every citation; `citeaudit report` draws this answer alone.</p>")
     elif o.cards is not None:
         body = o.cards
     else:
@@ -240,7 +244,7 @@ def render_dashboard(result: BatchResult, title: str = "Citation audit of a data
         "<h2>Sources with the most failing citations</h2>"
         + (_table(sources) if len(sources) else "<p>No failing citation.</p>")
         + f"<h2>Answers to look at ({len(look_at)})</h2>{_answers_to_look_at(result.outcomes)}"
-        + "".join(_answer_section(o) for o in look_at)
+        + "".join(_answer_section(o, n < CARD_SECTIONS) for n, o in enumerate(look_at))
     )
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
