@@ -329,6 +329,23 @@ def calibration_row(fitted) -> str:
             f"| {cv['auroc']:.2f} | {spread} | {cv['stand']}/{cv['judged']} ({cv['coverage']:.0%}) | {right} |")
 
 
+def repeated_summary(repeated: dict) -> str:
+    """The repeated cross-validation's figures in one line: means, spread and extremes."""
+    return (f"verdicts that stand {repeated['coverage_mean']:.1%} of the judged (sd {repeated['coverage_sd']:.1%}, "
+            f"{repeated['coverage_min']:.1%}-{repeated['coverage_max']:.1%}), of them right "
+            f"{repeated['precision_mean']:.1%} (sd {repeated['precision_sd']:.1%}, "
+            f"{repeated['precision_min']:.1%}-{repeated['precision_max']:.1%}; pooled "
+            f"{repeated['precision_pooled']:.1%}); balanced accuracy {repeated['balanced_accuracy_mean']:.2f}")
+
+
+def map_formula(fitted) -> str:
+    """The fitted map as a formula: P(pass) from the log-odds of P(supports) or of each answer."""
+    if not fitted.weights:
+        return f"P(pass) = 1 / (1 + exp(-({fitted.a:.3f} + {fitted.b:.3f} x log-odds of P(supports))))"
+    terms = " ".join(f"{w:+.3f} x lo({key})" for key, w in fitted.weights.items())
+    return f"P(pass) = 1 / (1 + exp(-({fitted.a:.3f} {terms}))), lo(q) the log-odds of P(yes) to question q"
+
+
 @main.command()
 @click.option("--source", "sources", required=True, multiple=True,
               help="Source text (repeat, paired with --citations).")
@@ -341,9 +358,13 @@ def calibration_row(fitted) -> str:
 @click.option("--target", type=click.FloatRange(0.5, 1), default=0.95, show_default=True,
               help="Accuracy the verdicts that stand must reach.")
 @click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True, help="Cross-validation folds.")
+@click.option("--repeats", type=click.IntRange(0, 200), default=20, show_default=True,
+              help="Fold assignments of the repeated cross-validation (0: only the first).")
+@click.option("--inputs", type=click.Choice(["supports", "answers"]), default=None,
+              help="What the map reads: P(supports) (the default), or each yes/no question's P(yes).")
 @click.option("--cache-mode", type=_choice(CacheMode), default=None)
 @click.option("--no-save", is_flag=True, help="Print the figures only; do not write the calibration file.")
-def calibrate(sources, citation_files, model, strategy, target, folds, cache_mode, no_save):
+def calibrate(sources, citation_files, model, strategy, target, folds, repeats, inputs, cache_mode, no_save):
     """Fit a per-model calibration of the routing score on labelled sets and recommend a threshold.
 
     Prints cross-validated figures (fitted on the other folds, scored on the held-out one) and
@@ -364,17 +385,20 @@ def calibrate(sources, citation_files, model, strategy, target, folds, cache_mod
     if errors:  # a calibration fitted on part of a set would be quietly biased
         _fail(f"{len(errors)} kind(s) of judge failure, first: {errors[0]}")
     try:
-        fitted = fit_calibration(table, judge.model, judge.strategy, target, folds, [str(c) for c in citation_files])
+        fitted = fit_calibration(table, judge.model, judge.strategy, target, folds, [str(c) for c in citation_files],
+                                 inputs, repeats)
     except ValueError as exc:
         _fail(str(exc))
     click.echo(f"model {judge.model}, strategy {judge.strategy}: {len(table)} labelled citations, "
                f"{fitted.cross_validated['judged']} judged by the model; {folds}-fold cross-validated figures:\n")
     click.echo(CALIBRATION_HEADER)
     click.echo(calibration_row(fitted))
+    repeated = fitted.cross_validated.get("repeated")
+    if repeated:
+        click.echo(f"\nover {repeated['repeats']} fold assignments: " + repeated_summary(repeated))
     shown = "none reaches the target" if fitted.threshold is None else f"{fitted.threshold:.2f}"
-    click.echo(f"\nfitted on all of them: P(pass) = 1 / (1 + exp(-({fitted.a:.3f} + {fitted.b:.3f} x log-odds of "
-               f"P(supports)))); recommended threshold: {shown} (target {target:.0%}); "
-               f"folds' thresholds {fitted.cross_validated['fold_thresholds']}")
+    click.echo(f"\nfitted on all of them: {map_formula(fitted)}; recommended threshold: {shown} "
+               f"(target {target:.0%}); folds' thresholds {fitted.cross_validated['fold_thresholds']}")
     if not no_save:
         click.echo(f"wrote {save_calibration(fitted)}")
 

@@ -333,9 +333,9 @@ class Judge:
         self.strategy = config.parse_strategy(self.strategy)
         if self.questions is None and self.strategy != Strategy.CHOICE:
             self.questions = STRATEGY_QUESTIONS[Strategy(self.strategy)]
-        unknown = [q for q in self.questions or () if q not in QUESTIONS]
-        if self.strategy == Strategy.CHOICE and self.questions or unknown or \
-                self.questions is not None and not {"true", "false"} <= set(self.questions):
+        asked = set(self.questions or ())
+        if asked and (self.strategy == Strategy.CHOICE or not asked <= set(QUESTIONS)
+                      or not set(YESNO_QUESTIONS) <= asked):
             raise InputError(f"questions {self.questions!r}: a yes/no strategy asks \"true\", \"false\" and any of "
                              f"{', '.join(q for q in QUESTIONS if q not in YESNO_QUESTIONS)}; choice asks none")
 
