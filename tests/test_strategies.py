@@ -110,15 +110,16 @@ def test_slider_reroutes_on_the_calibrated_score(labelled_tables):
     assert grid["model_auto"].is_monotonic_decreasing and grid["model_share"].max() <= 1.0
 
 
-def test_calibrate_maps_the_yes_no_answers_when_told_and_repeats_the_folds(recorded_cache):
+def test_calibrate_maps_the_yes_no_answers_unless_told_and_repeats_the_folds(recorded_cache):
     args = [a for source, cites in LABELLED for a in ("--source", source, "--citations", str(cites))]
-    answers = run("calibrate", "--model", "qwen", "--strategy", "yesno", *args, "--inputs", "answers",
-                  "--repeats", "3", "--no-save")
+    answers = run("calibrate", "--model", "qwen", "--strategy", "yesno", *args, "--repeats", "3", "--no-save")
     assert answers.returncode == 0, answers.stderr
     assert "x lo(true)" in answers.stdout and "x lo(false)" in answers.stdout
     assert "over 3 fold assignments: verdicts that stand" in answers.stdout
-    supports = run("calibrate", "--model", "qwen", "--strategy", "yesno", *args, "--repeats", "0", "--no-save")
+    supports = run("calibrate", "--model", "qwen", "--strategy", "yesno", *args, "--inputs", "supports",
+                   "--repeats", "0", "--no-save")
     assert supports.returncode == 0, supports.stderr
-    assert "x log-odds of P(supports)" in supports.stdout and "fold assignments" not in supports.stdout
+    assert "x log-odds of P(supports)" in supports.stdout and "fold assignments:" not in supports.stdout
+    assert "| - | - |" in supports.stdout  # no repeated figures in the table either
     refused = run("calibrate", "--model", "qwen", "--strategy", "choice", *args, "--inputs", "answers", "--no-save")
     assert refused.returncode == 2 and "yes/no strategy" in refused.stderr

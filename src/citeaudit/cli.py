@@ -313,20 +313,36 @@ def thresholds(sources, citation_files, target, cache_mode, model):
     click.echo(advice.statement)
 
 
-CALIBRATION_HEADER = ("| strategy | judged | accuracy | balanced accuracy (one class: 0.333) | AUROC of P(supports) "
-                      "| threshold | verdicts that stand | of them right |\n|---|---|---|---|---|---|---|---|")
+CALIBRATION_HEADER = ("| strategy | calls per citation | judged | accuracy | balanced accuracy (one class: 0.333) "
+                      "| AUROC of P(supports) | threshold | verdicts that stand | of them right "
+                      "| stand, mean of R fold assignments (sd) | right, mean (sd) |\n"
+                      "|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def calibration_header(fitted) -> str:
+    """The strategy table's header, naming how many fold assignments the repeated columns average."""
+    repeats = fitted.cross_validated.get("repeated", {}).get("repeats")
+    return CALIBRATION_HEADER.replace(" R fold", f" {repeats} fold" if repeats else " repeated fold")
 
 
 def calibration_row(fitted) -> str:
-    """One row of the strategy table: cross-validated figures of a fitted `Calibration`."""
+    """One row of the strategy table: cross-validated figures of a fitted `Calibration` (the first
+    fold assignment, then the mean and spread over all of them)."""
+    from .judge import STRATEGY_QUESTIONS
+
     cv = fitted.cross_validated
     folds = [t for t in cv["fold_thresholds"] if t is not None]
     spread = f"{min(folds):.2f}-{max(folds):.2f}" if folds else "none"
     if len(folds) < len(cv["fold_thresholds"]):
         spread += f" (none in {len(cv['fold_thresholds']) - len(folds)} folds)"
-    right = f"{cv['stand_right']}/{cv['stand']} ({cv['precision']:.0%})" if cv["stand"] else "-"
-    return (f"| {fitted.strategy} | {cv['judged']} | {cv['accuracy_cv']:.2f} | {cv['balanced_accuracy_cv']:.2f} "
-            f"| {cv['auroc']:.2f} | {spread} | {cv['stand']}/{cv['judged']} ({cv['coverage']:.0%}) | {right} |")
+    right = f"{cv['stand_right']}/{cv['stand']} ({cv['precision']:.1%})" if cv["stand"] else "-"
+    calls = len(STRATEGY_QUESTIONS.get(Strategy(fitted.strategy), ("one",)))
+    repeated = cv.get("repeated")
+    means = (f"{repeated['coverage_mean']:.1%} ({repeated['coverage_sd']:.1%}) "
+             f"| {repeated['precision_mean']:.1%} ({repeated['precision_sd']:.1%})") if repeated else "- | -"
+    return (f"| {fitted.strategy} | {calls} | {cv['judged']} | {cv['accuracy_cv']:.2f} "
+            f"| {cv['balanced_accuracy_cv']:.2f} | {cv['auroc']:.2f} | {spread} "
+            f"| {cv['stand']}/{cv['judged']} ({cv['coverage']:.1%}) | {right} | {means} |")
 
 
 def repeated_summary(repeated: dict) -> str:
@@ -357,11 +373,12 @@ def map_formula(fitted) -> str:
               help=f"Judge strategy (default CITEAUDIT_STRATEGY or {config.DEFAULT_STRATEGY}).")
 @click.option("--target", type=click.FloatRange(0.5, 1), default=0.95, show_default=True,
               help="Accuracy the verdicts that stand must reach.")
-@click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True, help="Cross-validation folds.")
+@click.option("--folds", type=click.IntRange(2, 20), default=10, show_default=True, help="Cross-validation folds.")
 @click.option("--repeats", type=click.IntRange(0, 200), default=20, show_default=True,
               help="Fold assignments of the repeated cross-validation (0: only the first).")
 @click.option("--inputs", type=click.Choice(["supports", "answers"]), default=None,
-              help="What the map reads: P(supports) (the default), or each yes/no question's P(yes).")
+              help="What the map reads: P(supports), or each yes/no question's P(yes) (default: the answers "
+                   "when the strategy asks yes/no questions).")
 @click.option("--cache-mode", type=_choice(CacheMode), default=None)
 @click.option("--no-save", is_flag=True, help="Print the figures only; do not write the calibration file.")
 def calibrate(sources, citation_files, model, strategy, target, folds, repeats, inputs, cache_mode, no_save):
@@ -391,7 +408,7 @@ def calibrate(sources, citation_files, model, strategy, target, folds, repeats, 
         _fail(str(exc))
     click.echo(f"model {judge.model}, strategy {judge.strategy}: {len(table)} labelled citations, "
                f"{fitted.cross_validated['judged']} judged by the model; {folds}-fold cross-validated figures:\n")
-    click.echo(CALIBRATION_HEADER)
+    click.echo(calibration_header(fitted))
     click.echo(calibration_row(fitted))
     repeated = fitted.cross_validated.get("repeated")
     if repeated:

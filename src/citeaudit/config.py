@@ -28,7 +28,7 @@ from .vocab import CacheMode, Strategy
 CACHE_MODES = tuple(CacheMode)
 DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_THRESHOLD = 0.8
-DEFAULT_STRATEGY = Strategy.YESNO  # measured best on the labelled sets (README "Choosing the threshold")
+DEFAULT_STRATEGY = Strategy.PANEL  # measured best on the labelled sets (README "Choosing the threshold")
 DEFAULT_TIMEOUT = 120.0  # seconds per judge request: recorded local Qwen calls took up to 55 s on 2 cores
 DEFAULT_RETRIES = 2
 # judge requests in flight at once: remote endpoints serve many; llama.cpp's local server serves
