@@ -56,7 +56,7 @@ notebooks: $(VENV)/.test
 	$(PY) tools/build_notebooks.py
 
 # Judge strategies, and the labelled sets the calibrations are fitted on (add --source/--citations pairs).
-STRATEGIES := choice yesno
+STRATEGIES := choice yesno panel
 # every labelled quote-citation file, as source:citations pairs (recorded, calibrated, analysed)
 QUOTE_SETS := rfc7519.txt:data/rfc7519_citations.json \
               rfc7519.txt:data/eval_rfc7519.json rfc7519.txt:data/eval_rfc7519_more.json \

@@ -1,4 +1,5 @@
 import itertools
+import json
 import math
 
 import pandas as pd
@@ -8,16 +9,19 @@ from conftest import DATA
 from citeaudit import Judge, audit_quotes
 from citeaudit import columns as C
 from citeaudit.calibrate import (
+    L2_GRID,
     Calibration,
     advise,
     cross_validate,
     expected_calibration_error,
     fit_calibration,
+    fit_logistic,
     fit_platt,
     load_calibration,
     lowest_threshold,
     recommend_threshold,
     reliability,
+    repeated_cross_validation,
     save_calibration,
     strategy_metrics,
     stratified_folds,
@@ -185,3 +189,82 @@ def test_an_audit_applies_the_saved_calibration_and_its_threshold(tmp_path, repl
         calibrated.table["route"].tolist()
     uncalibrated = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=judge, calibration=False)
     assert uncalibrated.table["route"].tolist() == plain.table["route"].tolist()
+
+
+def answered(n_pass=24, n_fail=24, seed=2):
+    """A labelled yes/no table: P(yes) to "true" is noise, P(yes) to "false" says which pass, and
+    among those that fail, P(yes) to "contradict" says which are contradicted."""
+    import random
+
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n_pass + n_fail):
+        passes, contradicted = i < n_pass, i % 2 == 0
+        q_true, q_false = rng.uniform(0.3, 0.7), rng.uniform(0.55, 0.8) if passes else rng.uniform(0.2, 0.45)
+        q_contradict = rng.uniform(0.6, 0.8) if contradicted else rng.uniform(0.2, 0.4)
+        probabilities = {"supports": q_true, "contradicts": (1 - q_true) * q_false,
+                         "says_nothing": (1 - q_true) * (1 - q_false)}
+        rows.append({C.ID: f"r{i}", C.RELATION: "supports" if q_true >= 0.5 else "says_nothing",
+                     C.METHOD: "logprobs", C.CONFIDENCE: max(q_true, 1 - q_true), C.PROBABILITIES: probabilities,
+                     C.ANSWERS: {"true": q_true, "false": q_false, "contradict": q_contradict},
+                     C.EXPECTED: "verified" if passes else "contradicted" if contradicted else "unsupported"})
+    return labelled(rows)
+
+
+def test_logistic_weighs_the_input_that_separates():
+    x = [[0.1, -1.0], [0.4, -1.0], [0.3, -1.0], [0.1, 1.0], [0.4, 1.0], [0.3, 1.0]]  # the first says nothing
+    w = fit_logistic(x, [0, 0, 0, 1, 1, 1])
+    assert w.shape == (3,) and w[2] > 0 and abs(w[1]) < 1e-6 and all(math.isfinite(v) for v in w)
+    shrunk = fit_logistic(x, [0, 0, 0, 1, 1, 1], l2=10.0)
+    assert 0 < shrunk[2] < w[2]  # the ridge penalty pulls the weights towards 0
+
+
+def test_a_calibration_of_the_answers_reads_each_question(tmp_path):
+    fitted = fit_calibration(answered(), "m", "yesno", 0.95, folds=4, inputs="answers", repeats=2)
+    assert fitted.inputs == "answers" and list(fitted.weights) == ["true", "false", "contradict"] and fitted.b == 0.0
+    assert fitted.weights["false"] > abs(fitted.weights["true"]) and fitted.l2 in L2_GRID
+    yes, no = {"true": 0.5, "false": 0.75, "contradict": 0.5}, {"true": 0.5, "false": 0.3, "contradict": 0.5}
+    assert fitted.p_pass(0.5, yes) > 0.5 > fitted.p_pass(0.5, no)
+    assert fitted.maps(yes) and not fitted.maps(None) and not fitted.maps({"true": 0.5, "false": 0.7})
+    with pytest.raises(ValueError, match="answers"):
+        fitted.p_pass(0.5)
+    save_calibration(fitted, tmp_path)
+    assert load_calibration("m", "yesno", tmp_path) == fitted
+    # a calibration of P(supports) alone is still what a file without weights holds
+    supports = fit_calibration(answered(), "m", "yesno", 0.95, folds=4, inputs="supports", repeats=0)
+    assert supports.inputs == "supports" and supports.weights == {} and "repeated" not in supports.cross_validated
+    old = json.loads(supports.to_json())
+    del old["weights"]
+    assert Calibration.from_json(json.dumps(old)).to_json() == supports.to_json()
+
+
+def test_the_calibration_names_failures_from_the_answers():
+    fitted = fit_calibration(answered(), "m", "yesno", 0.95, folds=4, inputs="answers", repeats=0)
+    assert fitted.name_weights["contradict"] > 0
+    assert fitted.p_contradicted({"true": 0.5, "false": 0.3, "contradict": 0.75}) > 0.5
+    assert fitted.p_contradicted({"true": 0.5, "false": 0.3, "contradict": 0.25}) < 0.5
+    assert fitted.p_contradicted(None) is None
+    # every row's raw probabilities name it unsupported (q_false < 1/2): the held-out words come from the map
+    figures, held = cross_validate(answered(), 0.95, folds=4, inputs="answers")
+    fails = held["verdict"] != "verified"
+    assert set(held.loc[fails, "verdict"]) == {"contradicted", "unsupported"} and figures["balanced_accuracy_cv"] > 0.8
+    supports = fit_calibration(answered(), "m", "yesno", 0.95, folds=4, inputs="supports", repeats=0)
+    assert supports.name_weights == {} and supports.p_contradicted({"contradict": 0.9}) is None
+
+
+def test_the_map_of_the_answers_sees_what_p_supports_misses():
+    by_answers, _ = cross_validate(answered(), 0.9, folds=4, inputs="answers")
+    by_supports, _ = cross_validate(answered(), 0.9, folds=4, inputs="supports")
+    default, _ = cross_validate(answered(), 0.9, folds=4)  # the answers, when every row has them
+    assert default == by_answers
+    assert by_answers["pass_fail_accuracy_cv"] > 0.9 > by_supports["pass_fail_accuracy_cv"]
+
+
+def test_repeated_cross_validation_reports_mean_and_spread():
+    repeated = repeated_cross_validation(answered(), 0.9, folds=4, repeats=3, inputs="answers")
+    assert repeated["repeats"] == 3
+    assert repeated["coverage_min"] <= repeated["coverage_mean"] <= repeated["coverage_max"]
+    assert repeated["precision_min"] <= repeated["precision_mean"] <= repeated["precision_max"]
+    first, _ = cross_validate(answered(), 0.9, folds=4, seed=0, inputs="answers")
+    once = repeated_cross_validation(answered(), 0.9, folds=4, repeats=1, inputs="answers")
+    assert once["coverage_mean"] == first["coverage"]

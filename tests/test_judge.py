@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from citeaudit import CallCache, Judge, build_messages
 from citeaudit.errors import InputError
 from citeaudit.judge import (
+    CANDIDATE_QUESTIONS,
+    PANEL_QUESTIONS,
     PROMPT_VERSION,
     PROMPT_VERSIONS,
     Z_99,
@@ -212,7 +214,39 @@ def test_strategies_have_their_own_prompt_versions_and_cache_keys(tmp_cache):
     assert PROMPT_VERSIONS["choice"] == PROMPT_VERSION == "relation-v2"
 
 
+def test_panel_asks_yesnos_two_questions_as_yesno_does_then_a_third(tmp_cache):
+    fake = FakeCompletions(top=[("Yes", math.log(0.7)), ("No", math.log(0.3))])
+    yesno = judge_with(fake, tmp_cache, strategy="yesno").judge("the claim", "the evidence")
+    assert yesno.answers == pytest.approx({"true": 0.7, "false": 0.7}) and len(fake.calls) == 2
+    panel = judge_with(fake, tmp_cache, strategy="panel").judge("the claim", "the evidence")
+    assert len(fake.calls) == 3  # yesno's two answers come from the cache
+    assert panel.answers == pytest.approx({"true": 0.7, "false": 0.7, "contradict": 0.7})
+    assert panel.probabilities == pytest.approx(yesno.probabilities)  # uncalibrated: what yesno says
+    first, third = fake.calls[0]["messages"][1]["content"], fake.calls[2]["messages"][1]["content"]
+    assert third.endswith(f"{PANEL_QUESTIONS['contradict']}\n\nAnswer Yes or No.")
+    head = first.split("\n\nDoes the passage")[0]
+    assert third.startswith(head) and "[/CLAIM-" in head  # the same tagged data: one prefix for the server
+    versions = [json.loads(line)["prompt_version"] for line in next(tmp_cache.glob("*.jsonl")).read_text().splitlines()]
+    assert versions == [PROMPT_VERSIONS["yesno"]] * 2 + [PROMPT_VERSIONS["panel"]]
+
+
+def test_candidate_questions_are_asked_only_when_named(tmp_cache):
+    fake = FakeCompletions(top=[("No", -0.1), ("Yes", -2.5)])
+    judge = judge_with(fake, tmp_cache, strategy="panel", questions=("true", "false", *CANDIDATE_QUESTIONS))
+    assert list(judge.judge("c", "e").answers) == ["true", "false", *CANDIDATE_QUESTIONS]
+    for questions in (("true", "nope"), ("contradict",)):  # unknown, or without yesno's two
+        with pytest.raises(InputError, match="a yes/no strategy asks"):
+            judge_with(fake, tmp_cache, strategy="panel", questions=questions)
+    with pytest.raises(InputError, match="choice asks none"):
+        judge_with(fake, tmp_cache, strategy="choice", questions=("true", "false"))
+
+
+def test_choice_has_no_yes_no_answers(tmp_cache):
+    fake = FakeCompletions(top=[("A", -0.1)])
+    assert judge_with(fake, tmp_cache, strategy="choice").judge("c", "e").answers is None
+
+
 def test_unknown_strategy_names_the_choices(monkeypatch):
     monkeypatch.setenv("CITEAUDIT_STRATEGY", "vote")
-    with pytest.raises(InputError, match="unknown judge strategy 'vote': use one of choice, yesno"):
+    with pytest.raises(InputError, match="unknown judge strategy 'vote': use one of choice, yesno, panel"):
         Judge(model="m", cache=NS(mode="replay"))

@@ -142,3 +142,35 @@ def test_calibration_maps_p_supports_and_survives_rerouting():
     assert list(calibrated[C.ROUTE]) == ["auto", "review"]  # a sampled bound is never mapped up
     assert list(route(calibrated, 0.8)[C.ROUTE]) == ["auto", "review"]  # kept for re-routing
     assert list(route(calibrated, 0.9)[C.ROUTE]) == ["review", "review"]
+
+
+def test_a_calibration_of_the_answers_maps_them_and_sends_a_row_without_them_to_review():
+    from citeaudit.calibrate import Calibration
+
+    # P(pass) from "is it false?" alone: this model says yes to it for the claims that pass
+    by_answers = Calibration(model="m", strategy="yesno", a=0.0, b=0.0, threshold=0.8, weights={"false": 4.0})
+    rows = judged([
+        {C.ID: "y", C.RELATION: "says_nothing", C.PROBABILITIES: probs(0.45, 0.3, 0.25), C.CONFIDENCE: 0.55,
+         C.ANSWERS: {"true": 0.45, "false": 0.6}},
+        {C.ID: "n", C.RELATION: "says_nothing", C.PROBABILITIES: probs(0.45, 0.1, 0.45), C.CONFIDENCE: 0.55,
+         C.ANSWERS: {"true": 0.45, "false": 0.2}},
+        {C.ID: "x", C.RELATION: "supports", C.PROBABILITIES: probs(0.9, 0.05, 0.05), C.CONFIDENCE: 0.9},
+    ])
+    routed = route(rows, 0.8, by_answers)
+    assert list(routed[C.VERDICT]) == ["verified", "unsupported", "verified"]
+    assert list(routed[C.ROUTE]) == ["auto", "auto", "review"]
+    assert routed[C.SCORE][0] == pytest.approx(1 / (1 + 0.4 ** 4 / 0.6 ** 4)) and routed[C.SCORE][2] is None
+
+
+def test_a_calibration_that_names_failures_picks_the_word_and_the_unsure_flag():
+    from citeaudit.calibrate import Calibration
+
+    naming = Calibration(model="m", strategy="panel", a=-2.0, b=0.0, threshold=0.8, weights={"true": 1.0},
+                         name_a=0.0, name_weights={"contradict": 3.0})
+    rows = judged([  # the raw probabilities would say unsupported for all three
+        {C.ID: id_, C.RELATION: "says_nothing", C.PROBABILITIES: probs(0.2, 0.1, 0.7), C.CONFIDENCE: 0.8,
+         C.ANSWERS: {"true": 0.2, "false": 0.1, "contradict": q}} for id_, q in (("c", 0.8), ("u", 0.2), ("?", 0.52))])
+    routed = route(rows, 0.8, naming)
+    assert list(routed[C.VERDICT]) == ["contradicted", "unsupported", "contradicted"]
+    assert list(routed[C.FLAGS]) == [[], [], ["contradicted_or_unsupported"]]
+    assert list(routed[C.ROUTE]) == ["auto", "auto", "auto"]  # the answer fails either way

@@ -14,7 +14,7 @@ LABELLED = [("rfc7519.txt", DATA / "eval_rfc7519.json"), ("rfc6749.txt", DATA / 
             ("rfc7519.txt", EXAMPLE)]
 
 
-@pytest.mark.parametrize("strategy", ["choice", "yesno"])
+@pytest.mark.parametrize("strategy", ["choice", "yesno", "panel"])
 def test_every_strategy_replays_the_worked_example(tmp_path, recorded_cache, strategy):
     out = tmp_path / "audit.jsonl"
     result = run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--strategy", strategy,
@@ -108,3 +108,18 @@ def test_slider_reroutes_on_the_calibrated_score(labelled_tables):
     assert "wrong on pass/fail" in explorer.summary(loose)
     grid = explorer.grid
     assert grid["model_auto"].is_monotonic_decreasing and grid["model_share"].max() <= 1.0
+
+
+def test_calibrate_maps_the_yes_no_answers_unless_told_and_repeats_the_folds(recorded_cache):
+    args = [a for source, cites in LABELLED for a in ("--source", source, "--citations", str(cites))]
+    answers = run("calibrate", "--model", "qwen", "--strategy", "yesno", *args, "--repeats", "3", "--no-save")
+    assert answers.returncode == 0, answers.stderr
+    assert "x lo(true)" in answers.stdout and "x lo(false)" in answers.stdout
+    assert "over 3 fold assignments: verdicts that stand" in answers.stdout
+    supports = run("calibrate", "--model", "qwen", "--strategy", "yesno", *args, "--inputs", "supports",
+                   "--repeats", "0", "--no-save")
+    assert supports.returncode == 0, supports.stderr
+    assert "x log-odds of P(supports)" in supports.stdout and "fold assignments:" not in supports.stdout
+    assert "| - | - |" in supports.stdout  # no repeated figures in the table either
+    refused = run("calibrate", "--model", "qwen", "--strategy", "choice", *args, "--inputs", "answers", "--no-save")
+    assert refused.returncode == 2 and "yes/no strategy" in refused.stderr

@@ -92,6 +92,7 @@ def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the
         result = results[i]
         out.at[i, C.RELATION] = result.relation
         out.at[i, C.PROBABILITIES] = result.probabilities
+        out.at[i, C.ANSWERS] = result.answers
         out.at[i, C.CONFIDENCE] = result.confidence
         out.at[i, C.METHOD] = result.method
         out.at[i, C.MODEL] = result.model

@@ -314,20 +314,53 @@ def thresholds(sources, citation_files, target, cache_mode, model):
     click.echo(advice.statement)
 
 
-CALIBRATION_HEADER = ("| strategy | judged | accuracy | balanced accuracy (one class: 0.333) | AUROC of P(supports) "
-                      "| threshold | verdicts that stand | of them right |\n|---|---|---|---|---|---|---|---|")
+CALIBRATION_HEADER = ("| strategy | calls per citation | judged | accuracy | balanced accuracy (one class: 0.333) "
+                      "| AUROC of P(supports) | threshold | verdicts that stand | of them right "
+                      "| stand, mean of R fold assignments (sd) | right, mean (sd) |\n"
+                      "|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def calibration_header(fitted) -> str:
+    """The strategy table's header, naming how many fold assignments the repeated columns average."""
+    repeats = fitted.cross_validated.get("repeated", {}).get("repeats")
+    return CALIBRATION_HEADER.replace(" R fold", f" {repeats} fold" if repeats else " repeated fold")
 
 
 def calibration_row(fitted) -> str:
-    """One row of the strategy table: cross-validated figures of a fitted `Calibration`."""
+    """One row of the strategy table: cross-validated figures of a fitted `Calibration` (the first
+    fold assignment, then the mean and spread over all of them)."""
+    from .judge import STRATEGY_QUESTIONS
+
     cv = fitted.cross_validated
     folds = [t for t in cv["fold_thresholds"] if t is not None]
     spread = f"{min(folds):.2f}-{max(folds):.2f}" if folds else "none"
     if len(folds) < len(cv["fold_thresholds"]):
         spread += f" (none in {len(cv['fold_thresholds']) - len(folds)} folds)"
-    right = f"{cv['stand_right']}/{cv['stand']} ({cv['precision']:.0%})" if cv["stand"] else "-"
-    return (f"| {fitted.strategy} | {cv['judged']} | {cv['accuracy_cv']:.2f} | {cv['balanced_accuracy_cv']:.2f} "
-            f"| {cv['auroc']:.2f} | {spread} | {cv['stand']}/{cv['judged']} ({cv['coverage']:.0%}) | {right} |")
+    right = f"{cv['stand_right']}/{cv['stand']} ({cv['precision']:.1%})" if cv["stand"] else "-"
+    calls = len(STRATEGY_QUESTIONS.get(Strategy(fitted.strategy), ("one",)))
+    repeated = cv.get("repeated")
+    means = (f"{repeated['coverage_mean']:.1%} ({repeated['coverage_sd']:.1%}) "
+             f"| {repeated['precision_mean']:.1%} ({repeated['precision_sd']:.1%})") if repeated else "- | -"
+    return (f"| {fitted.strategy} | {calls} | {cv['judged']} | {cv['accuracy_cv']:.2f} "
+            f"| {cv['balanced_accuracy_cv']:.2f} | {cv['auroc']:.2f} | {spread} "
+            f"| {cv['stand']}/{cv['judged']} ({cv['coverage']:.1%}) | {right} | {means} |")
+
+
+def repeated_summary(repeated: dict) -> str:
+    """The repeated cross-validation's figures in one line: means, spread and extremes."""
+    return (f"verdicts that stand {repeated['coverage_mean']:.1%} of the judged (sd {repeated['coverage_sd']:.1%}, "
+            f"{repeated['coverage_min']:.1%}-{repeated['coverage_max']:.1%}), of them right "
+            f"{repeated['precision_mean']:.1%} (sd {repeated['precision_sd']:.1%}, "
+            f"{repeated['precision_min']:.1%}-{repeated['precision_max']:.1%}; pooled "
+            f"{repeated['precision_pooled']:.1%}); balanced accuracy {repeated['balanced_accuracy_mean']:.2f}")
+
+
+def map_formula(fitted) -> str:
+    """The fitted map as a formula: P(pass) from the log-odds of P(supports) or of each answer."""
+    if not fitted.weights:
+        return f"P(pass) = 1 / (1 + exp(-({fitted.a:.3f} + {fitted.b:.3f} x log-odds of P(supports))))"
+    terms = " ".join(f"{w:+.3f} x lo({key})" for key, w in fitted.weights.items())
+    return f"P(pass) = 1 / (1 + exp(-({fitted.a:.3f} {terms}))), lo(q) the log-odds of P(yes) to question q"
 
 
 @main.command()
@@ -341,10 +374,15 @@ def calibration_row(fitted) -> str:
               help=f"Judge strategy (default CITEAUDIT_STRATEGY or {config.DEFAULT_STRATEGY}).")
 @click.option("--target", type=click.FloatRange(0.5, 1), default=0.95, show_default=True,
               help="Accuracy the verdicts that stand must reach.")
-@click.option("--folds", type=click.IntRange(2, 20), default=5, show_default=True, help="Cross-validation folds.")
+@click.option("--folds", type=click.IntRange(2, 20), default=10, show_default=True, help="Cross-validation folds.")
+@click.option("--repeats", type=click.IntRange(0, 200), default=20, show_default=True,
+              help="Fold assignments of the repeated cross-validation (0: only the first).")
+@click.option("--inputs", type=click.Choice(["supports", "answers"]), default=None,
+              help="What the map reads: P(supports), or each yes/no question's P(yes) (default: the answers "
+                   "when the strategy asks yes/no questions).")
 @click.option("--cache-mode", type=_choice(CacheMode), default=None)
 @click.option("--no-save", is_flag=True, help="Print the figures only; do not write the calibration file.")
-def calibrate(sources, citation_files, model, strategy, target, folds, cache_mode, no_save):
+def calibrate(sources, citation_files, model, strategy, target, folds, repeats, inputs, cache_mode, no_save):
     """Fit a per-model calibration of the routing score on labelled sets and recommend a threshold.
 
     Prints cross-validated figures (fitted on the other folds, scored on the held-out one) and
@@ -365,17 +403,20 @@ def calibrate(sources, citation_files, model, strategy, target, folds, cache_mod
     if errors:  # a calibration fitted on part of a set would be quietly biased
         _fail(f"{len(errors)} kind(s) of judge failure, first: {errors[0]}")
     try:
-        fitted = fit_calibration(table, judge.model, judge.strategy, target, folds, [str(c) for c in citation_files])
+        fitted = fit_calibration(table, judge.model, judge.strategy, target, folds, [str(c) for c in citation_files],
+                                 inputs, repeats)
     except ValueError as exc:
         _fail(str(exc))
     click.echo(f"model {judge.model}, strategy {judge.strategy}: {len(table)} labelled citations, "
                f"{fitted.cross_validated['judged']} judged by the model; {folds}-fold cross-validated figures:\n")
-    click.echo(CALIBRATION_HEADER)
+    click.echo(calibration_header(fitted))
     click.echo(calibration_row(fitted))
+    repeated = fitted.cross_validated.get("repeated")
+    if repeated:
+        click.echo(f"\nover {repeated['repeats']} fold assignments: " + repeated_summary(repeated))
     shown = "none reaches the target" if fitted.threshold is None else f"{fitted.threshold:.2f}"
-    click.echo(f"\nfitted on all of them: P(pass) = 1 / (1 + exp(-({fitted.a:.3f} + {fitted.b:.3f} x log-odds of "
-               f"P(supports)))); recommended threshold: {shown} (target {target:.0%}); "
-               f"folds' thresholds {fitted.cross_validated['fold_thresholds']}")
+    click.echo(f"\nfitted on all of them: {map_formula(fitted)}; recommended threshold: {shown} "
+               f"(target {target:.0%}); folds' thresholds {fitted.cross_validated['fold_thresholds']}")
     if not no_save:
         click.echo(f"wrote {save_calibration(fitted)}")
 

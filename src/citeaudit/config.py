@@ -7,7 +7,7 @@
 | CITEAUDIT_CACHE_MODE | `replay`, `record` or `refresh`                            | `replay`           |
 | CITEAUDIT_REVIEW_DIR | folder of the review stores notebooks write                | `<project>/reviews`|
 | CITEAUDIT_MODEL      | model name sent to the judge endpoint                      | the recorded Qwen  |
-| CITEAUDIT_STRATEGY   | how the judge asks: `choice` or `yesno` (judge.py)          | `DEFAULT_STRATEGY` |
+| CITEAUDIT_STRATEGY   | how the judge asks: `choice`, `yesno`, `panel` (judge.py)  | `DEFAULT_STRATEGY` |
 | OPENAI_BASE_URL      | OpenAI-compatible endpoint of the judge                    | the openai default |
 | OPENAI_API_KEY       | its key (a local server takes any)                         | unset              |
 | CITEAUDIT_GRAMMAR    | `1`/`0`: send llama.cpp's grammar forcing a one-letter answer | on for local models |
@@ -28,7 +28,7 @@ from .vocab import CacheMode, Strategy
 CACHE_MODES = tuple(CacheMode)
 DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_THRESHOLD = 0.8
-DEFAULT_STRATEGY = Strategy.YESNO  # measured best on the labelled sets (README "Choosing the threshold")
+DEFAULT_STRATEGY = Strategy.PANEL  # measured best on the labelled sets (README "Choosing the threshold")
 DEFAULT_TIMEOUT = 120.0  # seconds per judge request: recorded local Qwen calls took up to 55 s on 2 cores
 DEFAULT_RETRIES = 2
 # judge requests in flight at once: remote endpoints serve many; llama.cpp's local server serves

@@ -11,6 +11,14 @@ probabilities, each with its own prompt version (so its own cache keys):
   q_f their P(yes) (renormalized over Yes/No), P(supports) = q_t and the rest is split as
   P(contradicts) = (1 − q_t) q_f, P(says nothing) = (1 − q_t)(1 − q_f) (`combine_yesno`).
   The second call shares the first's long prefix, which llama.cpp's server reuses.
+- `panel` (yesno's two requests, as yesno asks them, and "does the passage contradict the claim?",
+  prompt `panel-v1`): the same three probabilities as `yesno` (the third answer does not enter
+  them), and every answer's P(yes) in `Judgement.answers`, which a per-model calibration maps to
+  P(pass) (`calibrate.py`: this weak model says yes to every question more often for claims that
+  pass, so the answers are pooled by weights learned from labels, not by their wording).
+
+`Judgement.answers` holds P(yes) of each yes/no question by its key (`QUESTIONS`), for `yesno` and
+`panel`; a calibration may read them.
 
 What decides an answer is pass or fail, so the relation is `supports` when P(supports) ≥ 1/2 and
 otherwise the larger of contradicts and says nothing (`decided_relation`), and the confidence is
@@ -35,11 +43,11 @@ from dataclasses import dataclass, field
 
 from . import config
 from .cache import CallCache
-from .errors import CiteAuditError, JudgeError, JudgeUnavailableError
+from .errors import CiteAuditError, InputError, JudgeError, JudgeUnavailableError
 from .vocab import Relation, Strategy
 
 PROMPT_VERSION = "relation-v2"  # the `choice` prompt; v2: claim and evidence between tagged data markers
-PROMPT_VERSIONS = {Strategy.CHOICE: PROMPT_VERSION, Strategy.YESNO: "yesno-v1"}
+PROMPT_VERSIONS = {Strategy.CHOICE: PROMPT_VERSION, Strategy.YESNO: "yesno-v1", Strategy.PANEL: "panel-v1"}
 RELATIONS = tuple(Relation)
 LETTERS = {"A": Relation.SUPPORTS, "B": Relation.CONTRADICTS, "C": Relation.SAYS_NOTHING}
 GRAMMAR = 'root ::= "A" | "B" | "C"'
@@ -77,6 +85,20 @@ YESNO_QUESTIONS = {
     "true": "Does the passage state the claim or directly imply that it is true?",
     "false": "Does the passage state the opposite of the claim or directly imply that the claim is false?",
 }
+# the panel asks yesno's two questions (the very same requests, so the same recordings and cache keys)
+# and a third over the same tagged data (prompt `panel-v1`); the other candidates were asked of the
+# local model over the labelled sets (recorded, prompt `panel-v1`) and not adopted: see
+# tools/question_panel.py, which compares them from those recordings
+PANEL_QUESTIONS = {"contradict": "Does the passage contradict the claim?"}
+CANDIDATE_QUESTIONS = {
+    "true_plain": "Is the claim true according to the passage?",
+    "same": "Does the passage say the same thing as the claim?",
+    "topic": "Does the passage talk about what the claim is about?",
+    "details": ("Does every detail of the claim (who, what, when, numbers, how strict a requirement is) "
+                "match the passage?"),
+}
+QUESTIONS = {**YESNO_QUESTIONS, **PANEL_QUESTIONS, **CANDIDATE_QUESTIONS}
+STRATEGY_QUESTIONS = {Strategy.YESNO: tuple(YESNO_QUESTIONS), Strategy.PANEL: (*YESNO_QUESTIONS, *PANEL_QUESTIONS)}
 YESNO_TEMPLATE = DATA_TEMPLATE + "\n\n{question}\n\nAnswer Yes or No."
 
 
@@ -103,8 +125,8 @@ def build_messages(claim: str, evidence: str, where: str = "cited section", ques
     Claim and evidence are untrusted (the answer under audit wrote the claim; nobody vetted the
     document): each is enclosed between markers whose tag occurs in neither (`boundary_tag`), so
     their content cannot end its own section or pose as the prompt's instructions. `question`
-    None asks the three-way question (`choice`); "true" or "false" asks one of the `yesno` pair,
-    over the same tagged data.
+    None asks the three-way question (`choice`); a key of `QUESTIONS` ("true", "false", ...) asks
+    that yes/no question over the same tagged data.
     """
     where = " ".join(where.split())  # one line: a document name cannot open a section of its own
     tag = boundary_tag(claim, evidence, where)
@@ -112,7 +134,7 @@ def build_messages(claim: str, evidence: str, where: str = "cited section", ques
         user = USER_TEMPLATE.format(where=where, evidence=evidence, claim=claim, tag=tag)
     else:
         user = YESNO_TEMPLATE.format(where=where, evidence=evidence, claim=claim, tag=tag,
-                                     question=YESNO_QUESTIONS[question])
+                                     question=QUESTIONS[question])
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
@@ -127,6 +149,7 @@ class Judgement:
     model: str
     cached: bool | None
     error: str | None = None
+    answers: dict[str, float] | None = None  # yes/no strategies: P(yes) of each question, by its key
 
 
 def probabilities_from_top_logprobs(top: list[dict]) -> dict[str, float] | None:
@@ -301,12 +324,20 @@ class Judge:
     timeout: float = field(default_factory=config.timeout)
     samples: int = SAMPLES
     strategy: str = field(default_factory=config.strategy)
+    questions: tuple[str, ...] | None = None  # yes/no strategies: the questions asked (keys of QUESTIONS)
     _client: object = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.grammar is None:
             self.grammar = config.use_grammar(self.model)
         self.strategy = config.parse_strategy(self.strategy)
+        if self.questions is None and self.strategy != Strategy.CHOICE:
+            self.questions = STRATEGY_QUESTIONS[Strategy(self.strategy)]
+        asked = set(self.questions or ())
+        if asked and (self.strategy == Strategy.CHOICE or not asked <= set(QUESTIONS)
+                      or not set(YESNO_QUESTIONS) <= asked):
+            raise InputError(f"questions {self.questions!r}: a yes/no strategy asks \"true\", \"false\" and any of "
+                             f"{', '.join(q for q in QUESTIONS if q not in YESNO_QUESTIONS)}; choice asks none")
 
     @property
     def prompt_version(self) -> str:
@@ -332,15 +363,16 @@ class Judge:
         else:
             params = {"temperature": 1.0, "max_tokens": 1, "seed": sample}
         if self.grammar:
-            params["grammar"] = YESNO_GRAMMAR if self.strategy == Strategy.YESNO else GRAMMAR
+            params["grammar"] = GRAMMAR if self.strategy == Strategy.CHOICE else YESNO_GRAMMAR
         return params
 
-    def _call(self, messages: list[dict], params: dict, what: str) -> tuple[dict, bool]:
+    def _call(self, messages: list[dict], params: dict, what: str,
+              prompt_version: str | None = None) -> tuple[dict, bool]:
         request = {
             "model": self.model,
             "messages": messages,
             "params": params,
-            "prompt_version": self.prompt_version,
+            "prompt_version": prompt_version or self.prompt_version,
         }
 
         def send() -> tuple[dict, dict]:
@@ -376,18 +408,19 @@ class Judge:
 
     def judge(self, claim: str, evidence: str, where: str = "cited section", what: str = "") -> Judgement:
         """The relation, its probabilities and confidence; a failure comes back as `error`."""
+        answers = None
         try:
-            if self.strategy == Strategy.YESNO:
-                probs, confidence, method, cached = self._yesno(claim, evidence, where, what)
-            else:
+            if self.strategy == Strategy.CHOICE:
                 probs, confidence, method, cached = self._choice(claim, evidence, where, what)
+            else:
+                probs, confidence, method, cached, answers = self._yesno(claim, evidence, where, what)
         except JudgeUnavailableError:
             raise  # no row can be judged: the caller stops the run
         except CiteAuditError as exc:  # a replay miss included: the row keeps the message
             return Judgement(None, None, None, None, self.model, None, str(exc))
         except Exception as exc:  # the endpoint failed after the client's retries, or answered garbage
             return Judgement(None, None, None, None, self.model, None, f"{type(exc).__name__}: {exc}")
-        return Judgement(decided_relation(probs), probs, confidence, method, self.model, cached)
+        return Judgement(decided_relation(probs), probs, confidence, method, self.model, cached, answers=answers)
 
     def _sampled_method(self) -> str:
         return f"sampling (n={self.samples}, Wilson 99% lower bound)"
@@ -414,13 +447,16 @@ class Judge:
         # a lower bound: the samples that were not A, B or C count against the winner too
         return probs, wilson_lower_bound(max(passes, fails), self.samples, Z_99), self._sampled_method(), cached
 
-    def _yesno(self, claim: str, evidence: str, where: str, what: str) -> tuple[dict, float, str, bool]:
+    def _yesno(self, claim: str, evidence: str, where: str,
+               what: str) -> tuple[dict, float, str, bool, dict[str, float]]:
+        """The yes/no `questions`, in order; yesno's two are asked as `yesno` asks them (same keys)."""
         q: dict[str, float] = {}
         sampled: dict[str, list[str]] = {}
         all_cached = True
-        for question in YESNO_QUESTIONS:
+        for question in self.questions or ():
             messages = build_messages(claim, evidence, where, question)
-            record, cached = self._call(messages, self._params(), what)
+            version = PROMPT_VERSIONS[Strategy.YESNO] if question in YESNO_QUESTIONS else None
+            record, cached = self._call(messages, self._params(), what, version)
             all_cached = all_cached and cached
             top = record["response"].get("top_logprobs")
             if top:
@@ -430,7 +466,7 @@ class Judge:
                                      f"(answer {record['response'].get('content')!r})")
                 q[question] = p_yes
             else:
-                answers, all_cached = self._sample(messages, what, all_cached)
+                answers, all_cached = self._sample(messages, what, all_cached, version)
                 words = [a.split()[0].strip(".,:;!").lower() if a else "" for a in answers]
                 if not any(w in ("yes", "no") for w in words):
                     raise JudgeError(f"no sampled answer was Yes or No in {self.samples} samples")
@@ -438,17 +474,18 @@ class Judge:
                 q[question] = words.count("yes") / sum(w in ("yes", "no") for w in words)
         probs = combine_yesno(q["true"], q["false"])
         if not sampled:
-            return probs, pass_fail_confidence(probs), "logprobs", all_cached
+            return probs, pass_fail_confidence(probs), "logprobs", all_cached, q
         # a lower bound per sampled question on its majority answer (other answers count against)
         bound = min(wilson_lower_bound(max(w.count("yes"), w.count("no")), self.samples, Z_99)
                     for w in sampled.values())
-        return probs, bound, self._sampled_method(), all_cached
+        return probs, bound, self._sampled_method(), all_cached, q
 
-    def _sample(self, messages: list[dict], what: str, cached: bool) -> tuple[list[str], bool]:
+    def _sample(self, messages: list[dict], what: str, cached: bool,
+                prompt_version: str | None = None) -> tuple[list[str], bool]:
         """The `samples` sampled answers, stripped (each sample a cached call of its own)."""
         answers = []
         for i in range(self.samples):
-            record, hit = self._call(messages, self._params(sample=i), what)
+            record, hit = self._call(messages, self._params(sample=i), what, prompt_version)
             cached = cached and hit
             answers.append((record["response"].get("content") or "").strip())
         return answers, cached

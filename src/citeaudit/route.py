@@ -87,14 +87,26 @@ def model_verdict(probabilities: object, relation: object = None, p_pass: float 
     return RELATION_TO_VERDICT[Relation(relation)] if isinstance(relation, str) else None
 
 
-def failure_kind_unsure(probabilities: object) -> bool:
-    """Whether contradicts and says nothing are too close to name a failing verdict with confidence.
+def _named(row: pd.Series, calibration: Calibration | None) -> float | None:
+    """P(contradicted | fails) of a calibration that names failures, for a row it maps; else None."""
+    if calibration is None or sampled(row):
+        return None
+    return calibration.p_contradicted(row.get(C.ANSWERS))
+
+
+def failure_kind_unsure(probabilities: object, p_contradicted: float | None = None) -> bool:
+    """Whether contradicts and says nothing are too close to name a failing verdict with confidence
+    (or, when a calibration names failures, whether P(contradicted | fails) is).
 
     >>> failure_kind_unsure({"supports": 0.2, "contradicts": 0.45, "says_nothing": 0.35})
     True
     >>> failure_kind_unsure({"supports": 0.2, "contradicts": 0.7, "says_nothing": 0.1})
     False
+    >>> failure_kind_unsure({"supports": 0.2, "contradicts": 0.7, "says_nothing": 0.1}, p_contradicted=0.55)
+    True
     """
+    if p_contradicted is not None:
+        return max(p_contradicted, 1.0 - p_contradicted) < FAILURE_KIND_MARGIN
     if not isinstance(probabilities, dict):
         return False
     failing = probabilities[Relation.CONTRADICTS] + probabilities[Relation.SAYS_NOTHING]
@@ -111,13 +123,22 @@ def judged_verdict(row: pd.Series, calibration: Calibration | None = None) -> tu
     sampled lower bound). A calibration maps P(supports) to P(pass), the probability that the
     citation passes (`Calibration.p_pass`), for answers read from log-probabilities: the verdict
     passes when P(pass) ≥ 1/2 and the score is max(P(pass), 1 − P(pass)), the chance that the
-    pass-or-fail call is right. A sampled bound is never mapped.
+    pass-or-fail call is right. A map of the yes/no answers reads the row's `answers`; a row
+    without them gets no score (it goes to review); when it also names failures, P(contradicted |
+    fails) ≥ 1/2 makes a failing verdict `contradicted`, else `unsupported`. A sampled bound is
+    never mapped.
     """
     probabilities = row.get(C.PROBABILITIES)
     confidence = _number(row[C.CONFIDENCE])
     has_probs = isinstance(probabilities, dict) and Relation.SUPPORTS in probabilities
     if calibration is not None and has_probs and confidence is not None and not sampled(row):
-        p = calibration.p_pass(probabilities[Relation.SUPPORTS])
+        answers = row.get(C.ANSWERS)
+        if not calibration.maps(answers):  # a map of answers this row lacks: no score, so review
+            return model_verdict(probabilities, row[C.RELATION]), None
+        p = calibration.p_pass(probabilities[Relation.SUPPORTS], answers)
+        named = calibration.p_contradicted(answers)
+        if p < 0.5 and named is not None:
+            return (Verdict.CONTRADICTED if named >= 0.5 else Verdict.UNSUPPORTED), 1.0 - p
         return model_verdict(probabilities, p_pass=p), max(p, 1.0 - p)
     return model_verdict(probabilities, row[C.RELATION]), confidence
 
@@ -157,7 +178,8 @@ def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
             confident = score is not None and score >= threshold
             blocked = any(flag in BLOCKING_FLAGS for flag in row_flags)
             where = Route.AUTO if verdict and confident and not blocked else Route.REVIEW
-            if verdict in (Verdict.CONTRADICTED, Verdict.UNSUPPORTED) and failure_kind_unsure(row.get(C.PROBABILITIES)):
+            if verdict in (Verdict.CONTRADICTED, Verdict.UNSUPPORTED) and \
+                    failure_kind_unsure(row.get(C.PROBABILITIES), _named(row, calibration)):
                 row_flags.append(Flag.FAILURE_KIND_UNSURE)
         verdicts.append(verdict)
         scores.append(score)

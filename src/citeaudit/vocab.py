@@ -83,6 +83,7 @@ class Strategy(StrEnum):
 
     CHOICE = "choice"  # one three-way question, answered A, B or C
     YESNO = "yesno"  # two yes/no questions: does the passage imply the claim is true? ... false?
+    PANEL = "panel"  # yesno's two questions and a third: does the passage contradict the claim?
 
 
 class ReviewState(StrEnum):
