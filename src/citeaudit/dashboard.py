@@ -167,7 +167,8 @@ def _histogram_svg(bins: pd.DataFrame, thresholds: list[float]) -> str:
         x = left + (t - low) / span * (w - left - 8)
         parts.append(f"<line class='threshold' x1='{x:.1f}' y1='6' x2='{x:.1f}' y2='{h - bottom}' stroke='#cf222e' "
                      f"stroke-dasharray='4 3'/><text x='{x + 3:.1f}' y='16'>threshold {t:.2f}</text>")
-    parts.append("</svg><p class='meta'>green: the verdict stands &middot; amber: it waits for review</p>")
+    parts.append("</svg><p class='meta'>green: the verdict stands (confident, or reviewed by a human) &middot; "
+                 "amber: it waits for review</p>")
     return "".join(parts)
 
 
