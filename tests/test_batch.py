@@ -163,6 +163,47 @@ def test_processes_scheduler_equals_threads(mixed, recorded_cache):
     assert threads.rows["model"].notna().any()
 
 
+@pytest.fixture
+def started_workers(monkeypatch) -> list[int]:
+    """The number of worker processes of every LocalCluster started (real clusters, counted)."""
+    import distributed
+
+    started: list[int] = []
+
+    class Counted(distributed.LocalCluster):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append(len(self.scheduler_info["workers"]))
+
+    monkeypatch.setattr(distributed, "LocalCluster", Counted)
+    return started
+
+
+def test_workers_sets_the_local_clusters_worker_processes(mixed, recorded_cache, started_workers):
+    """`workers=1` starts a LocalCluster of one worker process (not the default 2), with the same results."""
+    started = started_workers
+    items = read_dataset(mixed)
+    settings = Settings(locate_only=True)
+    one = run_batch(items, settings, "processes", partition_size=4, workers=1)
+    assert started == [1]
+    pd.testing.assert_frame_equal(one.rows, run_batch(items, settings, "threads").rows)
+    pd.testing.assert_frame_equal(one.decisions, run_batch(items, settings, "threads").decisions)
+
+
+@pytest.mark.parametrize("workers, scheduler, message", [
+    (0, "processes", "1 or more worker processes, not 0"),
+    (-2, "processes", "1 or more worker processes, not -2"),
+    (2, "threads", "workers sets the worker processes of --scheduler processes"),
+    (2, "tcp://127.0.0.1:9", "workers sets the worker processes of --scheduler processes"),
+])
+def test_workers_out_of_range_or_without_processes_is_an_input_error(workers, scheduler, message):
+    from citeaudit.errors import InputError
+
+    items = read_dataset(EXAMPLE)
+    with pytest.raises(InputError, match=message):
+        run_batch(items, Settings(locate_only=True), scheduler, workers=workers)
+
+
 def test_an_existing_scheduler_by_address_equals_threads(mixed, recorded_cache):
     from distributed import LocalCluster
 
@@ -205,6 +246,23 @@ def test_cli_usage_errors_exit_2(tmp_path, recorded_cache):
     assert _run([str(tmp_path / "latin1.jsonl")]).exit_code == 2
     unknown = _run([str(EXAMPLE), "--scheduler", "mpi"])
     assert unknown.exit_code == 2 and "not threads, processes" in unknown.output
+    for workers in ("0", "-1"):
+        none = _run([str(EXAMPLE), "--locate-only", "--scheduler", "processes", "--workers", workers])
+        assert none.exit_code == 2 and f"1 or more worker processes, not {workers}" in none.output, none.output
+    threads = _run([str(EXAMPLE), "--locate-only", "--workers", "3"])
+    assert threads.exit_code == 2 and "workers sets the worker processes of --scheduler processes" in threads.output
+
+
+def test_cli_workers_runs_that_many_processes(recorded_cache, tmp_path, started_workers):
+    decisions = tmp_path / "decisions.jsonl"
+    result = _run([str(EXAMPLE), "--locate-only", "--scheduler", "processes", "--workers", "1",
+                   "--decisions", str(decisions)])
+    assert result.exit_code == 1, result.output
+    assert started_workers == [1]
+    assert "5 answers, 15 rows" in result.output
+    threads = _run([str(EXAMPLE), "--locate-only", "--decisions", str(tmp_path / "threads.jsonl")])
+    assert threads.exit_code == 1, threads.output
+    assert decisions.read_text(encoding="utf-8") == (tmp_path / "threads.jsonl").read_text(encoding="utf-8")
 
 
 def test_cli_judge_unreachable_exits_3(recorded_cache, monkeypatch):

@@ -69,7 +69,9 @@ def _sentences(text: str) -> list[str]:
     found = []
     for paragraph in re.split(r"\n\s*\n", body):
         for sentence in re.split(r"(?<=[a-z0-9)]\.)\s+(?=[A-Z])", paragraph.strip()):
-            if 10 <= len(sentence.split()) <= 45 and sentence.endswith(".") and "  " not in sentence.strip():
+            # no run of spaces inside a line (tables, figures); the indentation of a wrap is not one
+            inner = "  " in " ".join(line.strip() for line in sentence.splitlines())
+            if 10 <= len(sentence.split()) <= 45 and sentence.endswith(".") and not inner:
                 found.append(sentence.strip())
     return found
 

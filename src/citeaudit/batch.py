@@ -52,7 +52,7 @@ ROW_COLUMNS = [ANSWER_ID, LINE, *C.LOCATE_COLUMNS, *C.JUDGE_COLUMNS, C.SCORE, C.
                C.THRESHOLD, C.FINGERPRINT, C.REVIEW_VERDICT, C.REVIEW_STATE]
 DECISION_COLUMNS = [ANSWER_ID, LINE, "status", "reasons"]
 SCHEDULERS = ("threads", "processes")
-LOCAL_WORKERS = 2
+LOCAL_WORKERS = 2  # worker processes of `--scheduler processes` unless `workers` is given
 DOCUMENT_CACHE_SIZE = 64
 WRITING_MODES = (CacheMode.RECORD, CacheMode.REFRESH)
 
@@ -417,14 +417,28 @@ def check_scheduler(scheduler: str, settings: Settings) -> None:
                          "(tcp://host:8786)")
 
 
+def check_workers(workers: int | None, scheduler: str) -> None:
+    """`InputError` unless `workers` is None or a count of 1 or more for `scheduler="processes"`."""
+    if workers is None:
+        return
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"workers must be a whole number of 1 or more worker processes, not {workers!r}")
+    if scheduler != "processes":
+        raise InputError(f"workers sets the worker processes of --scheduler processes; scheduler {scheduler!r} "
+                         "has its own (threads: this process; an address: the workers started there)")
+
+
 def run_batch(items: Sequence[Item], settings: Settings | None = None, scheduler: str = "threads",
-              partition_size: int | None = None, progress: Callable[[int], None] | None = None) -> BatchResult:
+              partition_size: int | None = None, progress: Callable[[int], None] | None = None,
+              workers: int | None = None) -> BatchResult:
     """Audit every item on Dask; `progress(n)` is called as each partition of n answers finishes.
+    `workers` is the number of worker processes of `scheduler="processes"` (default `LOCAL_WORKERS`).
 
     Results are in dataset order and the same whatever the scheduler.
     """
     settings = settings or Settings()
     check_scheduler(scheduler, settings)
+    check_workers(workers, scheduler)
     items = list(items)
     if not items:
         return BatchResult()
@@ -435,7 +449,7 @@ def run_batch(items: Sequence[Item], settings: Settings | None = None, scheduler
     mode = settings.cache_mode or config.cache_mode()
     if not settings.locate_only and mode in WRITING_MODES:
         settings = replace(settings, hold=True)  # the workers' new calls come back to be appended here
-    return BatchResult(_run_distributed(parts, settings, scheduler, progress))
+    return BatchResult(_run_distributed(parts, settings, scheduler, progress, workers))
 
 
 def _run_threads(parts: list[list[Item]], settings: Settings,
@@ -456,13 +470,13 @@ def _run_threads(parts: list[list[Item]], settings: Settings,
 
 
 def _run_distributed(parts: list[list[Item]], settings: Settings, scheduler: str,
-                     progress: Callable[[int], None] | None) -> list[Outcome]:
+                     progress: Callable[[int], None] | None, workers: int | None = None) -> list[Outcome]:
     from distributed import Client, LocalCluster, as_completed
 
     cluster = None
     recordings = CallCache(settings.cache_dir, mode=settings.cache_mode) if settings.hold else None
     if scheduler == "processes":
-        cluster = LocalCluster(n_workers=LOCAL_WORKERS, threads_per_worker=1, processes=True,
+        cluster = LocalCluster(n_workers=workers or LOCAL_WORKERS, threads_per_worker=1, processes=True,
                                dashboard_address=":0")
         address: Any = cluster
     else:

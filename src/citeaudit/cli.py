@@ -468,17 +468,19 @@ def report(source, citations, document, answer, answer_json, sources_json, doc_f
 @click.option("--decisions", type=click.Path(dir_okay=False), default=None,
               help="Write one JSON object per answer: answer_id, line, status, reasons.")
 @click.option("--scheduler", default="threads", show_default=True,
-              help="Dask scheduler: threads (in-process), processes (a LocalCluster of 2 workers) or the "
+              help="Dask scheduler: threads (in-process), processes (a LocalCluster of --workers processes) or the "
                    "address of a running scheduler (tcp://host:8786).")
+@click.option("--workers", type=int, default=None,
+              help="Worker processes of --scheduler processes (default 2; 1 or more).")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
               help="Write the dashboard: counts per decision and verdict, the answers to look at with their "
                    "cards, the sources with the most failing citations, the confidence histogram.")
 def batch(dataset, threshold, strategy, cache_mode, model, concurrency, locate_only, reviews, output, decisions,
-          scheduler, html_path):
+          scheduler, workers, html_path):
     """Audit a JSON Lines dataset of answers (any citation format, one answer per line) on Dask."""
     from tqdm.auto import tqdm
 
-    from .batch import Settings, check_scheduler, read_dataset, run_batch
+    from .batch import Settings, check_scheduler, check_workers, read_dataset, run_batch
     from .reviews import load_reviews
 
     items = read_dataset(dataset)
@@ -489,8 +491,9 @@ def batch(dataset, threshold, strategy, cache_mode, model, concurrency, locate_o
                         reviews=tuple(load_reviews(reviews)) if reviews else (),
                         cache_dir=str(config.cache_dir().resolve()), cards=html_path is not None)
     check_scheduler(scheduler, settings)
+    check_workers(workers, scheduler)
     with tqdm(total=len(items), desc="answers", unit="answer", file=sys.stderr) as bar:
-        result = run_batch(items, settings, scheduler, progress=bar.update)
+        result = run_batch(items, settings, scheduler, progress=bar.update, workers=workers)
     counts = result.counts()
     invalid = sum(outcome.invalid for outcome in result.outcomes)
     click.echo(f"{len(items)} answers, {len(result.rows)} rows: "
