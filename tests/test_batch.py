@@ -4,6 +4,7 @@ auditing each answer alone, the same results on a real LocalCluster, exit codes.
 import json
 import random
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -164,28 +165,32 @@ def test_processes_scheduler_equals_threads(mixed, recorded_cache):
 
 
 @pytest.fixture
-def started_workers(monkeypatch) -> list[int]:
-    """The number of worker processes of every LocalCluster started (real clusters, counted)."""
+def started(monkeypatch) -> SimpleNamespace:
+    """Every LocalCluster started (real clusters): its number of worker processes (`workers`), and for
+    each worker whether Dask's profiler samples it (`profiling`)."""
     import distributed
 
-    started: list[int] = []
+    seen = SimpleNamespace(workers=[], profiling=[])
 
     class Counted(distributed.LocalCluster):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
-            started.append(len(self.scheduler_info["workers"]))
+            seen.workers.append(len(self.scheduler_info["workers"]))
+            with distributed.Client(self) as client:
+                found = client.run(lambda dask_worker: "profile" in dask_worker.periodic_callbacks)
+            seen.profiling.extend(found.values())
 
     monkeypatch.setattr(distributed, "LocalCluster", Counted)
-    return started
+    return seen
 
 
-def test_workers_sets_the_local_clusters_worker_processes(mixed, recorded_cache, started_workers):
-    """`workers=1` starts a LocalCluster of one worker process (not the default 2), with the same results."""
-    started = started_workers
+def test_workers_sets_the_local_clusters_worker_processes(mixed, recorded_cache, started):
+    """`workers=1` starts a LocalCluster of one worker process (not the default 2), with the same results,
+    and without Dask's worker profiler (on Python 3.11 its sys._current_frames() can deadlock a worker)."""
     items = read_dataset(mixed)
     settings = Settings(locate_only=True)
     one = run_batch(items, settings, "processes", partition_size=4, workers=1)
-    assert started == [1]
+    assert started.workers == [1] and started.profiling == [False]
     pd.testing.assert_frame_equal(one.rows, run_batch(items, settings, "threads").rows)
     pd.testing.assert_frame_equal(one.decisions, run_batch(items, settings, "threads").decisions)
 
@@ -253,12 +258,12 @@ def test_cli_usage_errors_exit_2(tmp_path, recorded_cache):
     assert threads.exit_code == 2 and "workers sets the worker processes of --scheduler processes" in threads.output
 
 
-def test_cli_workers_runs_that_many_processes(recorded_cache, tmp_path, started_workers):
+def test_cli_workers_runs_that_many_processes(recorded_cache, tmp_path, started):
     decisions = tmp_path / "decisions.jsonl"
     result = _run([str(EXAMPLE), "--locate-only", "--scheduler", "processes", "--workers", "1",
                    "--decisions", str(decisions)])
     assert result.exit_code == 1, result.output
-    assert started_workers == [1]
+    assert started.workers == [1]
     assert "5 answers, 15 rows" in result.output
     threads = _run([str(EXAMPLE), "--locate-only", "--decisions", str(tmp_path / "threads.jsonl")])
     assert threads.exit_code == 1, threads.output

@@ -469,15 +469,31 @@ def _run_threads(parts: list[list[Item]], settings: Settings,
     return [outcome for outcomes, _ in done for outcome in outcomes]
 
 
+# Dask's worker profiler calls sys._current_frames() every 10 ms; on Python 3.11 a garbage collection
+# during that call can deadlock the worker (cpython#106883, dask/distributed#8616), and the judge's
+# threads make it likely: a worker of a judged batch hung until the scheduler restarted it.
+NO_PROFILER = {"distributed.worker.profile.enabled": False}
+
+
+def local_cluster(workers: int | None = None) -> Any:
+    """The `LocalCluster` of `--scheduler processes`: `workers` processes (default `LOCAL_WORKERS`) of
+    one thread each, without the worker profiler."""
+    import dask
+    from distributed import LocalCluster
+
+    with dask.config.set(NO_PROFILER):  # the workers' nannies take the config as they start
+        return LocalCluster(n_workers=workers or LOCAL_WORKERS, threads_per_worker=1, processes=True,
+                            dashboard_address=":0")
+
+
 def _run_distributed(parts: list[list[Item]], settings: Settings, scheduler: str,
                      progress: Callable[[int], None] | None, workers: int | None = None) -> list[Outcome]:
-    from distributed import Client, LocalCluster, as_completed
+    from distributed import Client, as_completed
 
     cluster = None
     recordings = CallCache(settings.cache_dir, mode=settings.cache_mode) if settings.hold else None
     if scheduler == "processes":
-        cluster = LocalCluster(n_workers=workers or LOCAL_WORKERS, threads_per_worker=1, processes=True,
-                               dashboard_address=":0")
+        cluster = local_cluster(workers)
         address: Any = cluster
     else:
         address = scheduler
