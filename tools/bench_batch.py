@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_corpus
 from scripted_endpoint import scripted_endpoint
 
-from citeaudit.batch import BatchResult, Item, Settings, read_dataset, run_batch
+from citeaudit.batch import BatchResult, Item, Settings, local_cluster, read_dataset, run_batch
 from citeaudit.fingerprint import fingerprint
 from citeaudit.formats import load_document
 
@@ -209,23 +209,25 @@ class Row:
     warm: float | None = None
 
 
-def _best(fn: Callable[[], BatchResult], repeat: int) -> tuple[float, BatchResult]:
+def _best(fn: Callable[[], BatchResult], repeat: int, what: str) -> tuple[float, BatchResult]:
+    """The best of `repeat` runs; every run's time goes to stderr as it ends."""
     best, result = float("inf"), None
-    for _ in range(repeat):
+    for run in range(1, repeat + 1):
         started = time.perf_counter()
         result = fn()
-        best = min(best, time.perf_counter() - started)
+        seconds = time.perf_counter() - started
+        print(f"[{time.strftime('%H:%M:%S')}] {what}, run {run}: {seconds:.2f} s", file=sys.stderr, flush=True)
+        best = min(best, seconds)
     assert result is not None
     return best, result
 
 
-def _warm(items: list[Item], settings: Settings, workers: int, repeat: int) -> float:
-    """The best time on a LocalCluster of `workers` processes already running and used once."""
-    from distributed import LocalCluster
-
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+def _warm(items: list[Item], settings: Settings, workers: int, repeat: int, what: str) -> float:
+    """The best time on the LocalCluster of `workers` processes `run_batch` would start, already running
+    and used once."""
+    with local_cluster(workers) as cluster:
         run_batch(items, settings, cluster.scheduler_address)
-        seconds, _ = _best(lambda: run_batch(items, settings, cluster.scheduler_address), repeat)
+        seconds, _ = _best(lambda: run_batch(items, settings, cluster.scheduler_address), repeat, what)
     return seconds
 
 
@@ -242,16 +244,17 @@ def _check(result: BatchResult, items: list[Item], reference: BatchResult | None
 
 def measure(mode: str, items: list[Item], settings: Settings, workers: list[int], repeat: int) -> list[Row]:
     """The threaded scheduler, then a LocalCluster of each number of worker processes."""
-    seconds, reference = _best(lambda: run_batch(items, settings, "threads"), repeat)
+    seconds, reference = _best(lambda: run_batch(items, settings, "threads"), repeat, f"{mode} threads")
     _check(reference, items)
     rows = [Row(mode, "threads", None, seconds)]
     for count in workers:
         def cold(count: int = count) -> BatchResult:
             return run_batch(items, settings, "processes", workers=count)
 
-        seconds, result = _best(cold, repeat)
+        seconds, result = _best(cold, repeat, f"{mode} processes {count}")
         _check(result, items, reference)
-        rows.append(Row(mode, "processes", count, seconds, _warm(items, settings, count, repeat)))
+        warm = _warm(items, settings, count, repeat, f"{mode} processes {count} warm")
+        rows.append(Row(mode, "processes", count, seconds, warm))
     return rows
 
 
@@ -292,7 +295,7 @@ def run(n: int, workers: list[int], repeat: int, delay: float, judged_n: int, mo
     dataset = generate_dataset(folder / "answers.jsonl", n, seed)
     items = read_dataset(dataset.path)
     print(f"{n} answers ({', '.join(f'{k} {v}' for k, v in sorted(dataset.count().items()))}) in {dataset.path}; "
-          f"{os.cpu_count()} cores; best of {repeat}")
+          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start; best of {repeat}")
     rows: list[Row] = []
     answers: dict[str, int] = {}
     if "locate" in modes:
@@ -308,7 +311,8 @@ def run(n: int, workers: list[int], repeat: int, delay: float, judged_n: int, mo
 
         with scripted_endpoint(delay) as endpoint, _judge_environment(endpoint.url):
             # live: refresh calls the endpoint for every judged citation, and writes the recordings
-            seconds, live = _best(lambda: run_batch(judged, judged_settings("refresh"), "threads"), repeat)
+            seconds, live = _best(lambda: run_batch(judged, judged_settings("refresh"), "threads"), repeat,
+                                  "judged-live threads")
             _check(live, judged)
             rows.append(Row("judged-live", "threads", None, seconds))
             requests = endpoint.requests
