@@ -12,15 +12,15 @@ The dataset (`generate_dataset`) is N answers in the three formats, with some ma
        whose fingerprints are current or stale); one in twenty cites a source that is not listed
    3%  malformed lines, in turn: not JSON (cut short), a missing key, an unknown source file
 
-Modes:
-  locate-only  step 1 alone (`--locate-only`): CPU-bound.
-  judged       against `scripted_endpoint.py`, a real OpenAI-compatible HTTP server on 127.0.0.1
-               that answers after `--delay` seconds (strategy `choice`, model `scripted`). The
-               cache modes are replay, record and refresh, and Dask workers never write
-               recordings (record and refresh run on the threads only), so the live row is the
-               threaded scheduler in `refresh` mode (every judged citation is an HTTP request);
-               the other rows replay the recordings that run wrote (a real cache read per
-               citation, no HTTP), on every scheduler.
+Modes (`--modes`, default locate,judged):
+  locate   step 1 alone (`--locate-only`): CPU-bound.
+  judged   the first `--judged-answers` answers judged live against `scripted_endpoint.py`, a real
+           OpenAI-compatible HTTP server on 127.0.0.1 that answers after `--delay` seconds
+           (strategy `choice`, model `scripted`), in cache mode `refresh`: every judged citation
+           is an HTTP request; on workers the judge holds its new calls and the client appends
+           them to the recordings (batch.py).
+  replay   the same answers replayed from the recordings those runs wrote (a cache read per
+           citation, no HTTP; the endpoint's request count is checked).
 
 A `processes` row is what `citeaudit batch --scheduler processes --workers W` costs: a new
 LocalCluster is started and closed in the timing. The `warm` column is the same batch sent by
@@ -30,7 +30,7 @@ best of `--repeat` runs; the ratio is against 1 worker process in the same run (
 shared and noisy: compare ratios within a run, not absolute figures across runs).
 
 Run: CITEAUDIT_DATA_DIR=../shared/data/rfc .venv/bin/python tools/bench_batch.py [--answers 1000]
-     [--workers 1,2,4] [--repeat 2] [--delay 0.02] [--judged-answers 300] [--modes locate,judged]
+     [--workers 1,2,4] [--repeat 2] [--delay 0.02] [--judged-answers 300] [--modes locate,judged,replay]
 """
 
 from __future__ import annotations
@@ -301,26 +301,26 @@ def run(n: int, workers: list[int], repeat: int, delay: float, judged_n: int, mo
     if "locate" in modes:
         answers["locate-only"] = len(items)
         rows += measure("locate-only", items, Settings(locate_only=True), workers, repeat)
-    if "judged" in modes:
+    if "judged" in modes or "replay" in modes:
         judged = items[:judged_n]
-        answers["judged-live"] = answers["judged-replay"] = len(judged)
         cache = folder / "cache"
 
         def judged_settings(mode: str) -> Settings:
             return Settings(cache_mode=mode, model="scripted", strategy="choice", cache_dir=str(cache))
 
         with scripted_endpoint(delay) as endpoint, _judge_environment(endpoint.url):
-            # live: refresh calls the endpoint for every judged citation, and writes the recordings
-            seconds, live = _best(lambda: run_batch(judged, judged_settings("refresh"), "threads"), repeat,
-                                  "judged-live threads")
-            _check(live, judged)
-            rows.append(Row("judged-live", "threads", None, seconds))
-            requests = endpoint.requests
-            rows += measure("judged-replay", judged, judged_settings("replay"), workers, repeat)
-            assert endpoint.requests == requests, "a replay called the endpoint"
-        judged_rows = live.rows["model"].notna().sum()
-        print(f"judged: {len(judged)} answers, {judged_rows} citations judged per run, {requests} HTTP requests "
-              f"in {repeat} live run(s) (delay {delay * 1000:.0f} ms, at most {endpoint.most_in_flight} in flight)")
+            if "judged" in modes:  # refresh: every judged citation is an HTTP request, on every scheduler
+                answers["judged-live"] = len(judged)
+                rows += measure("judged-live", judged, judged_settings("refresh"), workers, repeat)
+            else:  # record once, for the replay
+                _check(run_batch(judged, judged_settings("refresh"), "threads"), judged)
+            requests, in_flight = endpoint.requests, endpoint.most_in_flight
+            if "replay" in modes:
+                answers["judged-replay"] = len(judged)
+                rows += measure("judged-replay", judged, judged_settings("replay"), workers, repeat)
+                assert endpoint.requests == requests, "a replay called the endpoint"
+        print(f"judged: the first {len(judged)} answers, {requests} HTTP requests in all (delay "
+              f"{delay * 1000:.0f} ms, at most {in_flight} in flight)")
     print_table(rows, answers)
 
 
@@ -333,7 +333,8 @@ def main() -> None:
                         help="seconds the scripted endpoint waits per request (default 0.02)")
     parser.add_argument("--judged-answers", type=int, default=300,
                         help="the first N answers are judged (default 300)")
-    parser.add_argument("--modes", default="locate,judged", help="locate, judged or both (default)")
+    parser.add_argument("--modes", default="locate,judged",
+                        help="comma-separated: locate, judged (live), replay (default locate,judged)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     workers = [int(w) for w in args.workers.split(",")]
