@@ -19,8 +19,11 @@ Modes (`--modes`, default locate,judged):
            (strategy `choice`, model `scripted`), in cache mode `refresh`: every judged citation
            is an HTTP request; on workers the judge holds its new calls and the client appends
            them to the recordings (batch.py).
-  replay   the same answers replayed from the recordings those runs wrote (a cache read per
+  replay   the same answers replayed from the recordings of the first live run (a cache read per
            citation, no HTTP; the endpoint's request count is checked).
+
+Each live run records into a fresh cache folder: appending a record rereads its recording
+(cache.py), so runs sharing one folder would pay more and more.
 
 A `processes` row is what `citeaudit batch --scheduler processes --workers W` costs: a new
 LocalCluster is started and closed in the timing. The `warm` column is the same batch sent by
@@ -36,6 +39,7 @@ Run: CITEAUDIT_DATA_DIR=../shared/data/rfc .venv/bin/python tools/bench_batch.py
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -222,12 +226,12 @@ def _best(fn: Callable[[], BatchResult], repeat: int, what: str) -> tuple[float,
     return best, result
 
 
-def _warm(items: list[Item], settings: Settings, workers: int, repeat: int, what: str) -> float:
+def _warm(items: list[Item], settings: Callable[[], Settings], workers: int, repeat: int, what: str) -> float:
     """The best time on the LocalCluster of `workers` processes `run_batch` would start, already running
     and used once."""
     with local_cluster(workers) as cluster:
-        run_batch(items, settings, cluster.scheduler_address)
-        seconds, _ = _best(lambda: run_batch(items, settings, cluster.scheduler_address), repeat, what)
+        run_batch(items, settings(), cluster.scheduler_address)
+        seconds, _ = _best(lambda: run_batch(items, settings(), cluster.scheduler_address), repeat, what)
     return seconds
 
 
@@ -242,14 +246,16 @@ def _check(result: BatchResult, items: list[Item], reference: BatchResult | None
         assert result.decisions.equals(reference.decisions), "decisions differ from the threaded scheduler's"
 
 
-def measure(mode: str, items: list[Item], settings: Settings, workers: list[int], repeat: int) -> list[Row]:
-    """The threaded scheduler, then a LocalCluster of each number of worker processes."""
-    seconds, reference = _best(lambda: run_batch(items, settings, "threads"), repeat, f"{mode} threads")
+def measure(mode: str, items: list[Item], settings: Callable[[], Settings], workers: list[int],
+            repeat: int) -> list[Row]:
+    """The threaded scheduler, then a LocalCluster of each number of worker processes; each run takes
+    `settings()` (a live run records into a fresh cache folder, so none pays for a longer recording)."""
+    seconds, reference = _best(lambda: run_batch(items, settings(), "threads"), repeat, f"{mode} threads")
     _check(reference, items)
     rows = [Row(mode, "threads", None, seconds)]
     for count in workers:
         def cold(count: int = count) -> BatchResult:
-            return run_batch(items, settings, "processes", workers=count)
+            return run_batch(items, settings(), "processes", workers=count)
 
         seconds, result = _best(cold, repeat, f"{mode} processes {count}")
         _check(result, items, reference)
@@ -300,24 +306,28 @@ def run(n: int, workers: list[int], repeat: int, delay: float, judged_n: int, mo
     answers: dict[str, int] = {}
     if "locate" in modes:
         answers["locate-only"] = len(items)
-        rows += measure("locate-only", items, Settings(locate_only=True), workers, repeat)
+        rows += measure("locate-only", items, lambda: Settings(locate_only=True), workers, repeat)
     if "judged" in modes or "replay" in modes:
         judged = items[:judged_n]
-        cache = folder / "cache"
+        caches = itertools.count()
 
-        def judged_settings(mode: str) -> Settings:
-            return Settings(cache_mode=mode, model="scripted", strategy="choice", cache_dir=str(cache))
+        def live() -> Settings:  # refresh: every judged citation is an HTTP request
+            return Settings(cache_mode="refresh", model="scripted", strategy="choice",
+                            cache_dir=str(folder / f"cache-{next(caches)}"))
+
+        def replay() -> Settings:
+            return Settings(cache_mode="replay", model="scripted", strategy="choice", cache_dir=str(folder / "cache-0"))
 
         with scripted_endpoint(delay) as endpoint, _judge_environment(endpoint.url):
-            if "judged" in modes:  # refresh: every judged citation is an HTTP request, on every scheduler
+            if "judged" in modes:
                 answers["judged-live"] = len(judged)
-                rows += measure("judged-live", judged, judged_settings("refresh"), workers, repeat)
+                rows += measure("judged-live", judged, live, workers, repeat)
             else:  # record once, for the replay
-                _check(run_batch(judged, judged_settings("refresh"), "threads"), judged)
+                _check(run_batch(judged, live(), "threads"), judged)
             requests, in_flight = endpoint.requests, endpoint.most_in_flight
-            if "replay" in modes:
+            if "replay" in modes:  # the recordings of the first live run
                 answers["judged-replay"] = len(judged)
-                rows += measure("judged-replay", judged, judged_settings("replay"), workers, repeat)
+                rows += measure("judged-replay", judged, replay, workers, repeat)
                 assert endpoint.requests == requests, "a replay called the endpoint"
         print(f"judged: the first {len(judged)} answers, {requests} HTTP requests in all (delay "
               f"{delay * 1000:.0f} ms, at most {in_flight} in flight)")
