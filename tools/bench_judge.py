@@ -1,7 +1,8 @@
 """Benchmark step 2's concurrency: N citations judged against a local scripted OpenAI-compatible
 endpoint that answers after a fixed delay (`scripted_endpoint.py`), at concurrency 1, 2, 4, 8, 16.
 
-Every run records into a fresh cache (mode `record`), so every citation is a real HTTP request.
+Every run records into a fresh cache (mode `record`), so every citation is a real HTTP request:
+one request per citation, the `choice` strategy (the scripted endpoint answers A, B or C).
 Prints the seconds of judging, citations per second and the speed-up over one at a time.
 
 Run: .venv/bin/python tools/bench_judge.py [--citations 40] [--delay 0.2] [--levels 1,2,4,8,16]
@@ -32,7 +33,7 @@ def run(n: int, delay: float, levels: list[int]) -> None:
         base = None
         for level in levels:
             with tempfile.TemporaryDirectory() as folder:
-                judge = Judge(model="scripted", base_url=endpoint.url, api_key="x", grammar=False,
+                judge = Judge(model="scripted", base_url=endpoint.url, api_key="x", grammar=False, strategy="choice",
                               cache=CallCache(Path(folder), mode="record"))
                 endpoint.most_in_flight = 0
                 started = time.perf_counter()
