@@ -28,6 +28,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from citeaudit.errors import InputError
+from citeaudit.strictjson import repeated_keys
 
 # Pydantic matches patterns with Rust's regex crate, where ``$`` is the very end of the text
 # (Python's ``$`` would also accept a final newline) and a lone surrogate never matches.
@@ -282,14 +283,9 @@ def load_json(path: str | os.PathLike[str], role: str) -> object:
 
 def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """``object_pairs_hook``: a dict, or a :class:`DuplicateKeyObject` if a key repeats."""
-    seen: set[str] = set()
-    duplicates: list[str] = []
-    for key, _ in pairs:
-        if key in seen and key not in duplicates:
-            duplicates.append(key)
-        seen.add(key)
+    duplicates = repeated_keys(pairs)
     if duplicates:
-        return DuplicateKeyObject(pairs, tuple(duplicates))
+        return DuplicateKeyObject(pairs, duplicates)
     return dict(pairs)
 
 

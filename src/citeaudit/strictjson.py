@@ -7,6 +7,7 @@ first-key reader sees. Every reader of citeaudit's inputs and stores parses thro
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 
 class RepeatedKeyError(ValueError):
@@ -25,14 +26,23 @@ def unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     """
     value = dict(pairs)
     if len(value) < len(pairs):
-        seen: set[str] = set()
-        repeated: list[str] = []
-        for key, _ in pairs:
-            if key in seen and key not in repeated:
-                repeated.append(key)
-            seen.add(key)
-        raise RepeatedKeyError(tuple(repeated))
+        raise RepeatedKeyError(repeated_keys(pairs))
     return value
+
+
+def repeated_keys(pairs: Sequence[tuple[str, object]]) -> tuple[str, ...]:
+    """The keys that occur more than once among `pairs`, in the order they first repeat.
+
+    >>> repeated_keys([("a", 1), ("b", 2), ("b", 3), ("a", 4), ("b", 5)])
+    ('b', 'a')
+    """
+    seen: set[str] = set()
+    repeated: list[str] = []
+    for key, _ in pairs:
+        if key in seen and key not in repeated:
+            repeated.append(key)
+        seen.add(key)
+    return tuple(repeated)
 
 
 def loads(text: str | bytes) -> object:
