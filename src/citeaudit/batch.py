@@ -298,6 +298,12 @@ class Outcome:
     source: str | None = None
     cards: str | None = None
 
+    def brief(self, width: int) -> str:
+        """The first line of the first reason, cut to `width` characters, and how many reasons follow."""
+        first = self.reasons[0].splitlines()[0] if self.reasons else ""
+        more = f" (+{len(self.reasons) - 1} more)" if len(self.reasons) > 1 else ""
+        return first[:width] + more
+
     @property
     def decision(self) -> dict[str, object]:
         return {ANSWER_ID: self.answer_id, LINE: self.line, "status": self.status, "reasons": list(self.reasons)}

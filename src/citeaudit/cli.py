@@ -501,9 +501,7 @@ def batch(dataset, threshold, strategy, cache_mode, model, concurrency, locate_o
                + (f" ({invalid} invalid lines)" if invalid else ""))
     for outcome in result.outcomes:
         if outcome.status != "ACCEPT":
-            first = outcome.reasons[0].splitlines()[0] if outcome.reasons else ""
-            more = f" (+{len(outcome.reasons) - 1} more)" if len(outcome.reasons) > 1 else ""
-            click.echo(f"  {outcome.status:6} {outcome.answer_id} (line {outcome.line}): {first[:160]}{more}")
+            click.echo(f"  {outcome.status:6} {outcome.answer_id} (line {outcome.line}): {outcome.brief(160)}")
     errors = sorted({e for o in result.outcomes if not o.invalid for e in o.rows["error"] if isinstance(e, str)})
     for error in errors[:5]:
         click.echo(f"error: {error}", err=True)

@@ -17,7 +17,6 @@ external fetch, and every text from the dataset goes through `html.escape`.
 
 from __future__ import annotations
 
-import html
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from . import columns as C
-from .report import PAGE_CSS, card_state
+from .report import PAGE_CSS, _e, card_state
 from .stores import atomic_write_text
 from .vocab import Status, Verdict
 
@@ -47,10 +46,6 @@ table.counts td.n{text-align:right;font-variant-numeric:tabular-nums}
 .answer{border-top:3px solid #ddd;margin-top:2rem;padding-top:.5rem}
 .answer h2{font-size:1.1rem} .hist text{font-size:11px;fill:#444}
 """
-
-
-def _e(value: object) -> str:
-    return html.escape("" if value is None else str(value))
 
 
 def row_sources(outcome: Outcome) -> list[str]:
@@ -187,11 +182,9 @@ def _answers_to_look_at(outcomes: list[Outcome]) -> str:
     rows = []
     for status in (Status.REJECT, Status.REVIEW):
         for o in (o for o in outcomes if o.status == status):
-            first = o.reasons[0].splitlines()[0] if o.reasons else ""
-            more = f" (+{len(o.reasons) - 1} more)" if len(o.reasons) > 1 else ""
             rows.append(f"<tr><td><a href='#{answer_anchor(o.line)}'>{_e(o.answer_id)}</a></td><td class='n'>{o.line}"
                         f"</td><td class='{_e(o.status)}'>{_e(o.status)}</td><td>{_e(o.source or 'source ids')}</td>"
-                        f"<td>{_e(first[:200])}{_e(more)}</td></tr>")
+                        f"<td>{_e(o.brief(200))}</td></tr>")
     if not rows:
         return "<p>Every answer is ACCEPT.</p>"
     return ("<table class='counts' id='answers'><thead><tr><th>answer</th><th>line</th><th>decision</th>"
