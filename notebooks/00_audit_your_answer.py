@@ -13,19 +13,22 @@
 # %% tags=["parameters"]
 CITATIONS = "data/your_citations.json"  # your citation file: [{id, claim, quote (or null), section}]
 SOURCE = "rfc7519.txt"  # the document they cite: RFC text, Markdown, HTML or plain text
-THRESHOLD = 0.8  # a model verdict at or above this confidence stands without a human
-CACHE_MODE = "replay"  # replay: recorded answers only, no network; record: ask the model on a miss
-MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"  # the judge whose answers are recorded in cache/
+THRESHOLD = None  # None: the model's calibrated threshold (or CITEAUDIT_THRESHOLD); else 0 to 1
+CACHE_MODE = None  # None: CITEAUDIT_CACHE_MODE, else replay (recorded answers only, no network)
+MODEL = None  # None: CITEAUDIT_MODEL, else the Qwen judge whose answers are recorded in cache/
 
 # %%
 from IPython.display import HTML, display
 
 import citeaudit as ca
 
+options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
 citations_path = ca.find_input(CITATIONS)
 source_path = ca.resolve_source(SOURCE)
 print(f"citations: {citations_path.resolve()}")
 print(f"source:    {source_path.resolve()}")
+print(f"judge:     {options.model} ({options.strategy}, {options.cache_mode})")
+print(options.routing().note())
 
 # %% [markdown]
 # ## 1. Find every quote in the source (no model)
@@ -36,8 +39,7 @@ print(f"source:    {source_path.resolve()}")
 # `quoted text` is the quote exactly as the answer wrote it.
 
 # %%
-judge = ca.Judge(model=MODEL, cache=ca.CallCache(mode=CACHE_MODE))
-audit = ca.audit_quotes(source_path, citations_path, judge=judge, threshold=THRESHOLD)
+audit = ca.audit_quotes(source_path, citations_path, options=options)
 ca.styled(ca.step1_view(audit.table))
 
 # %% [markdown]
@@ -58,13 +60,17 @@ for _, row in shown.iterrows():
 # ## 3. What the judge said
 #
 # For each citation with evidence, the judge model gives the probability that the evidence
-# supports the claim, contradicts it, or says nothing about it; `confidence` is the largest.
-# `judge_error` in `flags` means there is no verdict for that row: in replay mode this is almost
-# always a **replay miss**: nobody has recorded this model's answer to this exact question (a new
-# claim, a new quote, another source), and replay never calls a model. Section 5 says how to get one.
+# supports the claim, contradicts it, or says nothing about it (what the model answered).
+# `P(pass)` is the probability that the citation passes, from the model's calibration of those
+# answers (P(supports) when the model has none), and `score` is max(P(pass), 1 − P(pass)): the
+# number compared with the threshold named in the caption. `why` explains a verdict that differs
+# from the model's largest answer. `judge_error` in `flags` means there is no verdict for that row:
+# in replay mode this is almost always a **replay miss**: nobody has recorded this model's answer to
+# this exact question (a new claim, a new quote, another source), and replay never calls a model.
+# Section 5 says how to get one.
 
 # %%
-ca.styled(ca.step2_view(audit.table))
+audit.styled()
 
 # %% [markdown]
 # ## 4. Every result in words
@@ -74,7 +80,7 @@ ca.styled(ca.step2_view(audit.table))
 # quote is fabricated. `next` is what to do about it.
 
 # %%
-ca.styled(ca.explain(audit.table))
+ca.styled(audit.explain())
 
 # %% [markdown]
 # ## 5. Citations without a recorded answer
@@ -85,9 +91,9 @@ ca.styled(ca.explain(audit.table))
 # notebook unchanged: the new answers are in `cache/` and replay finds them.
 
 # %%
-misses = [e for e in audit.table["error"] if isinstance(e, str) and e.startswith("No recorded answer")]
-if misses:
-    print(f"{len(misses)} citation(s) have no recorded answer of {MODEL}.\n")
+misses = audit.table[audit.table["error_kind"] == ca.ErrorKind.REPLAY_MISS]
+if len(misses):
+    print(f"{len(misses)} citation(s) have no recorded answer of {options.model}.\n")
     print(ca.how_to_record(f"--source {source_path} --citations {citations_path}"))
 else:
     print("Every citation with evidence has a recorded answer: nothing to record.")

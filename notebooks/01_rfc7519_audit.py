@@ -11,9 +11,9 @@
 # %% tags=["parameters"]
 SOURCE = "rfc7519.txt"  # found in CITEAUDIT_DATA_DIR or data/, else downloaded and checked
 CITATIONS = "data/rfc7519_citations.json"  # relative to the working directory or the project root
-THRESHOLD = 0.8  # a verdict at or above this confidence stands without review
-CACHE_MODE = "replay"  # replay: recorded answers only, no network, no key
-MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+THRESHOLD = None  # None: the model's calibrated threshold (or CITEAUDIT_THRESHOLD); else 0 to 1
+CACHE_MODE = None  # None: CITEAUDIT_CACHE_MODE, else replay (recorded answers only, no network, no key)
+MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
 HIGHLIGHT = "aud_reject"  # the citation whose quote is shown in its section; else the first located quote
 
 # %%
@@ -21,6 +21,10 @@ import pandas as pd
 from IPython.display import HTML, display
 
 import citeaudit as ca
+
+options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
+routing = options.routing()  # the threshold in force and the model's calibration, as every surface uses them
+print(f"judge: {options.model} ({options.strategy}, {options.cache_mode}); {routing.note()}")
 
 # %% [markdown]
 # ## Load the source
@@ -47,31 +51,43 @@ ca.styled(ca.step1_view(located))
 # %% [markdown]
 # ## Step 2: ask the judge
 #
-# One three-way question per remaining citation: does the section support the claim, contradict
-# it, or say nothing about it? The probabilities come from the token log-probabilities of the
-# model's one-letter answer. In replay mode they are read from `cache/`; nothing is called.
+# For each remaining citation the judge says whether the section supports the claim, contradicts
+# it, or says nothing about it, with a probability for each (what the model answered), read from
+# the token log-probabilities of its one-token answers. The default strategy, `panel`, asks three
+# yes/no questions. In replay mode the answers are read from `cache/`; nothing is called.
 # A `-` in the probability columns means no model was asked: the citation is fabricated, or its
 # row has `judge_error` in `flags` (in replay mode a citation nobody recorded: notebook 00 says how
 # to record it).
 
 # %%
-judge = ca.Judge(model=MODEL, cache=ca.CallCache(mode=CACHE_MODE))
+judge = options.judge()
 judged = ca.judge_citations(located, judge, doc.name)
-routed = ca.route(judged, THRESHOLD)
-ca.styled(ca.step2_view(routed))
+judged[["id", "relation", "probabilities", "answers"]]
+
+# %% [markdown]
+# ## Step 3: route with the model's calibration
+#
+# The model's own probabilities are not the chance of being right. The model's calibration, fitted
+# on labelled sets (README "Choosing the threshold"), maps its answers to `P(pass)`, the probability
+# that the citation passes; `score` is max(P(pass), 1 − P(pass)), the number compared with the
+# threshold. `why` says where the calibration turned the model's largest answer around.
+
+# %%
+routed = ca.settle(ca.route(judged, routing.threshold, routing.calibration))
+ca.styled(ca.step2_view(routed, calibrated=routing.calibrated)).set_caption(routing.note())
 
 # %% [markdown]
 # ## What the recorded model did
 #
 # Qwen2.5-Coder-1.5B is the best judge that runs on two CPU cores, and it is weak at this task.
-# The next cell counts how often its verdict matches the expected one (for citations that carry
-# an `expected` label) and how confident it was. On the worked example it leans to `supports`
-# whatever the section says, with confidences far below 0.8, so its verdicts cannot stand on their
-# own. That is a true result about this model, not a failure of the pipeline, and it is exactly the
-# case the threshold exists for.
+# The next cell counts how often its verdict (after calibration) matches the expected one (for
+# citations that carry an `expected` label), and the range of its scores. On the worked example
+# its own P(supports) stays between 0.5 and 0.75 whatever the section says, so few verdicts can
+# stand on their own. That is a true result about this model, not a failure of the pipeline, and
+# it is exactly the case the threshold exists for.
 
 # %%
-judged_rows = routed[routed["confidence"].notna()]
+judged_rows = routed[routed["score"].notna()]
 labelled = judged_rows[judged_rows["expected"].notna()]
 agree = int((labelled["verdict"] == labelled["expected"]).sum())
 if len(labelled):
@@ -79,18 +95,19 @@ if len(labelled):
 else:
     print("no judged citation of this file carries an expected verdict")
 if len(judged_rows):
-    print(f"confidence ranges from {judged_rows['confidence'].min():.2f} to {judged_rows['confidence'].max():.2f}")
+    print(f"score ranges from {judged_rows['score'].min():.2f} to {judged_rows['score'].max():.2f} "
+          f"(threshold {routing.threshold:.2f})")
 
 # %% [markdown]
-# ## Step 3: routing at the threshold
+# ## Other thresholds
 #
-# A verdict at or above the threshold stands (`auto`); the rest go to a human. A fabricated quote
-# stands without a model. Lowering the threshold lets more verdicts stand, and with this model that
-# means letting wrong ones stand: compare the routes at a few thresholds.
+# A verdict whose score reaches the threshold stands (`auto`); the rest go to a human. A fabricated
+# quote stands without a model. Lowering the threshold lets more verdicts stand, and with this
+# model that means letting wrong ones stand: compare the routes at a few thresholds (same calibration).
 
 # %%
-thresholds = sorted({THRESHOLD, 0.8, 0.65, 0.5}, reverse=True)
-pd.DataFrame({t: ca.route(judged, t)["route"].values for t in thresholds},
+thresholds = sorted({routing.threshold, 0.8, 0.65, 0.5}, reverse=True)
+pd.DataFrame({t: ca.route(judged, t, routing.calibration)["route"].values for t in thresholds},
              index=routed["id"]).rename_axis("threshold", axis=1)
 
 # %% [markdown]
@@ -100,17 +117,19 @@ pd.DataFrame({t: ca.route(judged, t)["route"].values for t in thresholds},
 # citation waiting for review keeps it in review.
 
 # %%
-decision = ca.decide(routed)
+decision = ca.decide(routed, threshold=routing.threshold)
 print(decision.status)
 for reason in decision.reasons:
     print(" -", reason)
 
 # %% [markdown]
-# `ca.audit_quotes` runs the four steps in one call and returns an `Audit`; re-routing it at another
-# threshold reuses the stored answers and calls no model.
+# `ca.audit_quotes` runs the same four steps in one call, with the same options, and returns an
+# `Audit`: the same routes and decision as above. Re-routing it at another threshold reuses the
+# stored answers and calls no model.
 
 # %%
-audit = ca.audit_quotes(doc, citations, judge=judge, threshold=THRESHOLD)
+audit = ca.audit_quotes(doc, citations, options=options)
+print(f"one call: {audit.decision.status}, the same as step by step: {audit.decision.status == decision.status}")
 summary = {}
 for t in thresholds:
     rerouted = audit.reroute(t)

@@ -11,16 +11,17 @@
 DOCUMENT = "data/lines/field_note.txt"
 GOOD_ANSWER = "data/lines/good_answer.txt"
 BROKEN_ANSWER = "data/lines/broken_answer.txt"
-THRESHOLD = 0.8
-CACHE_MODE = "replay"
-MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+THRESHOLD = None  # None: the model's calibrated threshold (or CITEAUDIT_THRESHOLD); else 0 to 1
+CACHE_MODE = None  # None: CITEAUDIT_CACHE_MODE, else replay (recorded answers only, no network)
+MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
 
 # %%
 import pandas as pd
 
 import citeaudit as ca
 
-judge = ca.Judge(model=MODEL, cache=ca.CallCache(mode=CACHE_MODE))
+options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
+print(options.routing().note())
 document = ca.find_input(DOCUMENT)
 
 # %% [markdown]
@@ -39,11 +40,11 @@ print(good.answer)
 print(good.summary)
 
 # %%
-good_audit = ca.audit_lines(good, judge=judge, threshold=THRESHOLD)
+good_audit = ca.audit_lines(good, options=options)
 ca.styled(ca.lines_view(good_audit.table))
 
 # %%
-ca.styled(ca.step2_view(good_audit.table))
+good_audit.styled(text=False)
 
 # %% [markdown]
 # ## A broken answer
@@ -59,11 +60,11 @@ print(broken.summary)
 print("unrecognized:", broken.extracted.unrecognized)
 
 # %%
-broken_audit = ca.audit_lines(broken, judge=judge, threshold=THRESHOLD)
+broken_audit = ca.audit_lines(broken, options=options)
 ca.styled(ca.lines_view(broken_audit.table))
 
 # %%
-ca.styled(ca.step2_view(broken_audit.table))
+broken_audit.styled(text=False)
 
 # %% [markdown]
 # ## The decisions

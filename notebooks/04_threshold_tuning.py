@@ -23,8 +23,8 @@ LABELLED = [("rfc7519.txt", "data/rfc7519_citations.json"),
             ("data/formats/field-note.txt", "data/formats/field-note_citations.json")]
 STRATEGIES = ["choice", "yesno", "panel"]
 TARGET = 0.95  # accuracy the verdicts that stand must reach
-CACHE_MODE = "replay"
-MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+CACHE_MODE = None  # None: CITEAUDIT_CACHE_MODE, else replay (recorded answers only, no network)
+MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
 
 # %%
 import matplotlib.pyplot as plt
@@ -32,10 +32,11 @@ import pandas as pd
 
 import citeaudit as ca
 
+options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, use_calibration=False)  # fitted below
 tables = {}
 for strategy in STRATEGIES:
-    judge = ca.Judge(model=MODEL, strategy=strategy, cache=ca.CallCache(mode=CACHE_MODE))
-    tables[strategy] = pd.concat([ca.audit_quotes(source, ca.find_input(cites), judge=judge, calibration=False).table
+    by_strategy = options.with_(strategy=strategy)
+    tables[strategy] = pd.concat([ca.audit_quotes(source, ca.find_input(cites), options=by_strategy).table
                                   for source, cites in LABELLED], ignore_index=True)
 first = tables[STRATEGIES[0]]
 print(f"{len(first)} labelled citations, {first['confidence'].notna().sum()} judged by the model; gold verdicts:",
@@ -51,7 +52,7 @@ print(f"{len(first)} labelled citations, {first['confidence'].notna().sum()} jud
 # (precision), for the first assignment of the citations to folds and as the mean over 20.
 
 # %%
-comparison = ca.compare_strategies(tables, MODEL, TARGET)
+comparison = ca.compare_strategies(tables, options.model, TARGET)
 figures = comparison.figures()
 figures.style.format({"accuracy": "{:.2f}", "balanced_accuracy": "{:.2f}", "auroc": "{:.2f}",
                       "threshold": lambda t: "-" if pd.isna(t) else f"{t:.2f}",

@@ -9,9 +9,9 @@
 # %% tags=["parameters"]
 SOURCE = "rfc7519.txt"
 CITATIONS = "data/rfc7519_citations.json"
-THRESHOLD = 0.8
-CACHE_MODE = "replay"
-MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+THRESHOLD = None  # None: the model's calibrated threshold (or CITEAUDIT_THRESHOLD); else 0 to 1
+CACHE_MODE = None  # None: CITEAUDIT_CACHE_MODE, else replay (recorded answers only, no network)
+MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
 REVIEWER = "analyst"
 
 # %%
@@ -21,8 +21,9 @@ from IPython.display import HTML, display
 
 import citeaudit as ca
 
-judge = ca.Judge(model=MODEL, cache=ca.CallCache(mode=CACHE_MODE))
-audit = ca.audit_quotes(SOURCE, ca.find_input(CITATIONS), judge=judge, threshold=THRESHOLD)
+options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
+print(options.routing().note())
+audit = ca.audit_quotes(SOURCE, ca.find_input(CITATIONS), options=options)
 store = ca.review_store_path(Path(CITATIONS).stem)
 queue = ca.ReviewQueue(audit, store)
 print(f"review store: {store}")

@@ -11,9 +11,9 @@
 # %% tags=["parameters"]
 DATASET = "data/batch/example.jsonl"
 SCHEDULER = "threads"  # or "processes" (a LocalCluster), or "tcp://host:8786"
-CACHE_MODE = "replay"
-MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
-THRESHOLD = None  # None: the model's calibrated threshold
+THRESHOLD = None  # None: the model's calibrated threshold (or CITEAUDIT_THRESHOLD); else 0 to 1
+CACHE_MODE = None  # None: CITEAUDIT_CACHE_MODE, else replay (recorded answers only, no network)
+MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
 PAGE = None  # a path (from the project root) also writes the page there, e.g. "out/batch_dashboard.html"
 
 # %%
@@ -26,9 +26,10 @@ from IPython.display import HTML, display
 import citeaudit as ca
 from citeaudit import dashboard
 
-settings = ca.BatchSettings(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD, cards=True)
+options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
+settings = ca.BatchSettings(options=options, cards=True)
 result = ca.audit_dataset(ca.find_input(DATASET), settings, scheduler=SCHEDULER)
-print(f"{len(result.outcomes)} answers, {len(result.rows)} citation rows")
+print(f"{len(result.outcomes)} answers, {len(result.rows)} citation rows; {options.routing().note()}")
 
 # %% [markdown]
 # ## One decision per answer

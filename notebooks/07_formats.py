@@ -18,9 +18,9 @@ DOCUMENTS = {
 }
 SHOW = {"markdown": "md_chunk_digest", "html": "html_access_lifetime", "pdf": "pdf_rinse_page_break",
         "text": "txt_departure"}
-THRESHOLD = 0.8
-CACHE_MODE = "replay"
-MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+THRESHOLD = None  # None: the model's calibrated threshold (or CITEAUDIT_THRESHOLD); else 0 to 1
+CACHE_MODE = None  # None: CITEAUDIT_CACHE_MODE, else replay (recorded answers only, no network)
+MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
 
 # %%
 import pandas as pd
@@ -28,7 +28,8 @@ from IPython.display import HTML, display
 
 import citeaudit as ca
 
-judge = ca.Judge(model=MODEL, cache=ca.CallCache(mode=CACHE_MODE))
+options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
+print(options.routing().note())
 
 # %% [markdown]
 # ## The documents and their sections
@@ -45,12 +46,12 @@ pd.DataFrame([{"format": kind, "file": doc.name, "characters": len(doc.clean), "
 # ## Steps 1-3 over each document
 
 # %%
-audits = {kind: ca.audit_quotes(documents[kind], ca.find_input(citations), judge=judge, threshold=THRESHOLD)
+audits = {kind: ca.audit_quotes(documents[kind], ca.find_input(citations), options=options)
           for kind, (_, citations) in DOCUMENTS.items()}
-table = pd.concat({kind: ca.step2_view(audit.table).assign(cited=audit.table["cited_section"].values,
+table = pd.concat({kind: audit.view().assign(cited=audit.table["cited_section"].values,
                                                            found=audit.table["found_section"].values)
                    for kind, audit in audits.items()}, names=["format", "row"])
-table.droplevel("row")[["citation", "cited", "found", "quote", "supports", "confidence", "verdict", "route",
+table.droplevel("row")[["citation", "cited", "found", "quote", "supports", "P(pass)", "score", "verdict", "route",
                         "expected"]]
 
 # %%

@@ -10,23 +10,21 @@ from citeaudit import Judge, audit_quotes
 from citeaudit import columns as C
 from citeaudit.calibrate import (
     L2_GRID,
-    Calibration,
     advise,
     cross_validate,
     expected_calibration_error,
     fit_calibration,
     fit_logistic,
     fit_platt,
-    load_calibration,
     lowest_threshold,
     recommend_threshold,
     reliability,
     repeated_cross_validation,
-    save_calibration,
     strategy_metrics,
     stratified_folds,
     threshold_table,
 )
+from citeaudit.calibration import Calibration, load_calibration, save_calibration
 from citeaudit.errors import InputError
 
 

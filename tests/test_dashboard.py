@@ -99,15 +99,16 @@ def test_cli_writes_a_dashboard_that_renders_in_chromium(dataset, recorded_cache
     assert result.exit_code == 1, result.output
     expected = audit_dataset(dataset, Settings(cache_mode="replay"))
     counts = decision_counts(expected)
-    thresholds = {t for t in expected.rows["threshold"] if isinstance(t, float)}
-    assert len(thresholds) == 1
+    assert expected.routing is not None and expected.routing.calibrated  # one threshold, from one settings object
+    assert "threshold" not in expected.rows.columns  # it does not travel in every row
     assert f"wrote the dashboard to {out}" in result.output
     dom = chromium("--dump-dom", out.as_uri(), tmp_path=tmp_path).stdout
     assert "Citation audit of data.jsonl" in dom
     assert all(f"{status}: {n}" in dom for status, n in counts.items())
     assert "<script>alert" not in dom  # the browser saw text, not an element
     assert dom.count("class=\"answer\"") == counts["REVIEW"] + counts["REJECT"]  # one section per answer to look at
-    assert f"threshold {thresholds.pop():.2f}" in dom  # the histogram marks the threshold the routes used
+    assert f"threshold {expected.routing.threshold:.2f}" in dom  # the histogram marks the threshold the routes used
+    assert expected.routing.note() in dom  # and the summary says where it comes from
     shot = tmp_path / "dashboard.png"
     chromium(f"--screenshot={shot}", "--window-size=1200,1600", out.as_uri(), tmp_path=tmp_path)
     assert shot.is_file() and _png_size(shot) == (1200, 1600)

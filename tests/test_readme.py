@@ -41,11 +41,13 @@ def test_demo_decision_and_probabilities(recorded_cache):
                  "--cache-mode", "replay")
     assert result.returncode == 1, result.stderr
     threshold = re.search(r"recommended threshold of (\d\.\d\d)", README).group(1)
-    assert f"\nREJECT (threshold {threshold})" in result.stdout
+    assert f"\nREJECT (threshold {threshold}, recommended by the calibration of " in result.stdout
     assert "the answer is `REJECT`" in squash(README)
     low, high = re.search(r"P\(supports\) for the seven citations it is asked about lies between (\d\.\d\d) and "
                           r"(\d\.\d\d)", squash(README)).groups()
-    rows = [line.split() for line in result.stdout.splitlines()[1:9]]
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"threshold {threshold}, recommended by the calibration of ")  # the table's header
+    rows = [line.split() for line in lines[2:10]]
     supports = [row[2] for row in rows if row[1] != "missing"]
     assert len(supports) == 7 and (min(supports), max(supports)) == (low, high)
     gold = {c["id"]: c["expected"] for c in json.loads((DATA / "rfc7519_citations.json").read_text())}

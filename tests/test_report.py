@@ -124,7 +124,9 @@ def test_report_command_writes_one_self_contained_file(tmp_path, replay_cache, m
     assert result.returncode == 1, result.stderr
     page = out.read_text()
     assert page.count("<section class='card ") == 8 and "qwen2.5-coder-1.5b-instruct-q4_k_m" in page
-    assert "threshold: 0.8" in page
+    # the replayed recordings alone (no calibration): the page says so and names the command that fits one
+    assert "threshold 0.80 (default): no calibration for qwen2.5-coder-1.5b-instruct-q4_k_m / panel" in page
+    assert "make calibrate-qwen" in page
 
 
 def test_report_of_line_citations_marks_the_cited_lines(tmp_path, replay_cache, monkeypatch):

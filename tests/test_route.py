@@ -127,8 +127,8 @@ def test_a_sampled_answer_never_stands_from_half_up():
     assert all(route(row, t / 100)[C.ROUTE][0] == "review" for t in range(50, 101))
 
 
-def test_calibration_maps_p_supports_and_survives_rerouting():
-    from citeaudit.calibrate import Calibration
+def test_calibration_maps_p_supports_and_is_an_argument_of_routing():
+    from citeaudit.calibration import Calibration
 
     # this model's P(supports) runs low: 0.4 already means "passes" (P(pass) = 0.83)
     shifted = Calibration(model="m", strategy="choice", a=2.0, b=1.0, threshold=0.8)
@@ -140,12 +140,14 @@ def test_calibration_maps_p_supports_and_survives_rerouting():
     calibrated = route(rows, 0.8, shifted)
     assert list(calibrated[C.VERDICT]) == ["verified", "verified"]
     assert list(calibrated[C.ROUTE]) == ["auto", "review"]  # a sampled bound is never mapped up
-    assert list(route(calibrated, 0.8)[C.ROUTE]) == ["auto", "review"]  # kept for re-routing
+    # the calibration is an argument (an Audit holds it), never an attribute the table carries along
+    assert list(route(calibrated, 0.8)[C.ROUTE]) == ["review", "review"]
+    assert not calibrated.attrs and "threshold" not in calibrated.columns
     assert list(route(calibrated, 0.9)[C.ROUTE]) == ["review", "review"]
 
 
 def test_a_calibration_of_the_answers_maps_them_and_sends_a_row_without_them_to_review():
-    from citeaudit.calibrate import Calibration
+    from citeaudit.calibration import Calibration
 
     # P(pass) from "is it false?" alone: this model says yes to it for the claims that pass
     by_answers = Calibration(model="m", strategy="yesno", a=0.0, b=0.0, threshold=0.8, weights={"false": 4.0})
@@ -163,7 +165,7 @@ def test_a_calibration_of_the_answers_maps_them_and_sends_a_row_without_them_to_
 
 
 def test_a_calibration_that_names_failures_picks_the_word_and_the_unsure_flag():
-    from citeaudit.calibrate import Calibration
+    from citeaudit.calibration import Calibration
 
     naming = Calibration(model="m", strategy="panel", a=-2.0, b=0.0, threshold=0.8, weights={"true": 1.0},
                          name_a=0.0, name_weights={"contradict": 3.0})

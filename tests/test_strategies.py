@@ -53,7 +53,7 @@ def test_calibrate_writes_beside_the_recordings_and_audit_uses_it(tmp_path, reco
     assert fitted["strategy"] == "choice" and fitted["cross_validated"]["judged"] == 42
     audited = run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--strategy", "choice",
                   "--output", str(out))
-    assert f"(threshold {fitted['threshold']})" in audited.stdout
+    assert f"(threshold {fitted['threshold']:.2f}, recommended by the calibration of " in audited.stdout
     assert any(r["score"] != r["confidence"] for r in read_jsonl(out) if r["confidence"] is not None)
 
 

@@ -20,26 +20,24 @@ from .batch import BatchResult, audit_dataset, read_dataset, run_batch
 from .batch import Settings as BatchSettings
 from .cache import CallCache
 from .calibrate import (
-                    Calibration,
                     StrategyComparison,
                     advise,
                     compare_strategies,
                     cross_validate,
                     expected_calibration_error,
                     fit_calibration,
-                    load_calibration,
                     lowest_threshold,
                     reliability,
                     repeated_cross_validation,
-                    save_calibration,
                     strategy_metrics,
                     threshold_table,
 )
+from .calibration import Calibration, Routing, load_calibration, save_calibration
 from .citations import Citation, LineRange, SectionRef, SourceRef, load_citations
 from .config import DEFAULT_MODEL, DEFAULT_STRATEGY, DEFAULT_THRESHOLD, find_input, project_dir, source_dirs
 from .contract import check_contract, check_contract_files
 from .dashboard import render_dashboard, write_dashboard
-from .decide import Decision, apply_reviews, decide, final_verdicts
+from .decide import Decision, apply_reviews, decide, row_state, settle
 from .documents import Document, Section, canonical_section_id, load_rfc, load_text, resolve_source
 from .errors import (
                     CacheMissError,
@@ -57,6 +55,7 @@ from .judge import PROMPT_VERSION, PROMPT_VERSIONS, Judge, Judgement, build_mess
 from .lines import LineAnswer, extract_line_citations, load_line_answer
 from .localmodel import local_server, model_path
 from .locate import DocumentIndex, Location, index_document, locate, locate_citations, normalize
+from .options import AuditOptions
 from .report import explain, render_html, write_report
 from .reviews import Review, load_reviews, record_review, review_row, review_store_path, row_fingerprint
 from .route import route
@@ -75,6 +74,7 @@ from .views import (
 )
 from .vocab import (
                     CacheMode,
+                    ErrorKind,
                     Flag,
                     Kind,
                     LocalModelKey,
@@ -82,6 +82,7 @@ from .vocab import (
                     Relation,
                     ReviewState,
                     Route,
+                    State,
                     Status,
                     Strategy,
                     Verdict,
@@ -95,6 +96,7 @@ __all__ = [
     "PROMPT_VERSION",
     "PROMPT_VERSIONS",
     "Audit",
+    "AuditOptions",
     "BatchResult",
     "BatchSettings",
     "CacheMissError",
@@ -107,6 +109,7 @@ __all__ = [
     "Decision",
     "Document",
     "DocumentIndex",
+    "ErrorKind",
     "Flag",
     "InputError",
     "Judge",
@@ -125,11 +128,13 @@ __all__ = [
     "ReviewQueue",
     "ReviewState",
     "Route",
+    "Routing",
     "Section",
     "SectionRef",
     "SourceError",
     "SourceIdAnswer",
     "SourceRef",
+    "State",
     "Status",
     "StoreError",
     "Strategy",
@@ -155,7 +160,6 @@ __all__ = [
     "expected_calibration_error",
     "explain",
     "extract_line_citations",
-    "final_verdicts",
     "find_input",
     "fingerprint",
     "fit_calibration",
@@ -191,8 +195,10 @@ __all__ = [
     "review_store_path",
     "route",
     "row_fingerprint",
+    "row_state",
     "run_batch",
     "save_calibration",
+    "settle",
     "source_dirs",
     "step1_view",
     "step2_view",

@@ -25,10 +25,9 @@ from tqdm.auto import tqdm
 
 from . import columns as C
 from . import config
-from .calibrate import Calibration, load_calibration
+from .calibration import Calibration, Routing, load_calibration
 from .citations import Citation, SourceRef, load_citations
-from .config import DEFAULT_THRESHOLD
-from .decide import Decision, apply_reviews, decide
+from .decide import Decision, apply_reviews, decide, settle
 from .documents import Document
 from .errors import InputError
 from .formats import load_document
@@ -36,6 +35,7 @@ from .judge import Judge, Judgement
 from .lines import LineAnswer, load_line_answer
 from .locate import locate_citations
 from .locators import with_cited_regions
+from .options import AuditOptions
 from .reviews import SEED_VERDICTS, Review, load_reviews
 from .route import route
 from .vocab import CacheMode, Kind
@@ -98,6 +98,7 @@ def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the
         out.at[i, C.MODEL] = result.model
         out.at[i, C.CACHED] = result.cached
         out.at[i, C.ERROR] = result.error
+        out.at[i, C.ERROR_KIND] = result.error_kind
     return out
 
 
@@ -119,13 +120,15 @@ def _ask_concurrently(ask: Callable[[object], Judgement], todo: list, workers: i
 
 @dataclass(frozen=True)
 class Audit:
-    """One audited answer: the table, what it was checked against, and the decision.
+    """One audited answer: the table, what it was checked against, how it was routed, the decision.
 
-    `table` has one row per citation (columns in `columns.py`), routed at one threshold and
-    with the reviews applied. `document` is the source of quote and line citations; `sources`
-    maps source ids to content for source-id citations. `needs_review` holds what a human must
-    look at beyond the rows (unrecognized markers); `input_errors` the input's contract
-    violations (each one REJECTs). Methods return a new `Audit`; nothing calls a model again.
+    `table` has one row per citation (columns in `columns.py`), routed by `routing` (the
+    threshold and the calibration; None for a locate-only audit, where no threshold is used),
+    with the reviews applied and each row's `state` and `final_verdict` settled. `document` is
+    the source of quote and line citations; `sources` maps source ids to content for source-id
+    citations. `needs_review` holds what a human must look at beyond the rows (unrecognized
+    markers); `input_errors` the input's contract violations (each one REJECTs). Methods return
+    a new `Audit`; nothing calls a model again.
     """
 
     table: pd.DataFrame
@@ -134,11 +137,16 @@ class Audit:
     needs_review: tuple[str, ...] = ()
     input_errors: tuple[str, ...] = ()
     summary: Mapping[str, int] = field(default_factory=dict)
+    routing: Routing | None = None
 
     @functools.cached_property
     def decision(self) -> Decision:
-        """ACCEPT / REVIEW / REJECT with its reasons (`decide.decide`)."""
-        return decide(self.table, self.input_errors, self.needs_review)
+        """ACCEPT / REVIEW / REJECT with its reasons (`decide.decide`); when judged rows were
+        routed without a calibration, the last reason says so (`Routing.note`)."""
+        decision = decide(self.table, self.input_errors, self.needs_review, self.threshold)
+        if self.routing is not None and not self.routing.calibrated and self.judged:
+            decision = replace(decision, reasons=(*decision.reasons, self.routing.note()))
+        return decision
 
     @property
     def name(self) -> str:
@@ -147,16 +155,50 @@ class Audit:
 
     @property
     def threshold(self) -> float | None:
-        return float(self.table[C.THRESHOLD].iloc[0]) if len(self.table) else None
+        """The threshold the table was routed at (None: locate-only, no threshold used)."""
+        return self.routing.threshold if self.routing is not None else None
+
+    @property
+    def calibration(self) -> Calibration | None:
+        """The calibration that scored the rows, or None (the model's own probabilities)."""
+        return self.routing.calibration if self.routing is not None else None
+
+    def routing_note(self) -> str:
+        """One line on what routed the table: the threshold and where it comes from."""
+        if self.routing is None or not self.judged:
+            return "step 1 only: no model asked, no threshold used"
+        return self.routing.note()
 
     @property
     def judged(self) -> bool:
         """Whether any row was put to the judge (False for a locate-only audit)."""
         return bool(self.table[C.MODEL].notna().any())
 
+    def view(self, text: bool = True) -> pd.DataFrame:
+        """The table as words and numbers: step 2 and 3 when judged (`views.step2_view`), else step 1."""
+        from .views import step1_view, step2_view
+
+        if not self.judged:
+            return step1_view(self.table, text)
+        return step2_view(self.table, text, calibrated=self.calibration is not None)
+
+    def styled(self, text: bool = True):
+        """`view` for a notebook (a pandas Styler), captioned with what routed it (`routing_note`)."""
+        from .views import styled
+
+        return styled(self.view(text)).set_caption(self.routing_note())
+
+    def explain(self) -> pd.DataFrame:
+        """One row per citation in words: its state, what that means, what to do next (`report.explain`)."""
+        from .report import explain
+
+        return explain(self.table, calibrated=self.calibration is not None)
+
     def reroute(self, threshold: float) -> Audit:
-        """The same results routed at another threshold; reviews still apply."""
-        return replace(self, table=route(self.table, threshold))
+        """The same results routed at another threshold, with the same calibration; reviews still apply."""
+        routing = self.routing or Routing.resolve(threshold, None)
+        routing = replace(routing, threshold=float(threshold), given=True)
+        return replace(self, table=settle(route(self.table, threshold, routing.calibration)), routing=routing)
 
     def with_reviews(self, reviews: Iterable[Review] | str | Path | None) -> Audit:
         """Apply reviews (a list, or a review store path); they replace the previous ones."""
@@ -183,38 +225,50 @@ class Audit:
 
 
 def audit_citations(citations: Iterable[Citation], document: Document | None = None,
-                    sources: Mapping[str, str] | None = None, *, judge: Judge | None = None,
-                    threshold: float | None = None, locate_only: bool = False,
+                    sources: Mapping[str, str] | None = None, *, options: AuditOptions | None = None,
+                    judge: Judge | None = None, threshold: float | None = None, locate_only: bool = False,
                     progress: bool | None = None, reviews: Iterable[Review] | str | Path | None = None,
                     needs_review: Iterable[str] = (), summary: Mapping[str, int] | None = None,
                     concurrency: int | None = None, calibration: Calibration | bool | None = True) -> Audit:
     """Steps 1-4 for citations of any kind.
 
-    With `locate_only` no model is asked: relation, probabilities and confidence stay None and
-    only fabricated citations get a verdict. `judge` defaults to `Judge()` (the environment's
-    settings, replaying the recordings unless told otherwise); `concurrency` is how many judge
-    requests are in flight at once (default `CITEAUDIT_CONCURRENCY`, else 4). `calibration` True uses the saved
-    calibration of the judge's model and strategy beside its recordings when there is one
-    (`<cache>/calibration/`, written by `citeaudit calibrate`),
-    False or None none, or a given `Calibration`; `threshold` None is the calibration's
-    recommended threshold, else `DEFAULT_THRESHOLD`.
+    `options` (default `AuditOptions.from_env()`: arguments, then the environment) gives the
+    judge, the threshold, the concurrency and the calibration; the keyword arguments override
+    it one by one: `judge` (a `Judge`), `threshold` (None: the calibration's recommended one,
+    else `DEFAULT_THRESHOLD`), `concurrency` (judge requests in flight at once), `calibration`
+    (True: the saved calibration of the judge's model and strategy, `<cache>/calibration/`;
+    False or None: none; or a given `Calibration`). With `locate_only` no model is asked:
+    relation, probabilities and confidence stay None, only fabricated citations get a verdict,
+    and no threshold is used.
     """
     table = locate_citations(citations, document, sources)
+    routing: Routing | None = None
     if locate_only:
         for column in C.JUDGE_COLUMNS:
             table[column] = pd.Series([None] * len(table), index=table.index, dtype=object)
-        calibration = None
+        table = route(table, 1.0)
     else:
+        options = options or AuditOptions.from_env()
         name = document.name if document is not None else "the sources"
-        judge = judge or Judge()
+        if judge is None:
+            judge = options.judge()
+        if concurrency is None:
+            concurrency = options.concurrency
         table = judge_citations(table, judge, name, progress, concurrency)
-        if calibration is True:
-            calibration = load_calibration(judge.model, judge.strategy, judge.cache.directory)
-    if not isinstance(calibration, Calibration):
-        calibration = None
-    if threshold is None:
-        threshold = calibration.route_threshold if calibration is not None else DEFAULT_THRESHOLD
-    audit = Audit(route(table, threshold, calibration), document, sources, tuple(needs_review), (), summary or {})
+        if calibration is True and not options.use_calibration:
+            calibration = None
+        elif calibration is True:  # the options' calibration, unless the judge given is another one
+            same = (judge.model, str(judge.strategy), judge.cache.directory) == \
+                (options.model, str(options.strategy), options.folder)
+            calibration = options.calibration() if same else \
+                load_calibration(judge.model, judge.strategy, judge.cache.directory)
+        if not isinstance(calibration, Calibration):
+            calibration = None
+        if threshold is None:
+            threshold = options.threshold
+        routing = Routing.resolve(threshold, calibration, judge.model, str(judge.strategy))
+        table = route(table, routing.threshold, routing.calibration)
+    audit = Audit(table, document, sources, tuple(needs_review), (), summary or {}, routing)
     return audit.with_reviews(reviews)
 
 

@@ -37,19 +37,21 @@ from . import columns as C
 from . import config, strictjson
 from .audit import Audit, audit_lines, audit_quotes, audit_sources
 from .cache import CallCache
+from .calibration import Routing
 from .citations import QuoteCitation
 from .documents import Document, load_text
 from .errors import CiteAuditError, InputError, JudgeUnavailableError
 from .formats import load_document
 from .judge import Judge
 from .lines import LineAnswer, extract_line_citations
+from .options import AuditOptions
 from .reviews import Review
 from .views import records
 from .vocab import CacheMode, Status
 
 ANSWER_ID, LINE = "answer_id", "line"
-ROW_COLUMNS = [ANSWER_ID, LINE, *C.LOCATE_COLUMNS, *C.JUDGE_COLUMNS, C.SCORE, C.VERDICT, C.ROUTE, C.FLAGS,
-               C.THRESHOLD, C.FINGERPRINT, C.REVIEW_VERDICT, C.REVIEW_STATE]
+ROW_COLUMNS = [ANSWER_ID, LINE, *C.LOCATE_COLUMNS, *C.JUDGE_COLUMNS, C.P_PASS, C.SCORE, C.VERDICT, C.ROUTE, C.FLAGS,
+               C.FINGERPRINT, C.REVIEW_VERDICT, C.REVIEW_STATE, C.FINAL_VERDICT, C.STATE]
 DECISION_COLUMNS = [ANSWER_ID, LINE, "status", "reasons"]
 SCHEDULERS = ("threads", "processes")
 LOCAL_WORKERS = 2  # worker processes of `--scheduler processes` unless `workers` is given
@@ -208,7 +210,11 @@ def read_dataset(path: str | Path) -> list[Item]:
 
 @dataclass(frozen=True)
 class Settings:
-    """What every worker needs to audit an answer as `citeaudit audit` would (picklable)."""
+    """What every worker needs to audit an answer as `citeaudit audit` would (picklable).
+
+    The judge settings left None are read once, at the client, into `options` (`resolved`), so
+    workers on other machines audit with the client's settings, not their own environment.
+    """
 
     threshold: float | None = None
     cache_mode: str | None = None
@@ -220,6 +226,16 @@ class Settings:
     cache_dir: str | None = None
     cards: bool = False  # render the report cards of answers that are not ACCEPT (for the dashboard)
     hold: bool = False  # the judge's new calls are returned to the client, not appended (Dask workers)
+    options: AuditOptions | None = None  # the settings above, completed from the environment
+
+    def resolved(self) -> Settings:
+        """These settings with `options` read from them and the environment (once)."""
+        if self.options is not None:
+            return self
+        cache_dir = self.cache_dir or str(config.cache_dir().resolve())
+        options = AuditOptions.from_env(model=self.model, strategy=self.strategy, cache_mode=self.cache_mode,
+                                        cache_dir=cache_dir, threshold=self.threshold, concurrency=self.concurrency)
+        return replace(self, options=options, cache_dir=cache_dir)
 
 
 _lock = threading.Lock()
@@ -245,19 +261,19 @@ def _judge(settings: Settings) -> Judge | None:
     """One judge per worker process and settings, shared by its threads."""
     if settings.locate_only:
         return None
-    key = (settings.model, settings.cache_mode, settings.strategy, settings.cache_dir, settings.hold)
+    options = settings.resolved().options
+    assert options is not None
+    key = (options, settings.hold)
     with _lock:
         if key not in _judges:
-            _judges[key] = Judge(model=settings.model or config.model(),
-                                 cache=CallCache(settings.cache_dir, mode=settings.cache_mode, hold=settings.hold),
-                                 strategy=settings.strategy or config.strategy())
+            _judges[key] = options.judge(hold=settings.hold)
         return _judges[key]
 
 
 def audit_entry(entry: Entry, settings: Settings) -> Audit:
     """One answer, through the library's entry point for its format."""
-    options: dict[str, Any] = dict(judge=_judge(settings), threshold=settings.threshold,
-                                   locate_only=settings.locate_only, concurrency=settings.concurrency,
+    settings = settings.resolved()
+    options: dict[str, Any] = dict(options=settings.options, judge=_judge(settings), locate_only=settings.locate_only,
                                    reviews=list(settings.reviews) or None, progress=False)
     if isinstance(entry, QuoteLine):
         document = cached_document("quote", entry.source, entry.format)
@@ -358,9 +374,11 @@ def audit_partition(items: Sequence[Item], settings: Settings) -> tuple[list[Out
 
 @dataclass
 class BatchResult:
-    """Every answer's outcome, in dataset order."""
+    """Every answer's outcome, in dataset order, and the routing they were judged by (None when
+    no model was asked)."""
 
     outcomes: list[Outcome] = field(default_factory=list)
+    routing: Routing | None = None
 
     @property
     def rows(self) -> pd.DataFrame:
@@ -442,20 +460,21 @@ def run_batch(items: Sequence[Item], settings: Settings | None = None, scheduler
 
     Results are in dataset order and the same whatever the scheduler.
     """
-    settings = settings or Settings()
+    settings = (settings or Settings()).resolved()
     check_scheduler(scheduler, settings)
     check_workers(workers, scheduler)
     items = list(items)
+    assert settings.options is not None
+    routing = None if settings.locate_only else settings.options.routing()
     if not items:
-        return BatchResult()
+        return BatchResult(routing=routing)
     size = partition_size or max(1, min(50, -(-len(items) // 16)))
     parts = list(partitions(items, size))
     if scheduler == "threads":
-        return BatchResult(_run_threads(parts, settings, progress))
-    mode = settings.cache_mode or config.cache_mode()
-    if not settings.locate_only and mode in WRITING_MODES:
+        return BatchResult(_run_threads(parts, settings, progress), routing)
+    if not settings.locate_only and settings.options.cache_mode in WRITING_MODES:
         settings = replace(settings, hold=True)  # the workers' new calls come back to be appended here
-    return BatchResult(_run_distributed(parts, settings, scheduler, progress, workers))
+    return BatchResult(_run_distributed(parts, settings, scheduler, progress, workers), routing)
 
 
 def _run_threads(parts: list[list[Item]], settings: Settings,
@@ -497,7 +516,8 @@ def _run_distributed(parts: list[list[Item]], settings: Settings, scheduler: str
     from distributed import Client, as_completed
 
     cluster = None
-    recordings = CallCache(settings.cache_dir, mode=settings.cache_mode) if settings.hold else None
+    assert settings.options is not None
+    recordings = CallCache(settings.options.folder, mode=settings.options.cache_mode) if settings.hold else None
     if scheduler == "processes":
         cluster = local_cluster(workers)
         address: Any = cluster

@@ -22,27 +22,23 @@ recordings, `cache/calibration/<model>.<strategy>.json`, one per model and strat
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from . import columns as C
-from . import config
+from .calibration import ANSWERS, DEFAULT_TARGET, SUPPORTS, Calibration, _sigmoid, log_odds
 from .errors import InputError
-from .route import model_verdict, route
+from .route import judge_outcome, model_verdict, route, stands
 from .vocab import Route, Verdict
 
-DEFAULT_TARGET = 0.95
 GRID = tuple(round(t, 2) for t in np.arange(0.0, 1.0001, 0.05))
 FINE_GRID = tuple(round(t, 2) for t in np.arange(0.5, 1.0001, 0.01))  # where a threshold is recommended
 FOLDS = 10  # each map fitted on 90% of the rows: closer to the shipped one, fitted on all of them
-SUPPORTS, ANSWERS = "supports", "answers"  # what a calibration maps: P(supports), or each yes/no answer
 # ridge penalties on the weights of the answers' log-odds (correlated inputs, few labels): each fit
 # takes the one whose fits on part of its rows predict the rest best (`choose_l2`)
 L2_GRID = (0.0, 0.1, 0.3, 1.0, 3.0)
@@ -116,8 +112,8 @@ def lowest_threshold(table: pd.DataFrame, target: float = DEFAULT_TARGET, thresh
 
 
 def judged_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """The labelled rows the model judged: raw score, method, P(supports), the yes/no answers,
-    verdict, gold, right."""
+    """The labelled rows the model judged: what the judge answered (raw confidence, method,
+    probabilities, P(supports), relation, the yes/no answers), the uncalibrated verdict, gold, right."""
     labelled = _labelled(table)
     judged = labelled[labelled[C.CONFIDENCE].notna()]
     nothing = pd.Series([None] * len(judged), index=judged.index, dtype=object)
@@ -127,6 +123,8 @@ def judged_rows(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "confidence": judged[C.CONFIDENCE].astype(float),
         "method": judged.get(C.METHOD, nothing),
+        "probabilities": probabilities,
+        "relation": judged[C.RELATION],
         "p_supports": pd.Series(p_supports, index=judged.index, dtype=float),
         "answers": judged.get(C.ANSWERS, nothing),
         "verdict": pd.Series(verdicts, index=judged.index, dtype=object),
@@ -136,23 +134,23 @@ def judged_rows(table: pd.DataFrame) -> pd.DataFrame:
     }, index=judged.index)
 
 
+def outcomes(rows: pd.DataFrame, calibration: Calibration | None = None) -> tuple[list, np.ndarray]:
+    """Verdict and routing score of each of `judged_rows`, by the pipeline's own rule
+    (`route.judge_outcome`); a row that gets no score (a map of answers it lacks) scores 0."""
+    verdicts, scores = [], []
+    for probabilities, relation, confidence, method, answers in zip(
+            rows["probabilities"], rows["relation"], rows["confidence"], rows["method"], rows["answers"]):
+        verdict, score, _ = judge_outcome(probabilities, relation, confidence, method, answers, calibration)
+        verdicts.append(verdict)
+        scores.append(0.0 if score is None else score)
+    return verdicts, np.array(scores, dtype=float)
+
+
 def scored_rows(rows: pd.DataFrame, calibration: Calibration | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Routing score and pass-or-fail rightness of `judged_rows`, through `calibration` if given
-    (answers read from log-probabilities only; a sampled bound is kept as it is; a row without the
-    yes/no answers the map reads scores 0, so it never stands)."""
-    scores = rows["confidence"].to_numpy(dtype=float).copy()
-    correct = rows["correct"].to_numpy(dtype=float).copy()
-    if calibration is not None:
-        for k, (p, method, answers) in enumerate(zip(rows["p_supports"], rows["method"], rows["answers"])):
-            if (isinstance(method, str) and method.startswith("sampling")) or not np.isfinite(p):
-                continue
-            if not calibration.maps(answers):  # the map reads answers this row lacks: it never stands
-                scores[k] = 0.0
-                continue
-            q = calibration.p_pass(float(p), answers)
-            scores[k] = max(q, 1.0 - q)
-            correct[k] = float((q >= 0.5) == bool(rows["gold_pass"].iloc[k]))
-    return scores, correct
+    (`outcomes`: the pipeline's scoring, so a row never stands here that would not stand there)."""
+    verdicts, scores = outcomes(rows, calibration)
+    return scores, pass_fail_right(verdicts, rows["gold"]).astype(float)
 
 
 def reliability(table: pd.DataFrame, bins: int = 10, calibration: Calibration | None = None) -> pd.DataFrame:
@@ -215,16 +213,6 @@ def advise(table: pd.DataFrame, target: float = DEFAULT_TARGET, grid: pd.DataFra
 
 
 # ---- the calibration map ------------------------------------------------------------------------
-
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-z))
-
-
-def log_odds(p: float | np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """log(p / (1 - p)), p clipped to [eps, 1 - eps] so that 0 and 1 stay finite."""
-    q = np.clip(np.asarray(p, dtype=float), eps, 1 - eps)
-    return np.log(q / (1 - q))
-
 
 def _smoothed_targets(y: np.ndarray) -> np.ndarray:
     """Platt's targets: (N₊ + 1)/(N₊ + 2) for a positive, 1/(N₋ + 2) for a negative."""
@@ -321,121 +309,6 @@ def stratified_folds(gold: Sequence[object], folds: int = FOLDS, seed: int = 0) 
         rng.shuffle(members)
         fold[members] = (np.arange(len(members)) + rng.integers(folds)) % folds
     return fold
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """A fitted map to P(pass), and the threshold it recommends.
-
-    The map is a logistic curve (Platt scaling) in the log-odds of what the judge answered: of
-    P(supports), with slope `b`, when `weights` is empty (inputs `supports`); of each yes/no
-    question's P(yes) (`Judgement.answers`), with the weight of its key in `weights`, otherwise
-    (inputs `answers`; `b` is then 0; ridge penalty `l2`, chosen by `choose_l2`), and then a
-    second map of the same answers may name a failure (`name_weights`, `p_contradicted`).
-    `p_pass` applies to answers read from log-probabilities; `threshold` is on the routing score
-    max(P(pass), 1 − P(pass)) (None when no threshold reached `target` on the fitted set: nothing
-    the model says should stand). `cross_validated` holds the
-    held-out figures of the same procedure (`cross_validate`).
-    """
-
-    model: str
-    strategy: str
-    a: float
-    b: float
-    threshold: float | None
-    target: float = DEFAULT_TARGET
-    method: str = "platt"
-    fitted_on: dict = field(default_factory=dict)
-    cross_validated: dict = field(default_factory=dict)
-    when: str = ""
-    weights: dict[str, float] = field(default_factory=dict)
-    l2: float = 0.0  # the ridge penalty the weights were fitted with (`choose_l2`)
-    # P(contradicted | the citation fails), from the answers' log-odds like P(pass) (empty: the judge's
-    # larger failing relation names a failure)
-    name_a: float = 0.0
-    name_weights: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def inputs(self) -> str:
-        """What the map reads: `supports` (P(supports)) or `answers` (each question's P(yes))."""
-        return ANSWERS if self.weights else SUPPORTS
-
-    def maps(self, answers: object) -> bool:
-        """Whether a row with these yes/no `answers` (or None) can be mapped: always for a map of
-        P(supports); for a map of the answers, when every question it weighs was answered."""
-        return not self.weights or _answered(answers, self.weights)
-
-    def p_contradicted(self, answers: object) -> float | None:
-        """P(contradicted | the citation fails) from the answers, when this calibration names
-        failures (`name_weights`) and the row answered its questions; else None."""
-        if not self.name_weights or not _answered(answers, self.name_weights):
-            return None
-        assert isinstance(answers, dict)
-        z = self.name_a + sum(w * float(log_odds(answers[key])) for key, w in self.name_weights.items())
-        return float(_sigmoid(np.array(z)))
-
-    def p_pass(self, p_supports: float, answers: dict[str, float] | None = None) -> float:
-        """P(the citation passes): a logistic curve in the log-odds of P(supports), or of the
-        answers' P(yes) when the map reads them (`maps(answers)` must hold: else ValueError)."""
-        if not self.weights:
-            return float(_sigmoid(np.array(self.a + self.b * log_odds(p_supports))))
-        if answers is None or not self.maps(answers):
-            raise ValueError(f"this calibration reads the answers to {sorted(self.weights)}; the row has "
-                             f"{sorted(answers or {})}")
-        z = self.a + sum(weight * float(log_odds(answers[key])) for key, weight in self.weights.items())
-        return float(_sigmoid(np.array(z)))
-
-    @property
-    def route_threshold(self) -> float:
-        """The threshold `audit` uses: the recommended one, or 1.0 (all to review) when none was found."""
-        return self.threshold if self.threshold is not None else 1.0
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
-
-    @classmethod
-    def from_json(cls, text: str, where: str = "calibration") -> Calibration:
-        try:
-            data = json.loads(text)
-            return cls(**data)
-        except (ValueError, TypeError) as exc:
-            raise InputError(f"{where} is not a calibration file ({exc}); recreate it with `citeaudit calibrate`.") \
-                from None
-
-
-def _answered(answers: object, keys: Iterable[str]) -> bool:
-    return isinstance(answers, dict) and all(isinstance(answers.get(key), (int, float)) and
-                                             math.isfinite(answers[key]) for key in keys)
-
-
-def calibration_path(model: str, strategy: str, directory: Path | None = None) -> Path:
-    """`cache/calibration/<model>.<strategy>.json` (unsafe characters of the model name replaced)."""
-    from .cache import recording_name
-
-    stem = recording_name(model).removesuffix(".jsonl")
-    return (directory or config.cache_dir()) / "calibration" / f"{stem}.{strategy}.json"
-
-
-def load_calibration(model: str, strategy: str, directory: Path | None = None) -> Calibration | None:
-    """The saved calibration of a model and strategy, or None when there is none."""
-    path = calibration_path(model, strategy, directory)
-    if not path.is_file():
-        return None
-    calibration = Calibration.from_json(path.read_text(encoding="utf-8"), str(path))
-    if (calibration.model, calibration.strategy) != (model, str(strategy)):
-        raise InputError(f"{path} holds the calibration of {calibration.model} / {calibration.strategy}, not "
-                         f"{model} / {strategy}; recreate it with `citeaudit calibrate`.")
-    return calibration
-
-
-def save_calibration(calibration: Calibration, directory: Path | None = None) -> Path:
-    """Write the calibration atomically beside the recordings; returns its path."""
-    path = calibration_path(calibration.model, calibration.strategy, directory)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(calibration.to_json(), encoding="utf-8")
-    temporary.replace(path)
-    return path
 
 
 def answer_keys(rows: pd.DataFrame) -> list[str]:
@@ -540,13 +413,10 @@ def cross_validate(table: pd.DataFrame, target: float = DEFAULT_TARGET, folds: i
         fitted = _fit(train, target, inputs=inputs) if not train.empty else None
         t = fitted.threshold if fitted is not None else None
         thresholds.append(t)
-        scores, correct = scored_rows(rows[test], fitted)
-        for i, score, right in zip(rows.index[test], scores, correct):
-            stands = t is not None and score >= t and not bool(blocked.loc[i])
-            passes = (rows.at[i, "gold_pass"] > 0.5) == bool(right)
-            verdict = Verdict.VERIFIED if passes else _failing_word(table.at[i, C.PROBABILITIES], rows.at[i, "verdict"],
-                                                                    fitted, rows.at[i, "answers"])
-            held.loc[i] = [k, float(score), t, stands, bool(right), verdict]
+        verdicts, scores = outcomes(rows[test], fitted)
+        right = pass_fail_right(verdicts, rows.loc[test, "gold"])
+        for i, verdict, score, ok in zip(rows.index[test], verdicts, scores, right):
+            held.loc[i] = [k, float(score), t, stands(verdict, score, t, bool(blocked.loc[i])), bool(ok), verdict]
     stand = held["stand"].astype(bool)
     right_rows = held["right"].astype(bool)
     stand_right = int((stand & right_rows).sum())
@@ -562,17 +432,6 @@ def cross_validate(table: pd.DataFrame, target: float = DEFAULT_TARGET, folds: i
         "fold_thresholds": [None if t is None else round(t, 2) for t in thresholds],
     }
     return figures, held
-
-
-def _failing_word(probabilities: object, verdict: object, calibration: Calibration | None = None,
-                  answers: object = None) -> object:
-    named = calibration.p_contradicted(answers) if calibration is not None else None
-    if named is not None:
-        return Verdict.CONTRADICTED if named >= 0.5 else Verdict.UNSUPPORTED
-    if isinstance(probabilities, dict):
-        return Verdict.CONTRADICTED if probabilities["contradicts"] >= probabilities["says_nothing"] \
-            else Verdict.UNSUPPORTED
-    return verdict if verdict != Verdict.VERIFIED else Verdict.UNSUPPORTED
 
 
 def _three_way(verdicts: pd.Series, gold: pd.Series) -> dict:

@@ -8,6 +8,7 @@ a traceback.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Callable, Iterable
@@ -19,16 +20,16 @@ from typing import NoReturn, TypeVar
 import click
 import pandas as pd
 
+from . import columns as C
 from . import config
 from .audit import Audit, audit_files, audit_lines, audit_quotes, audit_source_files, unrecognized_reasons
-from .cache import CallCache
 from .errors import CiteAuditError, JudgeUnavailableError, LocalModelError
 from .formats import FORMATS
-from .judge import Judge
 from .lines import load_line_answer
+from .options import AuditOptions, check_threshold
 from .reviews import review_row
-from .views import how_to_record, lines_view, quote_notes, step1_view, step2_view
-from .vocab import REVIEW_VERDICTS, CacheMode, LocalModelKey, Strategy
+from .views import how_to_record, lines_view, quote_notes, step2_view
+from .vocab import REVIEW_VERDICTS, CacheMode, ErrorKind, LocalModelKey, Strategy
 
 EXIT_USAGE, EXIT_JUDGE, EXIT_INTERNAL = 2, 3, 4
 F = TypeVar("F", bound=Callable)
@@ -59,27 +60,60 @@ def _options(*options: Callable[[F], F]) -> Callable[[F], F]:
 
 MODEL_KEY = _choice(LocalModelKey)
 
-# the options of every command that audits (DESIGN.md "Command line")
-judge_options = _options(
-    click.option("--threshold", type=click.FloatRange(0, 1), default=None,
-                 help="Routing score at or above which a verdict stands without review (default: the "
-                      f"recommended one of the model's calibration if there is one, else {config.DEFAULT_THRESHOLD})."),
+# the judge's settings, the same on every command that judges: one `AuditOptions` (options.py)
+SETTINGS_OPTIONS = (
+    click.option("--threshold", type=float, default=None,
+                 help="Routing score at or above which a verdict stands without review, 0 to 1 (default "
+                      "CITEAUDIT_THRESHOLD, else the recommended one of the model's calibration, else "
+                      f"{config.DEFAULT_THRESHOLD}: the output says which)."),
     click.option("--strategy", type=_choice(Strategy), default=None,
-                 help="How the judge asks: choice (one A/B/C question) or yesno (two yes/no questions); "
-                      "default CITEAUDIT_STRATEGY or " + str(config.DEFAULT_STRATEGY) + "."),
+                 help="How the judge asks: choice (one A/B/C question), yesno (two yes/no questions) or panel "
+                      "(yesno's two and \"does it contradict?\"); default CITEAUDIT_STRATEGY or "
+                      f"{config.DEFAULT_STRATEGY}."),
     click.option("--cache-mode", type=_choice(CacheMode), default=None,
                  help="replay (default, offline), record or refresh; or CITEAUDIT_CACHE_MODE."),
-    click.option("--model", default=None, help="Judge model name (default CITEAUDIT_MODEL or the recorded Qwen)."),
+    click.option("--model", default=None,
+                 help="Judge model name, or a local model key (qwen, smollm2); default CITEAUDIT_MODEL or the "
+                      "recorded Qwen."),
+    click.option("--concurrency", type=click.IntRange(1, config.MAX_CONCURRENCY), default=None,
+                 help="Judge requests in flight at once (default CITEAUDIT_CONCURRENCY, else "
+                      f"{config.DEFAULT_CONCURRENCY}; 1 for a local llama.cpp server)."),
+)
+
+
+def settings_options(command: F) -> F:
+    """The judge's settings as options, handed to the command as one `settings: AuditOptions`
+    (arguments first, then the environment, then the defaults)."""
+
+    @functools.wraps(command)
+    def wrapper(*args, threshold, strategy, cache_mode, model, concurrency, **kwargs):
+        if threshold is not None:
+            try:
+                check_threshold(threshold, "--threshold")
+            except CiteAuditError as exc:
+                raise click.BadParameter(str(exc), param_hint="--threshold") from None
+        settings = AuditOptions.from_env(model=model, strategy=strategy, cache_mode=cache_mode,
+                                         threshold=threshold, concurrency=concurrency)
+        return command(*args, settings=settings, **kwargs)
+
+    return _options(*SETTINGS_OPTIONS)(wrapper)  # type: ignore[return-value]
+
+
+output_options = _options(
     click.option("--output", type=click.Path(dir_okay=False), default=None,
                  help="Write one JSON object per citation."),
     click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
                  help="Write a self-contained HTML report."),
     click.option("--reviews", type=click.Path(dir_okay=False), default=None,
                  help="Review store (JSON Lines, or a seed-000 reviews.json) to apply."),
-    click.option("--concurrency", type=click.IntRange(1, config.MAX_CONCURRENCY), default=None,
-                 help="Judge requests in flight at once (default CITEAUDIT_CONCURRENCY, else "
-                      f"{config.DEFAULT_CONCURRENCY}; 1 for a local llama.cpp server)."),
 )
+
+
+def judge_options(command: F) -> F:
+    """The options of every command that audits (DESIGN.md "Command line")."""
+    return settings_options(output_options(command))
+
+
 locate_only_option = click.option("--locate-only", is_flag=True, help="Run step 1 alone: no model is asked.")
 
 # any of the three citation formats, for the commands that take whichever is given
@@ -94,13 +128,6 @@ input_options = _options(
 )
 
 
-def _judge(locate_only: bool, model: str | None, cache_mode: str | None, strategy: str | None = None) -> Judge | None:
-    if locate_only:
-        return None
-    return Judge(model=model or config.model(), cache=CallCache(mode=cache_mode),
-                 strategy=strategy or config.strategy())
-
-
 def _finish(audit: Audit, output: str | None, html_path: str | None, inputs: str = "") -> NoReturn:
     """Print the quotes that are not verbatim, the row errors and the decision, write the outputs,
     exit by the decision."""
@@ -110,7 +137,7 @@ def _finish(audit: Audit, output: str | None, html_path: str | None, inputs: str
     errors = sorted({e for e in audit.table["error"] if isinstance(e, str)})
     for error in errors:
         click.echo(f"\nerror: {error}", err=True)
-    if any(e.startswith("No recorded answer") for e in errors):
+    if (audit.table[C.ERROR_KIND] == ErrorKind.REPLAY_MISS).any():
         click.echo("\n" + how_to_record(inputs or "INPUT"), err=True)
     if output:
         audit.write_jsonl(output)
@@ -119,19 +146,25 @@ def _finish(audit: Audit, output: str | None, html_path: str | None, inputs: str
         audit.write_html(html_path)
         click.echo(f"wrote {html_path}")
     decision = audit.decision
-    used = f"threshold {audit.threshold}" if audit.judged else "step 1 only: no model asked, no threshold used"
-    click.echo(f"\n{decision.status} ({used})")
+    click.echo(f"\n{decision.status} ({audit.routing_note()})")
     for reason in decision.reasons:
         click.echo(f"  - {reason}")
     sys.exit(decision.exit_code)
 
 
-def _table(audit: Audit) -> pd.DataFrame:
-    view = step2_view(audit.table, text=False) if audit.judged else step1_view(audit.table, text=False)
-    if audit.table["review_state"].ne("none").any():
-        view["review"] = [f"{v} ({s})" if v else "-" for v, s in zip(audit.table["review_verdict"],
-                                                                      audit.table["review_state"])]
-    return view
+def _show_audit(audit: Audit) -> None:
+    """The table under one line that says what routed it; the `why` of a verdict that differs from
+    the model's largest answer follows the table, one line per citation, never cut."""
+    view = audit.view(text=False)
+    if audit.table[C.REVIEW_STATE].ne("none").any():
+        view["review"] = [f"{v} ({s})" if v else "-" for v, s in zip(audit.table[C.REVIEW_VERDICT],
+                                                                      audit.table[C.REVIEW_STATE])]
+    notes = view.pop("why") if "why" in view.columns else pd.Series(dtype=object)
+    click.echo(audit.routing_note())
+    _show(view)
+    for citation, note in zip(view["citation"], notes):
+        if note != "-":
+            click.echo(f"  {citation}: {note}")
 
 
 class _Guarded(click.Group):
@@ -174,13 +207,11 @@ format_option = click.option("--format", "doc_format", type=click.Choice(FORMATS
 @format_option
 @judge_options
 @locate_only_option
-def audit(source, citations, doc_format, threshold, strategy, cache_mode, model, output, html_path, reviews,
-          concurrency, locate_only):
+def audit(source, citations, doc_format, settings, output, html_path, reviews, locate_only):
     """Audit quote citations (id, claim, quote, section) over one source document."""
-    result = audit_quotes(source, citations, format=doc_format,
-                          judge=_judge(locate_only, model, cache_mode, strategy), threshold=threshold,
-                          locate_only=locate_only, reviews=reviews, concurrency=concurrency)
-    _show(_table(result))
+    result = audit_quotes(source, citations, format=doc_format, options=settings, locate_only=locate_only,
+                          reviews=reviews)
+    _show_audit(result)
     _finish(result, output, html_path, f"--source {source} --citations {citations}")
 
 
@@ -190,19 +221,17 @@ def audit(source, citations, doc_format, threshold, strategy, cache_mode, model,
               help="Answer text with [Lx] / [Lx-Ly] markers.")
 @judge_options
 @locate_only_option
-def lines(document, answer, threshold, strategy, cache_mode, model, output, html_path, reviews, concurrency,
-          locate_only):
+def lines(document, answer, settings, output, html_path, reviews, locate_only):
     """Audit an answer whose facts end in line citations like [L5], [L2-L3] or [L2-3]."""
     line_answer = load_line_answer(document, answer)
     click.echo(" ".join(f"{k}={v}" for k, v in line_answer.summary.items()))
     for note in unrecognized_reasons(line_answer):
         click.echo(f"  {note}")
     click.echo("")
-    result = audit_lines(line_answer, judge=_judge(locate_only, model, cache_mode, strategy),
-                         threshold=threshold, locate_only=locate_only, reviews=reviews, concurrency=concurrency)
+    result = audit_lines(line_answer, options=settings, locate_only=locate_only, reviews=reviews)
     _show(lines_view(result.table).replace("\n", " / ", regex=True))
     click.echo("")
-    _show(_table(result))
+    _show_audit(result)
     _finish(result, output, html_path, f"--document {document} --answer {answer}")
 
 
@@ -212,18 +241,15 @@ def lines(document, answer, threshold, strategy, cache_mode, model, output, html
 @click.argument("reviews", type=click.Path(dir_okay=False))
 @click.option("--judge", "use_judge", is_flag=True,
               help="Also ask the judge whether each cited source supports its claim; a current review still wins.")
-@click.option("--threshold", type=click.FloatRange(0, 1), default=config.DEFAULT_THRESHOLD, show_default=True)
-@click.option("--cache-mode", type=_choice(CacheMode), default=None)
-@click.option("--model", default=None)
+@settings_options
 @click.option("--output", type=click.Path(dir_okay=False), default=None, help="Write one JSON object per claim.")
-def contract(answer, sources, reviews, use_judge, threshold, cache_mode, model, output):
+def contract(answer, sources, reviews, use_judge, settings, output):
     """Check a source-id answer against its sources and human reviews; print {"status", "reasons"}.
 
     By default the reviews decide (seed 000's acceptance contract); `--judge` lets confident
     model verdicts stand for claims nobody has reviewed.
     """
-    result = audit_source_files(answer, sources, reviews, judge=_judge(not use_judge, model, cache_mode),
-                                threshold=threshold, locate_only=not use_judge)
+    result = audit_source_files(answer, sources, reviews, options=settings, locate_only=not use_judge)
     if output:
         result.write_jsonl(output)
     click.echo(json.dumps(result.decision.to_dict(), ensure_ascii=False, indent=2))
@@ -262,11 +288,13 @@ def record(key, source, citations, document, answer, answer_json, sources_json, 
     require_llama_cpp()  # before a 1 GB model download, not after
     model_path(key, install=True)
     with local_server(key) as server:
-        judge = Judge(model=server.model, base_url=server.base_url,
-                      cache=CallCache(mode=CacheMode.REFRESH if refresh else CacheMode.RECORD))
-        # the local server answers one request at a time: 1 unless CITEAUDIT_CONCURRENCY says otherwise
-        result = audit_files(**inputs, judge=judge, progress=True, locate_only=False,
-                             concurrency=config.concurrency(default=1))
+        settings = AuditOptions.from_env(model=server.model,
+                                         cache_mode=CacheMode.REFRESH if refresh else CacheMode.RECORD,
+                                         # the local server answers one request at a time: 1 unless
+                                         # CITEAUDIT_CONCURRENCY says otherwise
+                                         concurrency=config.concurrency(default=1))
+        judge = settings.judge(base_url=server.base_url)
+        result = audit_files(**inputs, options=settings, judge=judge, progress=True, locate_only=False)
     _show(step2_view(result.table, text=False))
     new = int((result.table["cached"] == False).sum())  # noqa: E712 (None means not judged)
     click.echo(f"\n{new} new answers of {judge.model} appended to {judge.cache.directory}")
@@ -285,16 +313,15 @@ def record(key, source, citations, document, answer, answer_json, sources_json, 
               help="Labelled quote-citation file (with `expected`).")
 @click.option("--target", type=click.FloatRange(0, 1), default=0.95, show_default=True,
               help="Accuracy the verdicts that stand must reach.")
-@click.option("--cache-mode", type=_choice(CacheMode), default=None)
-@click.option("--model", default=None)
-def thresholds(sources, citation_files, target, cache_mode, model):
+@settings_options
+def thresholds(sources, citation_files, target, settings):
     """Threshold table of a labelled set: share auto-accepted, their accuracy, review load."""
     from .calibrate import advise, reliability, threshold_table
 
     if len(sources) != len(citation_files):
         raise click.UsageError("give one --source per --citations")
     try:
-        judge = Judge(model=model or config.model(), cache=CallCache(mode=cache_mode))
+        judge = settings.judge()
         table = pd.concat([audit_quotes(src, cit, judge=judge, calibration=False).table
                            for src, cit in zip(sources, citation_files)], ignore_index=True)
         grid = threshold_table(table)
@@ -368,10 +395,7 @@ def map_formula(fitted) -> str:
               help="Source text (repeat, paired with --citations).")
 @click.option("--citations", "citation_files", required=True, multiple=True, type=click.Path(dir_okay=False),
               help="Labelled quote-citation file (with `expected`).")
-@click.option("--model", default=None,
-              help="Judge model name, or a local model key (qwen, smollm2); default CITEAUDIT_MODEL.")
-@click.option("--strategy", type=_choice(Strategy), default=None,
-              help=f"Judge strategy (default CITEAUDIT_STRATEGY or {config.DEFAULT_STRATEGY}).")
+@settings_options
 @click.option("--target", type=click.FloatRange(0.5, 1), default=0.95, show_default=True,
               help="Accuracy the verdicts that stand must reach.")
 @click.option("--folds", type=click.IntRange(2, 20), default=10, show_default=True, help="Cross-validation folds.")
@@ -380,21 +404,19 @@ def map_formula(fitted) -> str:
 @click.option("--inputs", type=click.Choice(["supports", "answers"]), default=None,
               help="What the map reads: P(supports), or each yes/no question's P(yes) (default: the answers "
                    "when the strategy asks yes/no questions).")
-@click.option("--cache-mode", type=_choice(CacheMode), default=None)
 @click.option("--no-save", is_flag=True, help="Print the figures only; do not write the calibration file.")
-def calibrate(sources, citation_files, model, strategy, target, folds, repeats, inputs, cache_mode, no_save):
+def calibrate(sources, citation_files, settings, target, folds, repeats, inputs, no_save):
     """Fit a per-model calibration of the routing score on labelled sets and recommend a threshold.
 
     Prints cross-validated figures (fitted on the other folds, scored on the held-out one) and
     saves cache/calibration/<model>.<strategy>.json, which `audit` then applies.
     """
-    from .calibrate import fit_calibration, save_calibration
-    from .localmodel import MODELS
+    from .calibrate import fit_calibration
+    from .calibration import save_calibration
 
     if len(sources) != len(citation_files):
         raise click.UsageError("give one --source per --citations")
-    name = MODELS[model].name if model in MODELS else (model or config.model())
-    judge = Judge(model=name, cache=CallCache(mode=cache_mode), strategy=strategy or config.strategy())
+    judge = settings.judge()
     table = pd.concat([audit_quotes(src, cit, judge=judge, calibration=False).table
                        for src, cit in zip(sources, citation_files)], ignore_index=True)
     if table["expected"].isna().all():
@@ -418,30 +440,24 @@ def calibrate(sources, citation_files, model, strategy, target, folds, repeats, 
     click.echo(f"\nfitted on all of them: {map_formula(fitted)}; recommended threshold: {shown} "
                f"(target {target:.0%}); folds' thresholds {fitted.cross_validated['fold_thresholds']}")
     if not no_save:
-        click.echo(f"wrote {save_calibration(fitted)}")
+        click.echo(f"wrote {save_calibration(fitted, settings.folder)}")
 
 
 @main.command()
 @input_options
 @format_option
 @click.option("--html", "html_path", required=True, type=click.Path(dir_okay=False), help="Where to write the report.")
-@click.option("--threshold", type=click.FloatRange(0, 1), default=None,
-              help="Where a verdict stands (default: the calibration's recommended threshold, else 0.8).")
-@click.option("--cache-mode", type=_choice(CacheMode), default=None)
-@click.option("--model", default=None)
+@settings_options
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
               help="Also write one JSON object per citation.")
 @click.option("--reviews", type=click.Path(dir_okay=False), default=None, help="Review store to apply.")
 @locate_only_option
-@click.option("--strategy", type=_choice(Strategy), default=None,
-              help="How the judge is asked (default CITEAUDIT_STRATEGY or the recommended one).")
-def report(source, citations, document, answer, answer_json, sources_json, doc_format, html_path, threshold,
-           cache_mode, model, output, reviews, locate_only, strategy):
+def report(source, citations, document, answer, answer_json, sources_json, doc_format, html_path, settings,
+           output, reviews, locate_only):
     """Write a self-contained HTML report of an audit (no scripts, no network fetches)."""
     result = audit_files(source=source, citations=citations, document=document, answer=answer,
                          answer_json=answer_json, sources_json=sources_json, format=doc_format,
-                         judge=_judge(locate_only, model, cache_mode, strategy), threshold=threshold,
-                         locate_only=locate_only, reviews=reviews)
+                         options=settings, locate_only=locate_only, reviews=reviews)
     result.write_html(html_path)
     if output:
         result.write_jsonl(output)
@@ -451,15 +467,7 @@ def report(source, citations, document, answer, answer_json, sources_json, doc_f
 
 @main.command()
 @click.argument("dataset", type=click.Path(dir_okay=False))
-@click.option("--threshold", type=click.FloatRange(0, 1), default=None,
-              help="Routing score at or above which a verdict stands (default: as `audit`).")
-@click.option("--strategy", type=_choice(Strategy), default=None, help="How the judge asks: choice or yesno.")
-@click.option("--cache-mode", type=_choice(CacheMode), default=None,
-              help="replay (default, offline), record or refresh (on Dask workers too: the client appends "
-                   "their calls).")
-@click.option("--model", default=None, help="Judge model name (default CITEAUDIT_MODEL or the recorded Qwen).")
-@click.option("--concurrency", type=click.IntRange(1, config.MAX_CONCURRENCY), default=None,
-              help="Judge requests in flight at once within one answer.")
+@settings_options
 @locate_only_option
 @click.option("--reviews", type=click.Path(dir_okay=False), default=None,
               help="Review store applied to the quote and line answers.")
@@ -475,8 +483,7 @@ def report(source, citations, document, answer, answer_json, sources_json, doc_f
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
               help="Write the dashboard: counts per decision and verdict, the answers to look at with their "
                    "cards, the sources with the most failing citations, the confidence histogram.")
-def batch(dataset, threshold, strategy, cache_mode, model, concurrency, locate_only, reviews, output, decisions,
-          scheduler, workers, html_path):
+def batch(dataset, settings, locate_only, reviews, output, decisions, scheduler, workers, html_path):
     """Audit a JSON Lines dataset of answers (any citation format, one answer per line) on Dask."""
     from tqdm.auto import tqdm
 
@@ -486,14 +493,15 @@ def batch(dataset, threshold, strategy, cache_mode, model, concurrency, locate_o
     items = read_dataset(dataset)
     if not items:
         _fail(f"{dataset} has no answers: give one JSON object per line")
-    settings = Settings(threshold=threshold, cache_mode=cache_mode, strategy=strategy, model=model,
-                        concurrency=concurrency, locate_only=locate_only,
-                        reviews=tuple(load_reviews(reviews)) if reviews else (),
-                        cache_dir=str(config.cache_dir().resolve()), cards=html_path is not None)
-    check_scheduler(scheduler, settings)
+    options = settings.with_(cache_dir=settings.folder.resolve())
+    batch_settings = Settings(locate_only=locate_only, reviews=tuple(load_reviews(reviews)) if reviews else (),
+                              cache_dir=str(options.folder), cards=html_path is not None, options=options)
+    check_scheduler(scheduler, batch_settings)
     check_workers(workers, scheduler)
+    if not locate_only:
+        click.echo(options.routing().note(), err=True)
     with tqdm(total=len(items), desc="answers", unit="answer", file=sys.stderr) as bar:
-        result = run_batch(items, settings, scheduler, progress=bar.update, workers=workers)
+        result = run_batch(items, batch_settings, scheduler, progress=bar.update, workers=workers)
     counts = result.counts()
     invalid = sum(outcome.invalid for outcome in result.outcomes)
     click.echo(f"{len(items)} answers, {len(result.rows)} rows: "
@@ -507,7 +515,7 @@ def batch(dataset, threshold, strategy, cache_mode, model, concurrency, locate_o
         click.echo(f"error: {error}", err=True)
     if len(errors) > 5:
         click.echo(f"error: ... and {len(errors) - 5} more kinds of row error (see the rows' `error`)", err=True)
-    if any(e.startswith("No recorded answer") for e in errors):
+    if any((o.rows[C.ERROR_KIND] == ErrorKind.REPLAY_MISS).any() for o in result.outcomes):
         click.echo("Record the missing answers with --cache-mode record (an OpenAI-compatible endpoint: "
                    "OPENAI_BASE_URL, CITEAUDIT_MODEL), then replay them offline.", err=True)
     if output:

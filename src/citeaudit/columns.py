@@ -26,25 +26,29 @@ METHOD = "method"
 MODEL = "model"
 CACHED = "cached"
 ERROR = "error"
+ERROR_KIND = "error_kind"  # vocab.ErrorKind, set with `error`
 # step 3: route
-SCORE = "score"  # what the threshold is compared with: the confidence, or its calibrated value
+P_PASS = "p_pass"  # P(the citation passes): the calibration's map of the answers, else P(supports)
+SCORE = "score"  # what the threshold is compared with: max(P(pass), 1 - P(pass)), or a sampled bound
 VERDICT = "verdict"
 ROUTE = "route"
 FLAGS = "flags"
-THRESHOLD = "threshold"
-# step 4: human review
+# step 4: human review, then each row's outcome, written once (`decide.settle`)
 FINGERPRINT = "fingerprint"
 REVIEW_VERDICT = "review_verdict"
 REVIEW_STATE = "review_state"
+FINAL_VERDICT = "final_verdict"  # the review's verdict when a current review exists, else `verdict`
+STATE = "state"  # vocab.State
 
 LOCATE_COLUMNS = [ID, KIND, CLAIM, QUOTE, CITED_SECTION, EXPECTED, QUOTE_STATUS, FOUND_SECTION,
                   SECTION_MATCH, MATCH_SCORE, SPAN, EVIDENCE, CLOSEST, FABRICATED_REASON]
-JUDGE_COLUMNS = [RELATION, PROBABILITIES, ANSWERS, CONFIDENCE, METHOD, MODEL, CACHED, ERROR]
+JUDGE_COLUMNS = [RELATION, PROBABILITIES, ANSWERS, CONFIDENCE, METHOD, MODEL, CACHED, ERROR, ERROR_KIND]
 
 # the JSON Lines record of the command line (DESIGN.md "Command line")
 OUTPUT_FIELDS = [ID, KIND, CLAIM, QUOTE, CITED_SECTION, QUOTE_STATUS, FOUND_SECTION, SECTION_MATCH, MATCH_SCORE,
-                 SPAN, RELATION, PROBABILITIES, ANSWERS, CONFIDENCE, METHOD, SCORE, VERDICT, ROUTE, FLAGS, MODEL,
-                 CACHED, ERROR, CLOSEST, FABRICATED_REASON, EXPECTED, REVIEW_VERDICT, REVIEW_STATE]
+                 SPAN, RELATION, PROBABILITIES, ANSWERS, CONFIDENCE, METHOD, P_PASS, SCORE, VERDICT, ROUTE, FLAGS,
+                 MODEL, CACHED, ERROR, ERROR_KIND, CLOSEST, FABRICATED_REASON, EXPECTED, REVIEW_VERDICT,
+                 REVIEW_STATE, FINAL_VERDICT, STATE]
 
 
 def frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:

@@ -5,6 +5,7 @@
 | CITEAUDIT_DATA_DIR   | folder holding source texts (RFCs) not shipped in `data/`  | see `source_dirs`  |
 | CITEAUDIT_CACHE_DIR  | folder with the JSON Lines recordings and the store        | `<project>/cache`  |
 | CITEAUDIT_CACHE_MODE | `replay`, `record` or `refresh`                            | `replay`           |
+| CITEAUDIT_THRESHOLD  | routing threshold, 0 to 1 (`AuditOptions`)                 | the calibration's  |
 | CITEAUDIT_REVIEW_DIR | folder of the review stores notebooks write                | `<project>/reviews`|
 | CITEAUDIT_MODEL      | model name sent to the judge endpoint                      | the recorded Qwen  |
 | CITEAUDIT_STRATEGY   | how the judge asks: `choice`, `yesno`, `panel` (judge.py)  | `DEFAULT_STRATEGY` |
@@ -89,8 +90,33 @@ def review_dir() -> Path:
     return Path(value) if value else project_dir() / "reviews"
 
 
-def cache_mode() -> str:
-    return os.environ.get("CITEAUDIT_CACHE_MODE", CacheMode.REPLAY)
+def parse_cache_mode(value: str) -> CacheMode:
+    """A cache mode name as a `CacheMode`; anything else is an `InputError` listing the choices."""
+    try:
+        return CacheMode(value)
+    except ValueError:
+        raise InputError(f"unknown cache mode {value!r}: use one of {', '.join(CACHE_MODES)} "
+                         "(--cache-mode or CITEAUDIT_CACHE_MODE)") from None
+
+
+def cache_mode() -> CacheMode:
+    """`CITEAUDIT_CACHE_MODE`, else `replay`."""
+    return parse_cache_mode(os.environ.get("CITEAUDIT_CACHE_MODE") or CacheMode.REPLAY)
+
+
+def threshold() -> float | None:
+    """`CITEAUDIT_THRESHOLD` (0 to 1), else None: the model's calibrated threshold."""
+    value = (os.environ.get("CITEAUDIT_THRESHOLD") or "").strip()
+    if not value:
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not 0.0 <= number <= 1.0:
+        raise InputError(f"CITEAUDIT_THRESHOLD={value!r} is not a number from 0 to 1; set it like "
+                         "CITEAUDIT_THRESHOLD=0.84, or unset it to use the calibration's recommended threshold.")
+    return number
 
 
 def model() -> str:

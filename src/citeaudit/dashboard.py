@@ -3,7 +3,7 @@
 What an analyst looks at first, top to bottom:
 
   decisions   how many answers are ACCEPT, REVIEW, REJECT (and how many lines were invalid)
-  verdicts    per verdict, how many stand and how many wait for a human (`report.card_state`)
+  verdicts    per verdict, how many stand and how many wait for a human (the rows' `state`)
   answers     every REJECT and REVIEW answer with its first reason, linking to its section
   sources     the documents with the most failing citations (contradicted, unsupported, fabricated)
   histogram   the routing score of every judged citation, split into verdicts that stand and
@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 
 from . import columns as C
-from .report import PAGE_CSS, _e, card_state
+from .report import PAGE_CSS, _e
 from .stores import atomic_write_text
-from .vocab import Status, Verdict
+from .vocab import WAITING_STATES, State, Status, Verdict
 
 if TYPE_CHECKING:
     from .batch import BatchResult, Outcome
@@ -36,7 +36,6 @@ FAILING = (Verdict.CONTRADICTED, Verdict.UNSUPPORTED, Verdict.FABRICATED)
 TOP_SOURCES = 10
 CARD_SECTIONS = 200  # answers whose cards are drawn; past it, only their reasons (the page stays small)
 BIN_WIDTH = 0.05
-STANDS_STATES = ("auto-pass", "auto-fail", "fabricated", "reviewed")  # card states whose verdict stands
 
 _CSS = """
 .grid{display:flex;flex-wrap:wrap;gap:1rem} .grid>div{flex:1 1 18rem}
@@ -64,14 +63,13 @@ def citation_table(result: BatchResult) -> pd.DataFrame:
     for outcome in result.outcomes:
         if outcome.invalid or outcome.rows.empty:
             continue
-        frame = outcome.rows[[C.ID, C.VERDICT, C.ROUTE, C.SCORE, C.THRESHOLD, C.MODEL]].copy()
+        frame = outcome.rows[[C.ID, C.VERDICT, C.ROUTE, C.SCORE, C.MODEL, C.STATE]].copy()
         frame.insert(0, "answer_id", outcome.answer_id)
         frame["source"] = row_sources(outcome)
-        frame["state"] = [card_state(row).key for _, row in outcome.rows.iterrows()]
-        reviewed = (frame["state"] == "reviewed").to_numpy()
+        reviewed = (frame[C.STATE] == State.REVIEWED).to_numpy()
         frame.loc[reviewed, C.VERDICT] = outcome.rows.loc[reviewed, C.REVIEW_VERDICT].to_numpy()
         frames.append(frame)
-    columns = ["answer_id", C.ID, C.VERDICT, C.ROUTE, C.SCORE, C.THRESHOLD, C.MODEL, "source", "state"]
+    columns = ["answer_id", C.ID, C.VERDICT, C.ROUTE, C.SCORE, C.MODEL, C.STATE, "source"]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
 
@@ -85,13 +83,13 @@ def verdict_counts(citations: pd.DataFrame) -> pd.DataFrame:
     """Per verdict (plus `judge error` and `not judged`): how many stand, how many wait for review."""
     names = []
     for _, row in citations.iterrows():
-        if row["state"] == "error":
+        if row[C.STATE] == State.JUDGE_ERROR:
             names.append("judge error")
-        elif row["state"] == "unjudged":
+        elif row[C.STATE] == State.NOT_JUDGED:
             names.append("not judged")
         else:
             names.append(str(row[C.VERDICT]))
-    frame = pd.DataFrame({"verdict": names, "stands": citations["state"].isin(STANDS_STATES).to_numpy()})
+    frame = pd.DataFrame({"verdict": names, "stands": ~citations[C.STATE].isin(WAITING_STATES).to_numpy()})
     order = [str(v) for v in Verdict] + ["judge error", "not judged"]
     table = pd.DataFrame({"verdict": order})
     table["stands"] = [int(((frame.verdict == v) & frame.stands).sum()) for v in order]
@@ -106,7 +104,7 @@ def failing_sources(citations: pd.DataFrame, top: int = TOP_SOURCES) -> pd.DataF
     if citations.empty:
         return pd.DataFrame(columns=columns)
     failing = citations[C.VERDICT].isin([str(v) for v in FAILING])
-    stands = citations["state"].isin(STANDS_STATES)
+    stands = ~citations[C.STATE].isin(WAITING_STATES)
     grouped = citations.assign(failing=failing, failing_stands=failing & stands).groupby("source", sort=False)
     table = pd.DataFrame({
         "failing": grouped["failing"].sum().astype(int),
@@ -123,7 +121,7 @@ def score_histogram(citations: pd.DataFrame, width: float = BIN_WIDTH) -> pd.Dat
     judged = citations[citations[C.SCORE].notna()]
     edges = np.round(np.arange(0.0, 1.0 + width / 2, width), 6)
     scores = judged[C.SCORE].astype(float).to_numpy()
-    stands = judged["state"].isin(STANDS_STATES).to_numpy()
+    stands = ~judged[C.STATE].isin(WAITING_STATES).to_numpy()
     index = np.clip(np.searchsorted(edges, scores, side="right") - 1, 0, len(edges) - 2)
     return pd.DataFrame({
         "low": edges[:-1], "high": edges[1:],
@@ -215,7 +213,8 @@ def render_dashboard(result: BatchResult, title: str = "Citation audit of a data
     citations = citation_table(result)
     decisions = decision_counts(result)
     invalid = sum(o.invalid for o in result.outcomes)
-    thresholds = sorted({float(t) for t in citations[C.THRESHOLD] if isinstance(t, float) and not pd.isna(t)})
+    routing = result.routing if len(citations) and citations[C.MODEL].notna().any() else None
+    thresholds = [routing.threshold] if routing is not None else []
     models = sorted({m for m in citations[C.MODEL] if isinstance(m, str)}) or ["none (step 1 only)"]
     decision_table = pd.DataFrame({"decision": list(decisions), "answers": list(decisions.values())})
     sources = failing_sources(citations)
@@ -223,8 +222,8 @@ def render_dashboard(result: BatchResult, title: str = "Citation audit of a data
     summary = (
         "<div class='summary' id='top'>"
         f"<p>{len(result.outcomes)} answers ({invalid} invalid lines) &middot; {len(citations)} citations"
-        f" &middot; model: {_e(', '.join(models))} &middot; threshold: "
-        f"{_e(', '.join(f'{t:.2f}' for t in thresholds) or 'not used')}</p>"
+        f" &middot; model: {_e(', '.join(models))} &middot; "
+        f"{_e(routing.note() if routing is not None else 'threshold: not used (no model asked)')}</p>"
         + "".join(f"<span class='status {k}'>{k}: {n}</span> &nbsp; " for k, n in decisions.items())
         + "</div>"
     )

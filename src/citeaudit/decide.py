@@ -23,8 +23,21 @@ import pandas as pd
 
 from . import columns as C
 from .reviews import Review, row_fingerprint
+from .route import verdict_words
 from .sourceid import quoted
-from .vocab import FAILING_VERDICTS, Kind, ReviewState, Route, Status, Verdict
+from .vocab import (
+    BLOCKING_FLAGS,
+    FAILING_VERDICTS,
+    WAITING_STATES,
+    ErrorKind,
+    Flag,
+    Kind,
+    ReviewState,
+    Route,
+    State,
+    Status,
+    Verdict,
+)
 
 EXIT_ACCEPT, EXIT_NOT_ACCEPTED = 0, 1
 
@@ -47,7 +60,8 @@ class Decision:
 
 
 def apply_reviews(table: pd.DataFrame, reviews: Iterable[Review]) -> pd.DataFrame:
-    """Add `fingerprint`, `review_verdict` and `review_state` (none / current / stale).
+    """Add `fingerprint`, `review_verdict` and `review_state` (none / current / stale), then
+    `state` and `final_verdict` (`settle`).
 
     The latest review of a citation id counts. It is current when its fingerprint equals the
     fingerprint of what the row shows now (`reviews.row_fingerprint`).
@@ -72,7 +86,7 @@ def apply_reviews(table: pd.DataFrame, reviews: Iterable[Review]) -> pd.DataFram
     out[C.FINGERPRINT] = pd.Series(prints, index=out.index, dtype=object)
     out[C.REVIEW_VERDICT] = pd.Series(verdicts, index=out.index, dtype=object)
     out[C.REVIEW_STATE] = pd.Series(states, index=out.index, dtype=object)
-    return out
+    return settle(out)
 
 
 def _review_state(row: pd.Series) -> ReviewState:
@@ -80,19 +94,36 @@ def _review_state(row: pd.Series) -> ReviewState:
     return ReviewState(state) if isinstance(state, str) else ReviewState.NONE
 
 
-def final_verdicts(table: pd.DataFrame) -> pd.DataFrame:
-    """Per row: `final_verdict`, `by_review` (a current human review gave it) and `pending`."""
-    finals, by_review, pending = [], [], []
-    for _, row in table.iterrows():
-        if _review_state(row) == ReviewState.CURRENT:
-            finals.append(row[C.REVIEW_VERDICT])
-            by_review.append(True)
-            pending.append(False)
-        else:
-            finals.append(row[C.VERDICT])
-            by_review.append(False)
-            pending.append(row[C.ROUTE] != Route.AUTO)
-    return pd.DataFrame({"final_verdict": finals, "by_review": by_review, "pending": pending}, index=table.index)
+def row_state(row: pd.Series) -> State:
+    """The one state a routed (and reviewed) row is in; see `vocab.State`.
+
+    A current review decides first (it may override a verdict that stood, fabricated ones
+    included); then a fabricated citation, a judge error, a row no model was asked about, a
+    model verdict that stands, and otherwise one that waits for a human.
+    """
+    if _review_state(row) == ReviewState.CURRENT:
+        return State.REVIEWED
+    if row[C.VERDICT] == Verdict.FABRICATED:
+        return State.FABRICATED
+    if isinstance(row.get(C.ERROR), str) and row[C.ERROR]:
+        return State.JUDGE_ERROR
+    if row[C.VERDICT] is None:
+        return State.NOT_JUDGED
+    return State.STANDS if row[C.ROUTE] == Route.AUTO else State.WAITING
+
+
+def settle(table: pd.DataFrame) -> pd.DataFrame:
+    """Step 4's outcome per row, written once: `state` (`row_state`) and `final_verdict` (the
+    current review's verdict, else the routed one; None while nothing decides the row). The
+    decision, the report, the dashboard, the review queue, the CLI and the notebooks read these."""
+    out = table.copy()
+    states = [row_state(row) for _, row in out.iterrows()]
+    finals = [row[C.REVIEW_VERDICT] if state == State.REVIEWED else
+              row[C.VERDICT] if state in (State.STANDS, State.FABRICATED) else None
+              for state, (_, row) in zip(states, out.iterrows())]
+    out[C.STATE] = pd.Series(states, index=out.index, dtype=object)
+    out[C.FINAL_VERDICT] = pd.Series(finals, index=out.index, dtype=object)
+    return out
 
 
 def _label(row: pd.Series, position: int) -> str:
@@ -112,55 +143,71 @@ def _target(row: pd.Series) -> str:
     return f"section {cited}" if cited else "the source"
 
 
-def _score(row: pd.Series) -> object:
-    """What the threshold was compared with: the routing score (calibrated), else the confidence."""
-    score = row.get(C.SCORE)
-    return score if isinstance(score, float) else row[C.CONFIDENCE]
+FLAG_REASONS = {
+    Flag.NEAR_QUOTE: "the quote is not verbatim",
+    Flag.SECTION_MISMATCH: "the quote is in another section than the one cited",
+    Flag.JUDGE_ERROR: "the judge failed",
+}
 
 
-def _model_says(row: pd.Series) -> str:
-    verdict, confidence = row[C.VERDICT], _score(row)
-    if isinstance(verdict, str) and isinstance(confidence, float):
-        return f" (model says {verdict}, {confidence:.2f})"
-    if isinstance(row[C.ERROR], str):
+def _model_says(row: pd.Series, threshold: float | None) -> str:
+    """Why a model verdict waits, with the number that decided it: the score below the threshold,
+    a flag that sends it to a human whatever the score, or a judge error."""
+    verdict, score = row[C.VERDICT], row.get(C.SCORE)
+    if isinstance(row.get(C.ERROR), str) and row[C.ERROR]:
+        if row.get(C.ERROR_KIND) == ErrorKind.REPLAY_MISS:
+            return " (no recorded answer of the judge: record one, or review it by hand)"
         return " (the judge failed: see the row's error)"
-    return ""
+    if not isinstance(verdict, str):
+        return ""
+    words = verdict_words(row)
+    blocking = [FLAG_REASONS[Flag(f)] for f in row[C.FLAGS] if f in BLOCKING_FLAGS]
+    if not isinstance(score, float):
+        return f" (model says {words}; the calibration cannot score this answer)"
+    if blocking:
+        return f" (model says {words}, score {score:.2f}, but {' and '.join(blocking)})"
+    if threshold is None:
+        return f" (model says {words}, score {score:.2f})"
+    return f" (model says {words}, score {score:.2f} < threshold {threshold:.2f})"
 
 
-def _rejected_reason(row: pd.Series, label: str, final: str, by_review: bool) -> str:
+def _rejected_reason(row: pd.Series, label: str, final: str, by_review: bool, threshold: float | None) -> str:
     if by_review:
         what = "contradicts it" if final == Verdict.CONTRADICTED else "does not support it"
         return f"{label}: review found that {_target(row)} {what}"
     if final == Verdict.FABRICATED:
         return f"{label}: fabricated ({row[C.FABRICATED_REASON]})"
-    return f"{label}: {final} (model verdict, confidence {_score(row):.2f})"
+    against = f" ≥ threshold {threshold:.2f}" if threshold is not None else ""
+    return f"{label}: {verdict_words(row)} (model verdict stands: score {row[C.SCORE]:.2f}{against})"
 
 
-def _pending_reason(row: pd.Series, label: str) -> str:
+def _pending_reason(row: pd.Series, label: str, threshold: float | None) -> str:
     if _review_state(row) == ReviewState.STALE:
         return (f"{label}: review is stale (the claim or {_target(row)} changed since it was reviewed); "
                 "review it again")
-    return f"{label}: no review yet; have its support by {_target(row)} reviewed{_model_says(row)}"
+    return f"{label}: no review yet; have its support by {_target(row)} reviewed{_model_says(row, threshold)}"
 
 
-def decide(table: pd.DataFrame, input_errors: Sequence[str] = (), needs_review: Sequence[str] = ()) -> Decision:
+def decide(table: pd.DataFrame, input_errors: Sequence[str] = (), needs_review: Sequence[str] = (),
+           threshold: float | None = None) -> Decision:
     """ACCEPT / REVIEW / REJECT for one answer's routed (and reviewed) table; see the module doc.
 
     `input_errors` are contract violations of the input (each a REJECT reason); `needs_review`
-    are things outside the table a human must look at (e.g. unrecognized citation markers).
+    are things outside the table a human must look at (e.g. unrecognized citation markers);
+    `threshold` is the one the table was routed at, named in the reasons beside each score.
     """
     if input_errors:
         return Decision(Status.REJECT, tuple(input_errors))
-    finals = final_verdicts(table)
+    if C.STATE not in table.columns:
+        table = settle(table)
     rejected, waiting, reviewed = [], [], 0
-    for position, (i, row) in enumerate(table.iterrows()):
-        label = _label(row, position)
-        final, by_review = finals.at[i, "final_verdict"], bool(finals.at[i, "by_review"])
-        reviewed += by_review
-        if finals.at[i, "pending"]:
-            waiting.append(_pending_reason(row, label))
+    for position, (_, row) in enumerate(table.iterrows()):
+        label, state, final = _label(row, position), row[C.STATE], row[C.FINAL_VERDICT]
+        reviewed += state == State.REVIEWED
+        if state in WAITING_STATES:
+            waiting.append(_pending_reason(row, label, threshold))
         elif final in FAILING_VERDICTS:
-            rejected.append(_rejected_reason(row, label, final, by_review))
+            rejected.append(_rejected_reason(row, label, final, state == State.REVIEWED, threshold))
     waiting += list(needs_review)
     if rejected:
         return Decision(Status.REJECT, tuple(rejected + waiting))

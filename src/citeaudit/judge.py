@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 
 from . import config
 from .cache import CallCache
-from .errors import CiteAuditError, InputError, JudgeError, JudgeUnavailableError
-from .vocab import Relation, Strategy
+from .errors import CacheMissError, CiteAuditError, InputError, JudgeError, JudgeUnavailableError
+from .vocab import ErrorKind, Relation, Strategy
 
 PROMPT_VERSION = "relation-v2"  # the `choice` prompt; v2: claim and evidence between tagged data markers
 PROMPT_VERSIONS = {Strategy.CHOICE: PROMPT_VERSION, Strategy.YESNO: "yesno-v1", Strategy.PANEL: "panel-v1"}
@@ -150,6 +150,7 @@ class Judgement:
     cached: bool | None
     error: str | None = None
     answers: dict[str, float] | None = None  # yes/no strategies: P(yes) of each question, by its key
+    error_kind: ErrorKind | None = None  # why it failed, set with `error`
 
 
 def probabilities_from_top_logprobs(top: list[dict]) -> dict[str, float] | None:
@@ -416,10 +417,13 @@ class Judge:
                 probs, confidence, method, cached, answers = self._yesno(claim, evidence, where, what)
         except JudgeUnavailableError:
             raise  # no row can be judged: the caller stops the run
-        except CiteAuditError as exc:  # a replay miss included: the row keeps the message
-            return Judgement(None, None, None, None, self.model, None, str(exc))
+        except CacheMissError as exc:  # replay mode: the row keeps the message, which says how to record it
+            return Judgement(None, None, None, None, self.model, None, str(exc), error_kind=ErrorKind.REPLAY_MISS)
+        except CiteAuditError as exc:  # an answer that cannot be read as probabilities
+            return Judgement(None, None, None, None, self.model, None, str(exc), error_kind=ErrorKind.UNUSABLE)
         except Exception as exc:  # the endpoint failed after the client's retries, or answered garbage
-            return Judgement(None, None, None, None, self.model, None, f"{type(exc).__name__}: {exc}")
+            return Judgement(None, None, None, None, self.model, None, f"{type(exc).__name__}: {exc}",
+                             error_kind=ErrorKind.ENDPOINT)
         return Judgement(decided_relation(probs), probs, confidence, method, self.model, cached, answers=answers)
 
     def _sampled_method(self) -> str:

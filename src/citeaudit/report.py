@@ -25,10 +25,12 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from . import columns as C
+from .decide import row_state
 from .documents import Document
+from .route import score_note, verdict_words
 from .stores import atomic_write_text
 from .views import evidence_html, quote_html
-from .vocab import ReviewState, Route, Verdict
+from .vocab import ReviewState, State, Verdict
 
 if TYPE_CHECKING:
     from .audit import Audit
@@ -65,9 +67,9 @@ def _e(value) -> str:
     return html.escape("" if value is None else str(value))
 
 
-def _confidence(row: pd.Series) -> str:
-    """The routing score the threshold was compared with (the calibrated confidence when the
-    model has a calibration), so that the figures shown agree with the routes and the threshold."""
+def _score(row: pd.Series) -> str:
+    """The routing score the threshold was compared with (`score`: from the calibrated P(pass) when
+    the model has a calibration), so that the figures shown agree with the routes and the threshold."""
     value = row[C.SCORE] if C.SCORE in row.index else row[C.CONFIDENCE]
     return f"{value:.2f}" if isinstance(value, float) and not pd.isna(value) else "-"
 
@@ -81,32 +83,39 @@ class CardState:
     sentence: str
 
 
-def card_state(row: pd.Series) -> CardState:
-    """The one state a row is in (see the module docstring)."""
-    verdict, route_ = row[C.VERDICT], row[C.ROUTE]
-    review_state = row.get(C.REVIEW_STATE)
-    if verdict == Verdict.FABRICATED:
-        return CardState("fabricated", "fabricated", "Stands without a model: the citation points at nothing "
-                         "in the source.")
-    if review_state == ReviewState.CURRENT:
+def card_state(row: pd.Series, calibrated: bool = False) -> CardState:
+    """How the row's `state` (step 4, `decide.settle`) looks on a card; see the module docstring.
+    Where a calibration turned the model's largest answer around, the sentence says so in one line
+    (`route.score_note`)."""
+    state = row.get(C.STATE)
+    if not isinstance(state, str):
+        state = row_state(row)
+    verdict = verdict_words(row) if isinstance(row[C.VERDICT], str) else None
+    if state == State.REVIEWED:
         return CardState("reviewed", f"reviewed by a human: {row[C.REVIEW_VERDICT]}",
                          f"A human reviewed this evidence and decided {row[C.REVIEW_VERDICT]}; "
-                         f"the model had said {verdict or 'nothing'} ({_confidence(row)}).")
-    error = row.get(C.ERROR)
-    if isinstance(error, str) and error:
-        first = error.split(". ")[0].rstrip(".")
+                         f"the model had said {verdict or 'nothing'} (score {_score(row)}).")
+    if state == State.FABRICATED:
+        return CardState("fabricated", "fabricated", "Stands without a model: the citation points at nothing "
+                         "in the source.")
+    if state == State.JUDGE_ERROR:
+        first = str(row[C.ERROR]).split(". ")[0].rstrip(".")
         return CardState("error", "judge error, waits for review",
                          f"The judge gave no verdict for this citation ({first}); a human decides.")
-    if verdict is None:
+    if state == State.NOT_JUDGED:
         return CardState("unjudged", "not judged", "Step 1 only: no model was asked about this citation.")
-    stale = " An earlier review no longer matches this evidence (stale)." if review_state == ReviewState.STALE else ""
-    if route_ == Route.AUTO:
-        key = "auto-pass" if verdict == Verdict.VERIFIED else "auto-fail"
-        return CardState(key, f"{verdict} (stands)", f"The model's verdict stands: confidence {_confidence(row)} "
-                         f"reaches the threshold and nothing is flagged.{stale}")
+    stale = " An earlier review no longer matches this evidence (stale)." if \
+        row.get(C.REVIEW_STATE) == ReviewState.STALE else ""
+    note = score_note(row, calibrated)
+    why = f" ({note}.)" if note else ""
+    if state == State.STANDS:
+        key = "auto-pass" if row[C.VERDICT] == Verdict.VERIFIED else "auto-fail"
+        return CardState(key, f"{verdict} (stands)", f"The model's verdict stands: score {_score(row)} "
+                         f"reaches the threshold and nothing is flagged.{why}{stale}")
     return CardState("waiting", f"model says {verdict}, waits for review",
-                     f"The model says {verdict} with confidence {_confidence(row)}: not enough to stand on its own"
-                     + (f" (flags: {', '.join(row[C.FLAGS])})" if row[C.FLAGS] else "") + f"; a human decides.{stale}")
+                     f"The model says {verdict} with score {_score(row)}: not enough to stand on its own"
+                     + (f" (flags: {', '.join(row[C.FLAGS])})" if row[C.FLAGS] else "")
+                     + f"; a human decides.{why}{stale}")
 
 
 _NEXT = {
@@ -120,9 +129,10 @@ _NEXT = {
 }
 
 
-def explain(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per citation in words: its state, what that means and what to do next."""
-    states = [card_state(row) for _, row in table.iterrows()]
+def explain(table: pd.DataFrame, calibrated: bool = False) -> pd.DataFrame:
+    """One row per citation in words: its state, what that means and what to do next
+    (`calibrated`: the table was scored by a calibration, as `Audit.calibration` says)."""
+    states = [card_state(row, calibrated) for _, row in table.iterrows()]
     return pd.DataFrame({
         "citation": table[C.ID],
         "outcome": [s.badge for s in states],
@@ -139,11 +149,11 @@ def _probabilities_html(probs) -> str:
         f"<td><span class='bar' style='width:{p * 10:.1f}rem'></span></td></tr>"
         for name, p in probs.items()
     )
-    return f"<table class='probs'>{cells}</table>"
+    return f"<p class='meta'>what the model answered:</p><table class='probs'>{cells}</table>"
 
 
-def _card(row: pd.Series, document: Document | None, anchor: str, top: str = "top") -> str:
-    state = card_state(row)
+def _card(row: pd.Series, document: Document | None, anchor: str, top: str = "top", calibrated: bool = False) -> str:
+    state = card_state(row, calibrated)
     error = row.get(C.ERROR)
     flags = ", ".join(row[C.FLAGS]) if row[C.FLAGS] else "none"
     return (
@@ -155,7 +165,7 @@ def _card(row: pd.Series, document: Document | None, anchor: str, top: str = "to
         + quote_html(row, document)
         + f"<p class='meta'>cited: {_e(row[C.CITED_SECTION])} &middot; quote: {_e(row[C.QUOTE_STATUS])} &middot; "
         f"found in: {_e(row[C.FOUND_SECTION])} &middot; route: <b>{_e(row[C.ROUTE])}</b> &middot; "
-        f"confidence: {_confidence(row)} &middot; flags: {_e(flags)}</p>"
+        f"score: {_score(row)} &middot; flags: {_e(flags)}</p>"
         f"{_probabilities_html(row[C.PROBABILITIES])}"
         f"<p class='meta'>evidence the judge reads:</p>{evidence_html(row, document, window=True)}"
         f"<p class='meta'><a href='#{_e(top)}'>back to the summary</a></p>"
@@ -171,29 +181,30 @@ def _index(table: pd.DataFrame, anchors: list[str]) -> str:
             f"<tr><td><a href='#{_e(anchor)}'>{_e(row[C.ID])}</a></td>"
             f"<td class='claim'>{_e(row[C.CLAIM])}</td>"
             f"<td><span class='badge s-{state.key}'>{_e(state.badge)}</span></td>"
-            f"<td>{_e(row[C.ROUTE])}</td><td>{_confidence(row)}</td></tr>")
+            f"<td>{_e(row[C.ROUTE])}</td><td>{_score(row)}</td></tr>")
     return ("<table class='index'><thead><tr><th>citation</th><th>claim</th><th>verdict</th><th>route</th>"
-            f"<th>confidence</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+            f"<th>score</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
 def render_html(audit: Audit, title: str | None = None) -> str:
     """The report as one HTML string (inline CSS, no scripts, every text escaped)."""
     table, document, decision = audit.table, audit.document, audit.decision
     title = title or f"Citation audit of {audit.name}"
-    states = Counter(card_state(row).key for _, row in table.iterrows())
+    calibrated = audit.calibration is not None
+    states = Counter(card_state(row, calibrated).key for _, row in table.iterrows())
     models = sorted({m for m in table[C.MODEL] if isinstance(m, str)}) or ["none (step 1 only)"]
     counts = ", ".join(f"{_e(k)}: {n}" for k, n in sorted(states.items()))
     reasons = "".join(f"<li>{_e(r)}</li>" for r in decision.reasons)
-    threshold = _e(audit.threshold) if audit.judged else "not used (no model asked)"
     summary = (
         "<div class='summary' id='top'>"
         f"<p class='status {_e(decision.status)}'>{_e(decision.status)}</p><ul>{reasons}</ul>"
         f"<p>{len(table)} citations &middot; {counts}</p>"
-        f"<p>threshold: {threshold} &middot; model: {_e(', '.join(models))}"
+        f"<p>{_e(audit.routing_note())} &middot; model: {_e(', '.join(models))}"
         f" &middot; source: {_e(audit.name)}</p></div>"
     )
     anchors = [f"citation-{row[C.ID]}" for _, row in table.iterrows()]
-    cards = "".join(_card(row, document, anchor) for anchor, (_, row) in zip(anchors, table.iterrows(), strict=True))
+    cards = "".join(_card(row, document, anchor, calibrated=calibrated)
+                    for anchor, (_, row) in zip(anchors, table.iterrows(), strict=True))
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">"
@@ -208,7 +219,9 @@ def answer_html(audit: Audit, anchor: str, top: str = "top") -> str:
     each card links back to `#{top}`."""
     table, document = audit.table, audit.document
     anchors = [f"{anchor}-c{n}" for n in range(1, len(table) + 1)]
-    cards = "".join(_card(row, document, a, top) for a, (_, row) in zip(anchors, table.iterrows(), strict=True))
+    calibrated = audit.calibration is not None
+    cards = "".join(_card(row, document, a, top, calibrated) for a, (_, row) in zip(anchors, table.iterrows(),
+                                                                                     strict=True))
     return _index(table, anchors) + cards
 
 

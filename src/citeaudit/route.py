@@ -13,25 +13,24 @@ rejected either way; a reviewer may refine the word), which does not send it to 
 blocking flags (near quote, section mismatch, judge error) always do.
 
 A pure function over the audit table: changing the threshold re-routes stored results and never
-calls a model. A calibration given once is kept in the table's `attrs` and reused by later
-re-routing of that table.
+calls a model. This is the one routing implementation: the pipeline (`route`), the threshold
+tables, the offline evaluation and the cross-validation in `calibrate.py` all score a row with
+`judge_outcome` and let it stand by `stands`. The threshold and the calibration are arguments
+(an `Audit` holds them), never columns or table attributes.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 import pandas as pd
 
 from . import columns as C
+from .calibration import Calibration
 from .config import DEFAULT_THRESHOLD
 from .vocab import BLOCKING_FLAGS, RELATION_TO_VERDICT, Flag, QuoteStatus, Relation, Route, Verdict
 
-if TYPE_CHECKING:
-    from .calibrate import Calibration
-
-CALIBRATION_ATTR = "calibration"
 # the failing word is unsure when the larger failing relation holds less than this share of the
 # failing mass (0.6 / 0.4 between contradicts and says nothing is still "close")
 FAILURE_KIND_MARGIN = 0.65
@@ -65,10 +64,14 @@ def _failing(probabilities: dict) -> Verdict:
     return Verdict.UNSUPPORTED
 
 
-def sampled(row: pd.Series) -> bool:
-    """Whether the row's answer was sampled (no log-probabilities): its confidence is a lower bound."""
-    method = row.get(C.METHOD)
+def is_sampled(method: object) -> bool:
+    """Whether an answer was sampled (no log-probabilities): its confidence is a lower bound."""
     return isinstance(method, str) and method.startswith("sampling")
+
+
+def sampled(row: pd.Series) -> bool:
+    """Whether the row's answer was sampled (`is_sampled` of its `method`)."""
+    return is_sampled(row.get(C.METHOD))
 
 
 def model_verdict(probabilities: object, relation: object = None, p_pass: float | None = None) -> Verdict | None:
@@ -116,80 +119,146 @@ def failure_kind_unsure(probabilities: object, p_contradicted: float | None = No
     return larger / failing < FAILURE_KIND_MARGIN
 
 
-def judged_verdict(row: pd.Series, calibration: Calibration | None = None) -> tuple[Verdict | None, float | None]:
-    """A judged row's verdict and routing score.
+class Outcome(NamedTuple):
+    """What routing reads off a judged answer: the verdict, the routing score compared with the
+    threshold, and P(pass) (the calibrated probability that the citation passes; P(supports)
+    without a calibration; None for a sampled answer or one the calibration cannot map)."""
+
+    verdict: Verdict | None
+    score: float | None
+    p_pass: float | None = None
+
+
+def judge_outcome(probabilities: object, relation: object, confidence: object, method: object = None,
+                  answers: object = None, calibration: Calibration | None = None) -> Outcome:
+    """A judged answer's verdict and routing score: the one scoring rule of every surface.
 
     Uncalibrated, the score is the judge's `confidence` (max(P(supports), 1 − P(supports)), or a
     sampled lower bound). A calibration maps P(supports) to P(pass), the probability that the
     citation passes (`Calibration.p_pass`), for answers read from log-probabilities: the verdict
     passes when P(pass) ≥ 1/2 and the score is max(P(pass), 1 − P(pass)), the chance that the
-    pass-or-fail call is right. A map of the yes/no answers reads the row's `answers`; a row
-    without them gets no score (it goes to review); when it also names failures, P(contradicted |
+    pass-or-fail call is right. A map of the yes/no answers reads `answers`; an answer without
+    them gets no score (it goes to review); when the map also names failures, P(contradicted |
     fails) ≥ 1/2 makes a failing verdict `contradicted`, else `unsupported`. A sampled bound is
     never mapped.
+
+    >>> judge_outcome({"supports": 0.9, "contradicts": 0.05, "says_nothing": 0.05}, "supports", 0.9)
+    Outcome(verdict=<Verdict.VERIFIED: 'verified'>, score=0.9, p_pass=0.9)
     """
-    probabilities = row.get(C.PROBABILITIES)
-    confidence = _number(row[C.CONFIDENCE])
+    number = _number(confidence)
     has_probs = isinstance(probabilities, dict) and Relation.SUPPORTS in probabilities
-    if calibration is not None and has_probs and confidence is not None and not sampled(row):
-        answers = row.get(C.ANSWERS)
+    if calibration is not None and has_probs and number is not None and not is_sampled(method):
+        assert isinstance(probabilities, dict)
         if not calibration.maps(answers):  # a map of answers this row lacks: no score, so review
-            return model_verdict(probabilities, row[C.RELATION]), None
-        p = calibration.p_pass(probabilities[Relation.SUPPORTS], answers)
+            return Outcome(model_verdict(probabilities, relation), None)
+        p = calibration.p_pass(probabilities[Relation.SUPPORTS], answers if isinstance(answers, dict) else None)
         named = calibration.p_contradicted(answers)
         if p < 0.5 and named is not None:
-            return (Verdict.CONTRADICTED if named >= 0.5 else Verdict.UNSUPPORTED), 1.0 - p
-        return model_verdict(probabilities, p_pass=p), max(p, 1.0 - p)
-    return model_verdict(probabilities, row[C.RELATION]), confidence
+            return Outcome(Verdict.CONTRADICTED if named >= 0.5 else Verdict.UNSUPPORTED, 1.0 - p, p)
+        return Outcome(model_verdict(probabilities, p_pass=p), max(p, 1.0 - p), p)
+    p_supports = _number(probabilities.get(Relation.SUPPORTS)) if isinstance(probabilities, dict) else None
+    return Outcome(model_verdict(probabilities, relation), number, None if is_sampled(method) else p_supports)
+
+
+def stands(verdict: object, score: float | None, threshold: float | None, blocked: bool = False) -> bool:
+    """Whether a model verdict stands without a human: a verdict, a score at or above the
+    threshold, and no blocking flag. No threshold (None) lets nothing stand.
+
+    >>> stands("verified", 0.9, 0.84), stands("verified", 0.8, 0.84), stands("verified", 0.9, 0.84, blocked=True)
+    (True, False, False)
+    """
+    return bool(verdict) and score is not None and threshold is not None and score >= threshold and not blocked
+
+
+def judged_verdict(row: pd.Series, calibration: Calibration | None = None) -> Outcome:
+    """A judged row's verdict, routing score and P(pass) (`judge_outcome` of its columns)."""
+    return judge_outcome(row.get(C.PROBABILITIES), row[C.RELATION], row[C.CONFIDENCE], row.get(C.METHOD),
+                         row.get(C.ANSWERS), calibration)
 
 
 def routing_score(row: pd.Series, calibration: Calibration | None = None) -> float | None:
     """The score compared with the threshold (see `judged_verdict`)."""
-    return judged_verdict(row, calibration)[1]
+    return judged_verdict(row, calibration).score
 
 
 def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
           calibration: Calibration | None = None) -> pd.DataFrame:
-    """Add `score`, `verdict`, `flags`, `route` (`auto` or `review`) and `threshold` to a located table.
+    """Add `p_pass`, `score`, `verdict`, `flags` and `route` (`auto` or `review`) to a judged table.
 
     A fabricated citation (nothing found, decided in step 1) stands as `auto`. Otherwise the
-    verdict follows P(supports) (`model_verdict`), and the route is `auto` when the routing score
-    is at least `threshold` and no blocking flag is raised; a row not judged (locate-only, or an
-    error) has no verdict and goes to review. `calibration` (or the one this table was routed
-    with before) maps the score first.
+    verdict and score are `judge_outcome`'s (through `calibration` when given), and the route is
+    `auto` when the verdict `stands`; a row not judged (locate-only, or an error) has no verdict
+    and goes to review.
     """
-    if not 0.0 <= threshold <= 1.0:
+    if not 0.0 <= threshold <= 1.0:  # NaN fails this too
         raise ValueError(f"threshold must be between 0 and 1, not {threshold}")
     out = table.copy()
-    if calibration is None:
-        calibration = table.attrs.get(CALIBRATION_ATTR)
     verdicts: list[Verdict | None] = []
     scores: list[float | None] = []
+    passes: list[float | None] = []
     routes: list[Route] = []
     flags: list[list[Flag]] = []
     for _, row in out.iterrows():
         row_flags = flags_of(row)
         verdict: Verdict | None
         score: float | None = None
+        p_pass: float | None = None
         if _fabricated(row):
             verdict, where = Verdict.FABRICATED, Route.AUTO
         else:
-            verdict, score = judged_verdict(row, calibration)
-            confident = score is not None and score >= threshold
+            verdict, score, p_pass = judged_verdict(row, calibration)
             blocked = any(flag in BLOCKING_FLAGS for flag in row_flags)
-            where = Route.AUTO if verdict and confident and not blocked else Route.REVIEW
+            where = Route.AUTO if stands(verdict, score, threshold, blocked) else Route.REVIEW
             if verdict in (Verdict.CONTRADICTED, Verdict.UNSUPPORTED) and \
                     failure_kind_unsure(row.get(C.PROBABILITIES), _named(row, calibration)):
                 row_flags.append(Flag.FAILURE_KIND_UNSURE)
         verdicts.append(verdict)
         scores.append(score)
+        passes.append(p_pass)
         routes.append(where)
         flags.append(row_flags)
     out[C.SCORE] = pd.Series(scores, index=out.index, dtype=object)
+    out[C.P_PASS] = pd.Series(passes, index=out.index, dtype=object)
     out[C.VERDICT] = pd.Series(verdicts, index=out.index, dtype=object)
     out[C.ROUTE] = pd.Series(routes, index=out.index, dtype=object)
     out[C.FLAGS] = pd.Series(flags, index=out.index, dtype=object)
-    out[C.THRESHOLD] = threshold
-    if calibration is not None:
-        out.attrs[CALIBRATION_ATTR] = calibration
     return out
+
+
+def score_note(row: pd.Series, calibrated: bool = False) -> str | None:
+    """The one line that explains a verdict whose pass or fail differs from the model's largest
+    answer (e.g. "supports 0.47" and yet `unsupported`): which number decided. None otherwise.
+
+    >>> row = pd.Series({C.VERDICT: "unsupported", C.RELATION: "supports", C.P_PASS: 0.46,
+    ...                  C.PROBABILITIES: {"supports": 0.67, "contradicts": 0.2, "says_nothing": 0.13}})
+    >>> score_note(row, calibrated=True)
+    "calibrated: P(pass) 0.46 < 0.5, so it fails, although the model's largest answer is supports 0.67"
+    """
+    verdict, relation, p_pass = row.get(C.VERDICT), row.get(C.RELATION), _number(row.get(C.P_PASS))
+    probabilities = row.get(C.PROBABILITIES)
+    if not isinstance(verdict, str) or not isinstance(relation, str) or p_pass is None or \
+            verdict == Verdict.FABRICATED or not isinstance(probabilities, dict):
+        return None
+    passes = verdict == Verdict.VERIFIED
+    if passes == (relation == Relation.SUPPORTS):
+        return None
+    name = "calibrated: P(pass)" if calibrated else "P(pass) = P(supports)"
+    sign, word = ("≥", "passes") if passes else ("<", "fails")
+    return (f"{name} {p_pass:.2f} {sign} 0.5, so it {word}, although the model's largest answer is "
+            f"{relation} {probabilities[relation]:.2f}")
+
+
+def verdict_words(row: pd.Series) -> str:
+    """The verdict as surfaces write it: a failing word is asserted only when the model's answers
+    separate contradicted from unsupported (no `contradicted_or_unsupported` flag).
+
+    >>> verdict_words(pd.Series({C.VERDICT: "unsupported", C.FLAGS: ["contradicted_or_unsupported"]}))
+    'unsupported or contradicted'
+    """
+    verdict = row.get(C.VERDICT)
+    flags = row.get(C.FLAGS)
+    if verdict in (Verdict.CONTRADICTED, Verdict.UNSUPPORTED) and isinstance(flags, list) and \
+            Flag.FAILURE_KIND_UNSURE in flags:
+        other = Verdict.CONTRADICTED if verdict == Verdict.UNSUPPORTED else Verdict.UNSUPPORTED
+        return f"{verdict} or {other}"
+    return str(verdict) if verdict is not None else "-"

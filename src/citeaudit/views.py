@@ -12,6 +12,7 @@ import pandas as pd
 
 from . import columns as C
 from .documents import Document
+from .route import score_note, verdict_words
 from .stores import atomic_write_text
 from .vocab import Kind, QuoteStatus, Relation
 
@@ -39,26 +40,32 @@ def step1_view(table: pd.DataFrame, text: bool = True) -> pd.DataFrame:
     }).astype(object).where(lambda f: f.notna(), "-")
 
 
-def step2_view(table: pd.DataFrame, text: bool = True) -> pd.DataFrame:
-    """Step 2 and 3 per citation: probabilities, relation, confidence, the routing score, verdict
-    and route (and the claim and quote as written, with `text`)."""
+def step2_view(table: pd.DataFrame, text: bool = True, calibrated: bool = False) -> pd.DataFrame:
+    """Steps 2 and 3 per citation, one name per number: what the model answered (its three
+    probabilities), `P(pass)` (the calibration's map of the answers, else P(supports)), the
+    routing `score` the threshold was compared with, then verdict and route (and the claim and
+    quote as written, with `text`). `why` explains, in one line, a verdict whose pass or fail
+    differs from the model's largest answer (`route.score_note`; `calibrated`: the table was
+    scored by a calibration)."""
     probs = [p if isinstance(p, dict) else {} for p in table[C.PROBABILITIES]]
+    nothing = pd.Series([None] * len(table), index=table.index, dtype=object)
     view = pd.DataFrame({
         "citation": table[C.ID],
         **(_texts(table) if text else {}),
         "quote": table[C.QUOTE_STATUS],
         **{str(r): [p.get(r) for p in probs] for r in Relation},
-        "relation": table[C.RELATION],
-        "confidence": table[C.CONFIDENCE],
-        # what the threshold was compared with: the confidence, or its value under the calibration
-        "score": table[C.SCORE] if C.SCORE in table else table[C.CONFIDENCE],
-        "verdict": table[C.VERDICT],
+        "P(pass)": table.get(C.P_PASS, nothing),
+        "score": table.get(C.SCORE, table[C.CONFIDENCE]),
+        "verdict": [verdict_words(row) if isinstance(row[C.VERDICT], str) else None for _, row in table.iterrows()],
         "route": table[C.ROUTE],
         "flags": [", ".join(f) for f in table[C.FLAGS]],
     })
     if C.EXPECTED in table and table[C.EXPECTED].notna().any():
         view["expected"] = table[C.EXPECTED]
-    for col in (*Relation, C.CONFIDENCE, "score"):
+    notes = [score_note(row, calibrated) for _, row in table.iterrows()]
+    if any(notes):
+        view["why"] = notes
+    for col in (*Relation, "P(pass)", "score"):
         view[col] = [f"{v:.2f}" if isinstance(v, float) and not pd.isna(v) else "-" for v in view[col]]
     return view.astype(object).where(lambda f: f.notna(), "-")
 

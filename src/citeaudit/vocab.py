@@ -94,6 +94,28 @@ class ReviewState(StrEnum):
     STALE = "stale"
 
 
+class State(StrEnum):
+    """Where a citation stands after step 4 (`decide.settle`): the one answer every surface reads."""
+
+    FABRICATED = "fabricated"  # step 1 found nothing: fails without a model
+    STANDS = "stands"  # the model's verdict stands (score at or above the threshold, no flag)
+    REVIEWED = "reviewed"  # a current human review gives the verdict
+    WAITING = "waiting"  # the model's verdict waits for a human (not confident enough, or flagged)
+    JUDGE_ERROR = "judge_error"  # the judge gave no verdict (see `error_kind`); waits for a human
+    NOT_JUDGED = "not_judged"  # step 1 only: no model was asked; waits for a human
+
+
+WAITING_STATES = frozenset({State.WAITING, State.JUDGE_ERROR, State.NOT_JUDGED})
+
+
+class ErrorKind(StrEnum):
+    """Why the judge gave no verdict for a row (the `error_kind` column; `error` has the words)."""
+
+    REPLAY_MISS = "replay_miss"  # replay mode and no recorded answer: record it (views.how_to_record)
+    ENDPOINT = "endpoint"  # the endpoint failed after the client's retries
+    UNUSABLE = "unusable"  # the endpoint answered, but not with usable log-probabilities or letters
+
+
 class Status(StrEnum):
     """The decision on a whole answer."""
 

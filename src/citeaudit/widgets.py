@@ -14,19 +14,19 @@ import pandas as pd
 
 from . import columns as C
 from .audit import Audit
-from .calibrate import Calibration, pass_fail_right, reliability, threshold_table
+from .calibrate import pass_fail_right, reliability, threshold_table
+from .calibration import Calibration
 from .decide import Decision
 from .reviews import review_row
-from .route import CALIBRATION_ATTR, route, routing_score
+from .route import route, routing_score, score_note, verdict_words
 from .views import evidence_html, quote_html
-from .vocab import REVIEW_VERDICTS, ReviewState, Route, Verdict
+from .vocab import REVIEW_VERDICTS, WAITING_STATES, Route, Verdict
 
 
 def threshold_view(table: pd.DataFrame, threshold: float, calibration: Calibration | None = None) -> pd.DataFrame:
     """Each labelled citation re-routed at `threshold`: P(supports), routing score, verdict, route,
     gold, and whether the verdict is right on pass or fail (what decides the answer)."""
     routed = route(table, threshold, calibration)
-    calibration = calibration or routed.attrs.get(CALIBRATION_ATTR)
     scores = [routing_score(row, calibration) for _, row in routed.iterrows()]
     supports = [p.get("supports") if isinstance(p, dict) else None
                 for p in routed.get(C.PROBABILITIES, pd.Series([None] * len(routed), index=routed.index))]
@@ -142,9 +142,7 @@ class ReviewQueue:
     def refresh(self) -> None:
         """Re-apply the store: rows with a current review leave the queue."""
         self.audit = self.audit.with_reviews(self.store)
-        waiting = (self.table[C.ROUTE] == Route.REVIEW) & (self.table[C.REVIEW_STATE] != ReviewState.CURRENT) \
-            & self.table[C.EVIDENCE].notna()
-        self.pending = list(self.table.index[waiting])
+        self.pending = list(self.table.index[self.table[C.STATE].isin(WAITING_STATES)])
         self.position = min(self.position, len(self.pending))
 
     @property
@@ -178,8 +176,8 @@ class ReviewQueue:
             "citation": table[C.ID],
             "claim": table[C.CLAIM],
             "model verdict": [v or "-" for v in table[C.VERDICT]],
-            "confidence": [f"{c:.2f}" if isinstance(c, float) else "-" for c in table[C.CONFIDENCE]],
-            "route": table[C.ROUTE],
+            "score": [f"{c:.2f}" if isinstance(c, float) else "-" for c in table[C.SCORE]],
+            "state": table[C.STATE],
             "human review": [f"{v} ({s})" if v else "none yet" if i in self.pending else "-"
                              for i, v, s in zip(table.index, table[C.REVIEW_VERDICT], table[C.REVIEW_STATE])],
         })
@@ -194,11 +192,17 @@ class ReviewQueue:
             f"<div>{html.escape(k)} {v:.2f} <span style='display:inline-block;height:.7em;width:{v * 12:.1f}em;"
             f"background:#0969da'></span></div>" for k, v in probs.items()
         )
+        if bars:
+            bars = "<p style='color:#555'>what the model answered:</p>" + bars
+        note = score_note(row, self.audit.calibration is not None)
+        if note:
+            bars += f"<p style='color:#555'>{html.escape(note)}</p>"
         found = row[C.FOUND_SECTION]
         evidence = evidence_html(row, self.audit.document, window=True)
-        confidence = row[C.CONFIDENCE]
+        score = row[C.SCORE]
         error = row[C.ERROR] if isinstance(row[C.ERROR], str) else None
-        model_says = (f"{row[C.VERDICT]} ({confidence:.2f})" if isinstance(confidence, float)
+        model_says = (f"{verdict_words(row)} (score {score:.2f}, threshold {self.audit.threshold:.2f})"
+                      if isinstance(score, float) and self.audit.threshold is not None
                       else "nothing: the judge failed" if error else "nothing: no model was asked")
         cid, cited = html.escape(str(row[C.ID])), html.escape(str(row[C.CITED_SECTION]))
         return (

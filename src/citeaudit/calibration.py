@@ -1,0 +1,208 @@
+"""The runtime calibration: a fitted map from the judge's answers to P(pass), its threshold, and
+the `Routing` (threshold and calibration) every surface routes with.
+
+`Calibration` is read from `cache/calibration/<model>.<strategy>.json` (written by `citeaudit
+calibrate`, fitted in `calibrate.py`). `Routing.resolve` is the one place the threshold in force
+is chosen: the one given, else the calibration's recommended one, else `DEFAULT_THRESHOLD`; and
+`Routing.note` says in one line which it is, naming a model that has no calibration and the
+command that fits one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import config
+from .config import DEFAULT_THRESHOLD
+from .errors import InputError
+
+DEFAULT_TARGET = 0.95
+SUPPORTS, ANSWERS = "supports", "answers"  # what a calibration maps: P(supports), or each yes/no answer
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def log_odds(p: float | np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """log(p / (1 - p)), p clipped to [eps, 1 - eps] so that 0 and 1 stay finite."""
+    q = np.clip(np.asarray(p, dtype=float), eps, 1 - eps)
+    return np.log(q / (1 - q))
+
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A fitted map to P(pass), and the threshold it recommends.
+
+    The map is a logistic curve (Platt scaling) in the log-odds of what the judge answered: of
+    P(supports), with slope `b`, when `weights` is empty (inputs `supports`); of each yes/no
+    question's P(yes) (`Judgement.answers`), with the weight of its key in `weights`, otherwise
+    (inputs `answers`; `b` is then 0; ridge penalty `l2`, chosen by `choose_l2`), and then a
+    second map of the same answers may name a failure (`name_weights`, `p_contradicted`).
+    `p_pass` applies to answers read from log-probabilities; `threshold` is on the routing score
+    max(P(pass), 1 − P(pass)) (None when no threshold reached `target` on the fitted set: nothing
+    the model says should stand). `cross_validated` holds the
+    held-out figures of the same procedure (`cross_validate`).
+    """
+
+    model: str
+    strategy: str
+    a: float
+    b: float
+    threshold: float | None
+    target: float = DEFAULT_TARGET
+    method: str = "platt"
+    fitted_on: dict = field(default_factory=dict)
+    cross_validated: dict = field(default_factory=dict)
+    when: str = ""
+    weights: dict[str, float] = field(default_factory=dict)
+    l2: float = 0.0  # the ridge penalty the weights were fitted with (`choose_l2`)
+    # P(contradicted | the citation fails), from the answers' log-odds like P(pass) (empty: the judge's
+    # larger failing relation names a failure)
+    name_a: float = 0.0
+    name_weights: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def inputs(self) -> str:
+        """What the map reads: `supports` (P(supports)) or `answers` (each question's P(yes))."""
+        return ANSWERS if self.weights else SUPPORTS
+
+    def maps(self, answers: object) -> bool:
+        """Whether a row with these yes/no `answers` (or None) can be mapped: always for a map of
+        P(supports); for a map of the answers, when every question it weighs was answered."""
+        return not self.weights or _answered(answers, self.weights)
+
+    def p_contradicted(self, answers: object) -> float | None:
+        """P(contradicted | the citation fails) from the answers, when this calibration names
+        failures (`name_weights`) and the row answered its questions; else None."""
+        if not self.name_weights or not _answered(answers, self.name_weights):
+            return None
+        assert isinstance(answers, dict)
+        z = self.name_a + sum(w * float(log_odds(answers[key])) for key, w in self.name_weights.items())
+        return float(_sigmoid(np.array(z)))
+
+    def p_pass(self, p_supports: float, answers: dict[str, float] | None = None) -> float:
+        """P(the citation passes): a logistic curve in the log-odds of P(supports), or of the
+        answers' P(yes) when the map reads them (`maps(answers)` must hold: else ValueError)."""
+        if not self.weights:
+            return float(_sigmoid(np.array(self.a + self.b * log_odds(p_supports))))
+        if answers is None or not self.maps(answers):
+            raise ValueError(f"this calibration reads the answers to {sorted(self.weights)}; the row has "
+                             f"{sorted(answers or {})}")
+        z = self.a + sum(weight * float(log_odds(answers[key])) for key, weight in self.weights.items())
+        return float(_sigmoid(np.array(z)))
+
+    @property
+    def route_threshold(self) -> float:
+        """The threshold `audit` uses: the recommended one, or 1.0 (all to review) when none was found."""
+        return self.threshold if self.threshold is not None else 1.0
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str, where: str = "calibration") -> Calibration:
+        try:
+            data = json.loads(text)
+            return cls(**data)
+        except (ValueError, TypeError) as exc:
+            raise InputError(f"{where} is not a calibration file ({exc}); recreate it with `citeaudit calibrate`.") \
+                from None
+
+
+def _answered(answers: object, keys: Iterable[str]) -> bool:
+    return isinstance(answers, dict) and all(isinstance(answers.get(key), (int, float)) and
+                                             math.isfinite(answers[key]) for key in keys)
+
+
+def calibration_path(model: str, strategy: str, directory: Path | None = None) -> Path:
+    """`cache/calibration/<model>.<strategy>.json` (unsafe characters of the model name replaced)."""
+    from .cache import recording_name
+
+    stem = recording_name(model).removesuffix(".jsonl")
+    return (directory or config.cache_dir()) / "calibration" / f"{stem}.{strategy}.json"
+
+
+def load_calibration(model: str, strategy: str, directory: Path | None = None) -> Calibration | None:
+    """The saved calibration of a model and strategy, or None when there is none."""
+    path = calibration_path(model, strategy, directory)
+    if not path.is_file():
+        return None
+    calibration = Calibration.from_json(path.read_text(encoding="utf-8"), str(path))
+    if (calibration.model, calibration.strategy) != (model, str(strategy)):
+        raise InputError(f"{path} holds the calibration of {calibration.model} / {calibration.strategy}, not "
+                         f"{model} / {strategy}; recreate it with `citeaudit calibrate`.")
+    return calibration
+
+
+def save_calibration(calibration: Calibration, directory: Path | None = None) -> Path:
+    """Write the calibration atomically beside the recordings; returns its path."""
+    path = calibration_path(calibration.model, calibration.strategy, directory)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(calibration.to_json(), encoding="utf-8")
+    temporary.replace(path)
+    return path
+
+
+def fit_command(model: str, strategy: str) -> str:
+    """The command that fits a calibration for this model and strategy (the Makefile's labelled sets)."""
+    if model == config.DEFAULT_MODEL:
+        return "make calibrate-qwen"
+    return (f"citeaudit calibrate --model {model} --strategy {strategy} --source S --citations C "
+            "[--source S2 --citations C2 ...] over labelled sets recorded with this model")
+
+
+@dataclass(frozen=True)
+class Routing:
+    """What routes a judged table: the threshold in force, the calibration (or None), and for whom.
+
+    `given` is True when the threshold was set explicitly (an argument, `--threshold`, or
+    `CITEAUDIT_THRESHOLD`) rather than taken from the calibration or the default.
+    """
+
+    threshold: float
+    calibration: Calibration | None = None
+    model: str = ""
+    strategy: str = ""
+    given: bool = False
+
+    @classmethod
+    def resolve(cls, threshold: float | None, calibration: Calibration | None, model: str = "",
+                strategy: str = "") -> Routing:
+        """The threshold given, else the calibration's recommended one, else `DEFAULT_THRESHOLD`."""
+        if threshold is not None:
+            return cls(float(threshold), calibration, model, str(strategy), True)
+        if calibration is not None:
+            return cls(calibration.route_threshold, calibration, model, str(strategy), False)
+        return cls(DEFAULT_THRESHOLD, None, model, str(strategy), False)
+
+    @property
+    def calibrated(self) -> bool:
+        return self.calibration is not None
+
+    def note(self) -> str:
+        """One line: the threshold in force and where it comes from.
+
+        >>> print(Routing.resolve(None, None, "gpt-4o-mini", "panel").note())  # doctest: +ELLIPSIS
+        threshold 0.80 (default): no calibration for gpt-4o-mini / panel, scores are the model's own ...
+        """
+        if self.calibration is None:
+            origin = "given" if self.given else "default"
+            who = f"{self.model} / {self.strategy}" if self.model else "this judge"
+            return (f"threshold {self.threshold:.2f} ({origin}): no calibration for {who}, scores are the "
+                    f"model's own probabilities; fit one with {fit_command(self.model, self.strategy)}")
+        where = f"{self.calibration.model} / {self.calibration.strategy}"
+        if self.given:
+            return f"threshold {self.threshold:.2f} (given), scores from the calibration of {where}"
+        if self.calibration.threshold is None:
+            return (f"threshold 1.00: the calibration of {where} found no threshold reaching "
+                    f"{self.calibration.target:.0%}, so every model verdict goes to review")
+        return f"threshold {self.threshold:.2f}, recommended by the calibration of {where}"
