@@ -14,7 +14,7 @@ from test_cli import run
 
 from citeaudit import Judge, SourceError, audit_quotes, load_citations, load_document, resolve_source
 from citeaudit.formats import detect_format, load_html, load_markdown
-from citeaudit.locators import parse_locator
+from citeaudit.locators import parse_locator, resolve
 
 FORMATS = DATA / "formats"
 SETS = {
@@ -102,12 +102,12 @@ def test_pages_are_locators():
     doc = load_document(FORMATS / "reservoir-report.pdf")
     assert [s for s in doc.sections if s.startswith("page")] == ["page 1", "page 2", "page 3", "page 4"]
     for written in ("p. 3", "p3", "page 3", "Page 3", "pg. 3", "pp. 3"):
-        assert doc.resolve(written) == "page 3", written
-    assert doc.resolve("p. 99") is None and doc.resolve("pages 3-9") is None
-    assert doc.resolve("page 2, section 2.2") == "2.2"  # 2.2 starts on page 2
-    assert doc.resolve("page 4, section 2.2") == "page 4"  # not on that page: the page decides
-    assert doc.resolve("page 99, section 2.2") is None  # every part must exist
-    assert doc.resolve("Section 3.1") == doc.resolve("§3.1") == doc.resolve("Turbidity") == "3.1"
+        assert resolve(doc, written) == "page 3", written
+    assert resolve(doc, "p. 99") is None and resolve(doc, "pages 3-9") is None
+    assert resolve(doc, "page 2, section 2.2") == "2.2"  # 2.2 starts on page 2
+    assert resolve(doc, "page 4, section 2.2") == "page 4"  # not on that page: the page decides
+    assert resolve(doc, "page 99, section 2.2") is None  # every part must exist
+    assert resolve(doc, "Section 3.1") == resolve(doc, "§3.1") == resolve(doc, "Turbidity") == "3.1"
 
 
 def test_p3_found_and_p99_fabricated(tmp_path):
@@ -148,7 +148,7 @@ def test_markdown_offsets_point_into_the_raw_file():
     assert '{"type": "offer", "notebook": "field-log", "revision": 42}' in doc.sections["3"].text  # code verbatim
     start = doc.clean.index("16777216")
     assert doc.raw[slice(*doc.raw_span(start, start + 8))] == "16777216"
-    assert doc.resolve("#security-considerations") == doc.resolve("Security Considerations") == "security-considerations"
+    assert resolve(doc, "#security-considerations") == resolve(doc, "Security Considerations") == "security-considerations"
 
 
 def test_html_text_sections_and_anchors():
@@ -156,10 +156,10 @@ def test_html_text_sections_and_anchors():
     assert "analytics" not in doc.clean and "injected text" not in doc.clean and "font-family" not in doc.clean
     assert "client secret & receives" in doc.clean  # entities decoded, whitespace folded
     assert doc.raw == doc.clean  # the raw text of a page is its extracted text
-    assert doc.resolve("#token-lifetime") == doc.resolve("Token lifetime") == doc.resolve("2") == "2"
-    assert doc.resolve("#issuing") == "1"  # a <section id> that opens with a heading
-    assert doc.resolve("token-service.html#clock-skew") == "#clock-skew"
-    assert doc.resolve("#nowhere") is None
+    assert resolve(doc, "#token-lifetime") == resolve(doc, "Token lifetime") == resolve(doc, "2") == "2"
+    assert resolve(doc, "#issuing") == "1"  # a <section id> that opens with a heading
+    assert resolve(doc, "token-service.html#clock-skew") == "#clock-skew"
+    assert resolve(doc, "#nowhere") is None
 
 
 def test_malformed_html_is_read_as_a_browser_reads_it(tmp_path):
@@ -184,7 +184,7 @@ def test_locators_as_llms_write_them(text, pages, number, name):
 def test_rfc_and_plain_text_keep_their_loaders(rfc7519):
     assert detect_format(resolve_source("rfc7519.txt")) == "rfc"
     assert detect_format(FORMATS / "field-note.txt") == "text"
-    assert rfc7519.resolve("Section 4.1.3") == "4.1.3" and rfc7519.resolve("99.1") is None
+    assert resolve(rfc7519, "Section 4.1.3") == "4.1.3" and resolve(rfc7519, "99.1") is None
 
 
 # --- bad documents: a clear error naming the file and what to do, exit 2, never a traceback ------

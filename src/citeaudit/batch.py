@@ -285,11 +285,6 @@ def audit_entry(entry: Entry, settings: Settings) -> Audit:
     return audit_sources(entry.answer, entry.sources, entry.reviews, **options)
 
 
-def answer_anchor(line: int) -> str:
-    """The HTML anchor of an answer's section in the dashboard (line numbers are unique)."""
-    return f"answer-{line}"
-
-
 def _source_name(entry: Entry | None) -> str | None:
     if isinstance(entry, QuoteLine):
         return Path(entry.source).name
@@ -354,6 +349,7 @@ def audit_item(item: Item, settings: Settings) -> Outcome:
     decision = audit.decision
     cards = None
     if settings.cards and decision.status != Status.ACCEPT:
+        from .dashboard import answer_anchor
         from .report import answer_html
 
         cards = answer_html(audit, answer_anchor(item.line))

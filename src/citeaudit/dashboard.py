@@ -33,6 +33,11 @@ if TYPE_CHECKING:
     from .batch import BatchResult, Outcome
 
 FAILING = (Verdict.CONTRADICTED, Verdict.UNSUPPORTED, Verdict.FABRICATED)
+
+
+def answer_anchor(line: int) -> str:
+    """The HTML anchor of an answer's section in the dashboard (line numbers are unique)."""
+    return f"answer-{line}"
 TOP_SOURCES = 10
 CARD_SECTIONS = 200  # answers whose cards are drawn; past it, only their reasons (the page stays small)
 BIN_WIDTH = 0.05
@@ -175,7 +180,6 @@ def _table(frame: pd.DataFrame, cls: str = "counts") -> str:
 
 
 def _answers_to_look_at(outcomes: list[Outcome]) -> str:
-    from .batch import answer_anchor
 
     rows = []
     for status in (Status.REJECT, Status.REVIEW):
@@ -190,7 +194,6 @@ def _answers_to_look_at(outcomes: list[Outcome]) -> str:
 
 
 def _answer_section(o: Outcome, cards: bool = True) -> str:
-    from .batch import answer_anchor
 
     reasons = "".join(f"<li>{_e(r)}</li>" for r in o.reasons)
     if o.invalid:

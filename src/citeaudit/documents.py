@@ -75,12 +75,6 @@ class Document:
     lines: Sequence[Line] = field(repr=False)
     aliases: dict[str, str] = field(default_factory=dict, repr=False)  # locator key -> section id (anchors)
 
-    def resolve(self, locator: str | None) -> str | None:
-        """The section id a citation's locator names (`locators.resolve`), or None if none."""
-        from .locators import resolve
-
-        return resolve(self, locator)
-
     def section(self, section_id: str) -> Section | None:
         """The section a citation names, written `4.1.3`, `4.1.3.`, `Section 4.1.3` or `§4.1.3`."""
         canonical = canonical_section_id(section_id)

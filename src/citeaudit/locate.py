@@ -28,6 +28,7 @@ from . import columns as C
 from .citations import Citation, LineRange, SourceRef
 from .documents import Document, Section, codes_of, offset_dtype, text_of
 from .lines import range_problem
+from .locators import resolve as resolve_locator
 from .vocab import QuoteStatus
 
 NEAR_THRESHOLD = 90.0
@@ -562,7 +563,7 @@ def _locate_one(citation: Citation, document: Document | None, sources: Mapping[
         raise ValueError(f"citation {citation.id!r} cites {locator}: a document is needed to locate it")
     if isinstance(locator, LineRange):
         return _locate_line_range(document, locator)
-    found = locate(index_document(document), citation.quote, document.resolve(locator.section), near_threshold)
+    found = locate(index_document(document), citation.quote, resolve_locator(document, locator.section), near_threshold)
     if not found.fabricated:
         return found
     if found.reason is not None:
