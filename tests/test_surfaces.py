@@ -2,6 +2,7 @@
 the same way, at the threshold the model's calibration recommends, and decide the same; without a
 calibration every surface says so and names the command that fits one (issue 17)."""
 
+import html
 import json
 import os
 import shutil
@@ -126,3 +127,44 @@ def _one_line(tmp_path):
     dataset.write_text(json.dumps({"answer_id": "a", "source": "rfc7519.txt",
                                    "citations": json.loads(CITATIONS.read_text())}) + "\n")
     return dataset
+
+
+def _turned_around(audit) -> list[str]:
+    """Citations whose verdict passes or fails against the model's largest answer."""
+    table = audit.table
+    return [cid for cid, verdict, relation in zip(table["id"], table["verdict"], table["relation"])
+            if isinstance(relation, str) and verdict != "fabricated"
+            and (verdict == "verified") != (relation == "supports")]
+
+
+def test_a_verdict_beside_a_number_that_reads_as_its_opposite_comes_with_its_line(cache, tmp_path):
+    from citeaudit import ReviewQueue
+    from citeaudit.route import score_note
+
+    audit = audit_quotes("rfc7519.txt", CITATIONS)
+    turned = _turned_around(audit)
+    assert "aud_reject" in turned  # supports is its largest answer, and it fails after calibration
+    notes = {cid: score_note(row, calibrated=True) for cid, (_, row) in zip(audit.table["id"], audit.table.iterrows())}
+    assert all(notes[cid] and notes[cid].startswith("calibrated: P(pass) ") for cid in turned)
+    assert not [cid for cid, note in notes.items() if note and cid not in turned]  # only where it is needed
+
+    printed = run("audit", "--source", "rfc7519.txt", "--citations", str(CITATIONS)).stdout  # the demo table
+    for cid in turned:
+        assert f"  {cid}: {notes[cid]}" in printed
+
+    page = audit.render_html()  # the report card
+    for cid in turned:
+        card = page.split(f"id='citation-{cid}'")[1].split("</section>")[0]
+        assert "what the model answered:" in card and html.escape(notes[cid]) in card
+
+    queue = ReviewQueue(audit, tmp_path / "reviews.jsonl")  # the review card
+    seen = []
+    while not queue.done:
+        row = queue.current()
+        card = queue.card_html()
+        assert f"score {row['score']:.2f}, threshold {audit.threshold:.2f}" in card
+        if row["id"] in turned:
+            seen.append(row["id"])
+            assert "what the model answered:" in card and html.escape(notes[row["id"]]) in card
+        queue.skip()
+    assert "aud_reject" in seen
