@@ -54,18 +54,20 @@ def test_bad_threshold_is_refused():
 
 
 def test_decide_reject_beats_review():
-    decision = decide(route(table(ROWS), 0.8))
+    decision = decide(route(table(ROWS), 0.8), threshold=0.8)
     assert decision.status == "REJECT"
-    assert decision.reasons == ("b: contradicted (model verdict, confidence 0.85)", "d: fabricated (quote not found)",
-                                "c: no review yet; have its support by section 2 reviewed (model says unsupported, 0.60)")
+    assert decision.reasons == ("b: contradicted (model verdict stands: score 0.85 ≥ threshold 0.80)",
+                                "d: fabricated (quote not found)",
+                                "c: no review yet; have its support by section 2 reviewed (model says unsupported, "
+                                "score 0.60 < threshold 0.80)")
 
 
 def test_decide_review_then_accept():
     rows = [{C.ID: "a", C.RELATION: "supports", C.CONFIDENCE: 0.95},
             {C.ID: "b", C.RELATION: "contradicts", C.CONFIDENCE: 0.5}]
-    decision = decide(route(table(rows), 0.8))
+    decision = decide(route(table(rows), 0.8))  # no threshold given: the score alone
     assert decision.status == "REVIEW" and decision.reasons == (
-        "b: no review yet; have its support by section 2 reviewed (model says contradicted, 0.50)",)
+        "b: no review yet; have its support by section 2 reviewed (model says contradicted, score 0.50)",)
     assert decide(route(table(rows[:1]), 0.8)).status == "ACCEPT"
 
 
@@ -176,3 +178,28 @@ def test_a_calibration_that_names_failures_picks_the_word_and_the_unsure_flag():
     assert list(routed[C.VERDICT]) == ["contradicted", "unsupported", "contradicted"]
     assert list(routed[C.FLAGS]) == [[], [], ["contradicted_or_unsupported"]]
     assert list(routed[C.ROUTE]) == ["auto", "auto", "auto"]  # the answer fails either way
+
+
+def test_waiting_reasons_name_what_kept_a_citation_from_standing():
+    rows = [{C.ID: "near", C.RELATION: "contradicts", C.CONFIDENCE: 0.95, C.QUOTE_STATUS: "near"},
+            {C.ID: "moved", C.RELATION: "supports", C.CONFIDENCE: 0.9, C.SECTION_MATCH: False},
+            {C.ID: "miss", C.ERROR: "No recorded answer for citation 'miss'", C.ERROR_KIND: "replay_miss"},
+            {C.ID: "down", C.ERROR: "APIConnectionError: refused", C.ERROR_KIND: "endpoint"}]
+    reasons = decide(route(table(rows), 0.8), threshold=0.8).reasons
+    assert reasons == (
+        "near: no review yet; have its support by section 2 reviewed (model says contradicted, score 0.95, "
+        "but the quote is not verbatim)",
+        "moved: no review yet; have its support by section 2 reviewed (model says verified, score 0.90, "
+        "but the quote is in another section than the one cited)",
+        "miss: no review yet; have its support by section 2 reviewed (no recorded answer of the judge: record one, "
+        "or review it by hand)",
+        "down: no review yet; have its support by section 2 reviewed (the judge failed: see the row's error)")
+
+
+def test_settle_writes_each_rows_state_once():
+    from citeaudit.decide import settle
+
+    rows = [*ROWS, {C.ID: "e", C.ERROR: "boom", C.ERROR_KIND: "endpoint"}, {C.ID: "f"}]
+    settled = settle(route(table(rows), 0.8))
+    assert list(settled[C.STATE]) == ["stands", "stands", "waiting", "fabricated", "judge_error", "not_judged"]
+    assert list(settled[C.FINAL_VERDICT]) == ["verified", "contradicted", None, "fabricated", None, None]
