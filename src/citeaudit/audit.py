@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from tqdm.auto import tqdm
@@ -39,6 +40,9 @@ from .options import AuditOptions
 from .reviews import SEED_VERDICTS, Review, load_reviews
 from .route import route
 from .vocab import CacheMode, Kind
+
+if TYPE_CHECKING:
+    from pandas.io.formats.style import Styler
 
 PROGRESS_MIN = 5  # show a progress bar when more model calls than this are due
 
@@ -102,7 +106,7 @@ def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the
     return out
 
 
-def _ask_concurrently(ask: Callable[[object], Judgement], todo: list, workers: int, bar) -> dict:
+def _ask_concurrently(ask: Callable[[object], Judgement], todo: list, workers: int, bar: tqdm) -> dict:
     """`ask` for every row from `workers` threads; the first exception cancels what is not yet sent."""
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="citeaudit-judge")
     futures = {pool.submit(ask, i): i for i in todo}
@@ -182,7 +186,7 @@ class Audit:
             return step1_view(self.table, text)
         return step2_view(self.table, text, calibrated=self.calibration is not None)
 
-    def styled(self, text: bool = True):
+    def styled(self, text: bool = True) -> Styler:
         """`view` for a notebook (a pandas Styler), captioned with what routed it (`routing_note`)."""
         from .views import styled
 
@@ -273,7 +277,7 @@ def audit_citations(citations: Iterable[Citation], document: Document | None = N
 
 
 def audit_quotes(source: str | Path | Document, citations: str | Path | list[Citation], format: str | None = None,
-                 **options) -> Audit:
+                 **options: Any) -> Audit:
     """Quote citations (a file or records) over one source (a path, a name, or a `Document`) of any
     format (`formats.load_document`: by extension, or `format`)."""
     document = source if isinstance(source, Document) else load_document(source, format)
@@ -287,7 +291,7 @@ def unrecognized_reasons(answer: LineAnswer) -> list[str]:
             for m in answer.extracted.unrecognized]
 
 
-def audit_lines(answer: LineAnswer, **options) -> Audit:
+def audit_lines(answer: LineAnswer, **options: Any) -> Audit:
     """A line-cited answer: the cited lines are each claim's evidence.
 
     Markers in an unrecognized form keep the answer in REVIEW (`Audit.needs_review`).
@@ -297,7 +301,7 @@ def audit_lines(answer: LineAnswer, **options) -> Audit:
 
 
 def audit_sources(answer: object, sources: object, reviews: object | None = None, *,
-                  locate_only: bool = True, **options) -> Audit:
+                  locate_only: bool = True, **options: Any) -> Audit:
     """Seed 000's source-id answer, from its parsed JSON documents.
 
     By default no model is asked and the human reviews decide (the acceptance contract); with
@@ -322,7 +326,7 @@ def audit_sources(answer: object, sources: object, reviews: object | None = None
 
 
 def audit_source_files(answer: str | Path, sources: str | Path, reviews: str | Path | None = None,
-                       **options) -> Audit:
+                       **options: Any) -> Audit:
     """`audit_sources` over the three JSON files (UTF-8); an unreadable file raises `InputError`."""
     from .sourceid import load_json
 
@@ -333,7 +337,7 @@ def audit_source_files(answer: str | Path, sources: str | Path, reviews: str | P
 def audit_files(*, source: str | None = None, citations: str | Path | None = None,
                 document: str | Path | None = None, answer: str | Path | None = None,
                 answer_json: str | Path | None = None, sources_json: str | Path | None = None,
-                reviews_json: str | Path | None = None, **options) -> Audit:
+                reviews_json: str | Path | None = None, **options: Any) -> Audit:
     """Audit whichever input the paths name: `source` + `citations` (quotes), `document` +
     `answer` (lines), or `answer_json` + `sources_json` [+ `reviews_json`] (source ids)."""
     given = [bool(source or citations), bool(document or answer), bool(answer_json or sources_json)]

@@ -28,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -48,6 +48,9 @@ from .options import AuditOptions
 from .reviews import Review
 from .views import records
 from .vocab import CacheMode, Status
+
+if TYPE_CHECKING:
+    from dask.typing import Graph, Key
 
 ANSWER_ID, LINE = "answer_id", "line"
 ROW_COLUMNS = [ANSWER_ID, LINE, *C.LOCATE_COLUMNS, *C.JUDGE_COLUMNS, C.P_PASS, C.SCORE, C.VERDICT, C.ROUTE, C.FLAGS,
@@ -481,7 +484,7 @@ def _run_threads(parts: list[list[Item]], settings: Settings,
     tasks = [dask.delayed(audit_partition, pure=False)(part, settings) for part in parts]
 
     class _Progress(Callback):
-        def _posttask(self, key, result, dsk, state, worker_id):
+        def _posttask(self, key: Key, result: object, dsk: Graph, state: dict[str, Any], worker_id: int | None) -> None:
             if progress is not None and isinstance(result, tuple):
                 progress(len(result[0]))
 

@@ -210,7 +210,7 @@ class CallCache:
     def __enter__(self) -> CallCache:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __len__(self) -> int:

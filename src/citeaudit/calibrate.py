@@ -26,6 +26,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,9 @@ from .calibration import ANSWERS, DEFAULT_TARGET, SUPPORTS, Calibration, _sigmoi
 from .errors import InputError
 from .route import judge_outcome, model_verdict, route, stands
 from .vocab import Route, Verdict
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 GRID = tuple(round(t, 2) for t in np.arange(0.0, 1.0001, 0.05))
 FINE_GRID = tuple(round(t, 2) for t in np.arange(0.5, 1.0001, 0.01))  # where a threshold is recommended
@@ -68,7 +72,8 @@ def pass_fail_right(verdicts: Iterable[object], gold: Iterable[object]) -> np.nd
     return _passes(verdicts) == _passes(gold)
 
 
-def threshold_table(table: pd.DataFrame, thresholds=GRID, calibration: Calibration | None = None) -> pd.DataFrame:
+def threshold_table(table: pd.DataFrame, thresholds: Iterable[float] = GRID,
+                    calibration: Calibration | None = None) -> pd.DataFrame:
     """Per threshold: how many verdicts stand, how many of them are right, how many go to review.
 
     Columns: `threshold`, `auto` (verdicts that stand), `auto_share`, `auto_accuracy` (pass or
@@ -106,7 +111,8 @@ def _lowest_in(grid: pd.DataFrame, target: float) -> float | None:
     return float(reached["threshold"].min()) if not reached.empty else None
 
 
-def lowest_threshold(table: pd.DataFrame, target: float = DEFAULT_TARGET, thresholds=GRID) -> float | None:
+def lowest_threshold(table: pd.DataFrame, target: float = DEFAULT_TARGET,
+                     thresholds: Iterable[float] = GRID) -> float | None:
     """The lowest threshold whose standing verdicts are at least `target` accurate, else None."""
     return _lowest_in(threshold_table(table, thresholds), target)
 
@@ -557,7 +563,7 @@ class StrategyComparison:
         return {name: threshold_table(self.tables[name], FINE_GRID, fitted)
                 for name, fitted in self.calibrations.items()}
 
-    def figure(self, ax=None):
+    def figure(self, ax: Axes | None = None) -> Axes:
         """Risk-coverage curves of every strategy on one plot, the recommended thresholds starred."""
         from .plots import risk_coverage_by_strategy
 

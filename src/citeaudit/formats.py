@@ -30,6 +30,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -45,6 +46,9 @@ from .documents import (
 )
 from .errors import SourceError
 from .locators import key, page_id, slug
+
+if TYPE_CHECKING:
+    from selectolax.lexbor import LexborNode
 
 FORMATS = ("rfc", "text", "markdown", "html", "pdf")
 EXTENSIONS = {
@@ -320,7 +324,7 @@ class _HtmlText:
             return
         self.add("\n" if separator == "\n\n" and tail.endswith("\n") else separator, pre=True)
 
-    def walk(self, node, pre: bool = False) -> None:  # node: a selectolax LexborNode
+    def walk(self, node: LexborNode, pre: bool = False) -> None:
         for child in node.iter(include_text=True):
             tag = child.tag
             if tag == "-text":

@@ -40,11 +40,16 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from . import config
 from .cache import CallCache
 from .errors import CacheMissError, CiteAuditError, InputError, JudgeError, JudgeUnavailableError
 from .vocab import ErrorKind, Relation, Strategy
+
+if TYPE_CHECKING:
+    from openai import OpenAI
+    from openai.types.chat import ChatCompletionMessageParam
 
 PROMPT_VERSION = "relation-v2"  # the `choice` prompt; v2: claim and evidence between tagged data markers
 PROMPT_VERSIONS = {Strategy.CHOICE: PROMPT_VERSION, Strategy.YESNO: "yesno-v1", Strategy.PANEL: "panel-v1"}
@@ -119,7 +124,8 @@ def boundary_tag(*fields: str) -> str:
     return digest[:16]
 
 
-def build_messages(claim: str, evidence: str, where: str = "cited section", question: str | None = None) -> list[dict]:
+def build_messages(claim: str, evidence: str, where: str = "cited section",
+                   question: str | None = None) -> list[ChatCompletionMessageParam]:
     """The chat messages of the relation question (the one place the prompts live).
 
     Claim and evidence are untrusted (the answer under audit wrote the claim; nobody vetted the
@@ -326,7 +332,7 @@ class Judge:
     samples: int = SAMPLES
     strategy: str = field(default_factory=config.strategy)
     questions: tuple[str, ...] | None = None  # yes/no strategies: the questions asked (keys of QUESTIONS)
-    _client: object = field(default=None, init=False, repr=False)
+    _client: OpenAI | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.grammar is None:
@@ -345,7 +351,7 @@ class Judge:
         return PROMPT_VERSIONS[Strategy(self.strategy)]
 
     @property
-    def client(self):
+    def client(self) -> OpenAI:
         if self._client is None:
             from openai import OpenAI
 
@@ -367,7 +373,7 @@ class Judge:
             params["grammar"] = GRAMMAR if self.strategy == Strategy.CHOICE else YESNO_GRAMMAR
         return params
 
-    def _call(self, messages: list[dict], params: dict, what: str,
+    def _call(self, messages: list[ChatCompletionMessageParam], params: dict, what: str,
               prompt_version: str | None = None) -> tuple[dict, bool]:
         request = {
             "model": self.model,
@@ -484,7 +490,7 @@ class Judge:
                     for w in sampled.values())
         return probs, bound, self._sampled_method(), all_cached, q
 
-    def _sample(self, messages: list[dict], what: str, cached: bool,
+    def _sample(self, messages: list[ChatCompletionMessageParam], what: str, cached: bool,
                 prompt_version: str | None = None) -> tuple[list[str], bool]:
         """The `samples` sampled answers, stripped (each sample a cached call of its own)."""
         answers = []

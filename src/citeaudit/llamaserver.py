@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 
 def disable_extra_bufts() -> None:
@@ -30,7 +31,7 @@ def disable_extra_bufts() -> None:
     if getattr(default, "citeaudit_no_extra_bufts", False):
         return
 
-    def model_default_params():
+    def model_default_params() -> Any:
         params = default()
         params.use_extra_bufts = False
         return params

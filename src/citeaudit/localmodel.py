@@ -25,6 +25,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from . import config
 from .errors import LocalModelError
@@ -276,7 +277,7 @@ def stop_server(server: LocalServer, remove_log: bool | None = None) -> None:
 
 
 @contextlib.contextmanager
-def local_server(key: str = "smollm2", **kwargs) -> Iterator[LocalServer]:
+def local_server(key: str = "smollm2", **kwargs: Any) -> Iterator[LocalServer]:
     """Run a local judge server for the duration of a `with` block (notebooks, tests).
 
     When the block fails (typically `JudgeUnavailableError` or a connection error) and the server

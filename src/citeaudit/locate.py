@@ -19,6 +19,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -85,7 +86,7 @@ def _fold(text: str, offsets: np.ndarray) -> tuple[str, np.ndarray]:
     return text.translate(table), np.repeat(offsets, lengths)
 
 
-def _normalize_chars(text: str, offsets) -> tuple[str, np.ndarray]:
+def _normalize_chars(text: str, offsets: range | np.ndarray) -> tuple[str, np.ndarray]:
     """Normalize `text` (see `normalize`), mapping every output character to an input offset.
 
     Whole-array passes: characters are folded by a translation table, and each whitespace run
@@ -95,7 +96,7 @@ def _normalize_chars(text: str, offsets) -> tuple[str, np.ndarray]:
     identity = isinstance(offsets, range) and offsets.step == 1 and (text.isascii() and "`" not in text)
     if isinstance(offsets, range) and not identity:
         offsets = np.arange(offsets.start, offsets.stop, offsets.step, dtype=offset_dtype(offsets.stop))
-    folded, origin = (text, offsets) if identity else _fold(text, offsets)
+    folded, origin = (text, offsets) if identity else _fold(text, cast(np.ndarray, offsets))
     codes = codes_of(folded)
     n = len(codes)
     if n == 0:
@@ -107,7 +108,8 @@ def _normalize_chars(text: str, offsets) -> tuple[str, np.ndarray]:
     run_starts = np.flatnonzero(space & ~before)
     del before
     if len(run_starts) == 0:
-        return folded, _kept_offsets(np.ones(n, dtype=bool), offsets) if identity else origin
+        return folded, (_kept_offsets(np.ones(n, dtype=bool), cast(range, offsets)) if identity
+                        else cast(np.ndarray, origin))
     after = np.zeros(n, dtype=bool)
     after[:-1] = space[1:]
     run_ends = np.flatnonzero(space & ~after) + 1
@@ -125,7 +127,7 @@ def _normalize_chars(text: str, offsets) -> tuple[str, np.ndarray]:
     keep[kept_runs] = True
     codes = codes.copy()
     codes[kept_runs] = ord(" ")
-    return text_of(codes[keep]), _kept_offsets(keep, offsets) if identity else origin[keep]
+    return text_of(codes[keep]), _kept_offsets(keep, cast(range, offsets)) if identity else origin[keep]
 
 
 def _kept_offsets(keep: np.ndarray, offsets: range, chunk: int = 1 << 20) -> np.ndarray:

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import config
 from .calibration import Calibration, Routing, load_calibration
 from .errors import InputError
 from .vocab import CacheMode, Strategy
+
+if TYPE_CHECKING:
+    from .judge import Judge
 
 
 def model_name(value: str) -> str:
@@ -92,7 +96,7 @@ class AuditOptions:
         """The cache folder: the recordings, the store and `calibration/`."""
         return self.cache_dir or config.cache_dir()
 
-    def judge(self, *, hold: bool = False, **overrides: object):
+    def judge(self, *, hold: bool = False, **overrides: object) -> Judge:
         """The judge these settings describe (the one factory of every surface); `overrides` go to
         `Judge` (e.g. `base_url` of a local server), `hold` to its `CallCache`."""
         from .cache import CallCache

@@ -7,12 +7,17 @@ exactly when the gold verdict does.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import pandas as pd
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
-def risk_coverage(grid: pd.DataFrame, threshold: float | None = None, ax=None):
+
+def risk_coverage(grid: pd.DataFrame, threshold: float | None = None, ax: Axes | None = None) -> Axes:
     """Accuracy of the verdicts that stand against the share that stands, as the threshold moves."""
     ax = ax or plt.subplots(figsize=(5, 4))[1]
     ax.plot(grid["auto_share"], grid["auto_accuracy"], marker="o", ms=3)
@@ -30,7 +35,7 @@ def risk_coverage(grid: pd.DataFrame, threshold: float | None = None, ax=None):
 
 
 def risk_coverage_by_strategy(grids: Mapping[str, pd.DataFrame], marks: Mapping[str, float | None] | None = None,
-                              target: float | None = None, ax=None):
+                              target: float | None = None, ax: Axes | None = None) -> Axes:
     """One risk-coverage curve per strategy, over the citations the model judged.
 
     `grids` maps a strategy to its `threshold_table` (on a fine grid); `marks` the threshold to
@@ -54,7 +59,7 @@ def risk_coverage_by_strategy(grids: Mapping[str, pd.DataFrame], marks: Mapping[
     return ax
 
 
-def reliability_diagram(rel: pd.DataFrame, ax=None):
+def reliability_diagram(rel: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Pass/fail accuracy per confidence bin against the diagonal of perfect calibration."""
     ax = ax or plt.subplots(figsize=(5, 4))[1]
     used = rel[rel["count"] > 0]
@@ -72,7 +77,7 @@ def reliability_diagram(rel: pd.DataFrame, ax=None):
     return ax
 
 
-def threshold_figure(grid: pd.DataFrame, rel: pd.DataFrame, threshold: float):
+def threshold_figure(grid: pd.DataFrame, rel: pd.DataFrame, threshold: float) -> Figure:
     """Both plots side by side, the current threshold marked."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     risk_coverage(grid, threshold, left)

@@ -63,7 +63,7 @@ a{color:#0969da}
 """
 
 
-def _e(value) -> str:
+def _e(value: object) -> str:
     return html.escape("" if value is None else str(value))
 
 
@@ -141,7 +141,7 @@ def explain(table: pd.DataFrame, calibrated: bool = False) -> pd.DataFrame:
     })
 
 
-def _probabilities_html(probs) -> str:
+def _probabilities_html(probs: object) -> str:
     if not isinstance(probs, dict):
         return ""
     cells = "".join(

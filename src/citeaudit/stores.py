@@ -35,7 +35,9 @@ import logging
 import os
 import stat
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TypeGuard
 
 from . import strictjson
 from .errors import InputError, StoreError
@@ -48,7 +50,7 @@ _CHUNK = 1 << 20
 class Records(list):
     """The records of a store, in file order, plus `warnings`: one message per skipped torn line."""
 
-    def __init__(self, records=(), warnings=()):
+    def __init__(self, records: Iterable[dict] = (), warnings: Iterable[str] = ()) -> None:
         super().__init__(records)
         self.warnings: list[str] = list(warnings)
 
@@ -92,7 +94,7 @@ def _check_name(path: Path) -> None:
         )
 
 
-def _is_record(value: object, required: tuple[str, ...]) -> bool:
+def _is_record(value: object, required: tuple[str, ...]) -> TypeGuard[dict]:
     return isinstance(value, dict) and all(key in value for key in required)
 
 
@@ -195,7 +197,7 @@ def _classify(raw: bytes, required: tuple[str, ...]) -> str | None:
     return "no line is a JSON object"
 
 
-def _lines_of(fd: int):
+def _lines_of(fd: int) -> Iterator[bytes]:
     """The lines of the file open at `fd`, read in chunks; the last one may lack its newline."""
     offset, parts = 0, list[bytes]()
     while chunk := os.pread(fd, _CHUNK, offset):

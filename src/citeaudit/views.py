@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -15,6 +17,9 @@ from .documents import Document
 from .route import score_note, verdict_words
 from .stores import atomic_write_text
 from .vocab import Kind, QuoteStatus, Relation
+
+if TYPE_CHECKING:
+    from pandas.io.formats.style import Styler
 
 
 def _texts(table: pd.DataFrame) -> dict[str, pd.Series]:
@@ -70,7 +75,7 @@ def step2_view(table: pd.DataFrame, text: bool = True, calibrated: bool = False)
     return view.astype(object).where(lambda f: f.notna(), "-")
 
 
-def styled(view: pd.DataFrame):
+def styled(view: pd.DataFrame) -> Styler:
     """A view for a notebook: text left-aligned and wrapped, never cut with "…" (a pandas Styler)."""
     return view.style.set_properties(**{"white-space": "pre-wrap", "text-align": "left",
                                         "vertical-align": "top"}).hide(axis="index")
@@ -243,7 +248,7 @@ def _words(text: str) -> list[str]:
     return text.split()
 
 
-def _word_ops(quote: str, passage: str):
+def _word_ops(quote: str, passage: str) -> Iterator[tuple[str, str, str]]:
     from difflib import SequenceMatcher
 
     from .locate import normalize

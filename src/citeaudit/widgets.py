@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -17,10 +18,16 @@ from .audit import Audit
 from .calibrate import pass_fail_right, reliability, threshold_table
 from .calibration import Calibration
 from .decide import Decision
-from .reviews import review_row
+from .reviews import Review, review_row
 from .route import route, routing_score, score_note, verdict_words
 from .views import evidence_html, quote_html
 from .vocab import REVIEW_VERDICTS, WAITING_STATES, Route, Verdict
+
+if TYPE_CHECKING:
+    from ipywidgets import Button, VBox
+    from matplotlib.figure import Figure
+    from pandas.io.formats.style import Styler
+    from traitlets.utils.bunch import Bunch
 
 
 def threshold_view(table: pd.DataFrame, threshold: float, calibration: Calibration | None = None) -> pd.DataFrame:
@@ -42,10 +49,10 @@ def threshold_view(table: pd.DataFrame, threshold: float, calibration: Calibrati
     })
 
 
-def style_threshold_view(view: pd.DataFrame):
+def style_threshold_view(view: pd.DataFrame) -> Styler:
     """Colour standing wrong verdicts red, standing right ones green, reviewed ones grey."""
 
-    def colour(row):
+    def colour(row: pd.Series) -> list[str]:
         if row["route"] != Route.AUTO:
             tone = "color: #888"
         elif row["right"]:
@@ -92,12 +99,12 @@ class ThresholdExplorer:
                 f"({len(auto) / len(view):.0%}), {wrong} of them wrong on pass/fail; "
                 f"{len(view) - len(auto)} go to review")
 
-    def figure(self):
+    def figure(self) -> Figure:
         from .plots import threshold_figure
 
         return threshold_figure(self.grid, self.rel, self.threshold)
 
-    def widget(self):
+    def widget(self) -> VBox:
         """A slider that re-renders the summary, the styled table and both plots on every move."""
         import ipywidgets as w
         import matplotlib.pyplot as plt
@@ -106,7 +113,7 @@ class ThresholdExplorer:
                                continuous_update=False, readout_format=".2f")
         out = w.Output()
 
-        def render(change=None) -> None:
+        def render(change: Bunch | None = None) -> None:
             # the Output's state is set directly rather than captured (`with out:`): capture with
             # clear_output(wait=True) sometimes left a headless kernel (nbclient) waiting for idle
             view = self.view(slider.value)
@@ -152,7 +159,7 @@ class ReviewQueue:
     def current(self) -> pd.Series | None:
         return None if self.done else self.table.loc[self.pending[self.position]]
 
-    def decide(self, verdict: str | Verdict, note: str | None = None, reviewer: str | None = None):
+    def decide(self, verdict: str | Verdict, note: str | None = None, reviewer: str | None = None) -> Review:
         """A button's callback: store the review of the current citation now, then move on."""
         row = self.current()
         if row is None:
@@ -215,7 +222,7 @@ class ReviewQueue:
             f"<p style='color:#555'>evidence the judge reads ({html.escape(str(found))}):</p>{evidence}"
         )
 
-    def widget(self, reviewer: str | None = None):
+    def widget(self, reviewer: str | None = None) -> VBox:
         """The card, a note field and buttons verified / contradicted / unsupported / skip."""
         import ipywidgets as w
 
@@ -231,13 +238,13 @@ class ReviewQueue:
             decision = self.decision()
             status.value = f"<p>answer: <b>{decision.status}</b> &middot; {len(self.pending)} waiting</p>"
 
-        def on_verdict(button) -> None:
+        def on_verdict(button: Button) -> None:
             if not self.done:
                 self.decide(button.description, note.value, reviewer)
                 note.value = ""
             show()
 
-        def on_skip(_button) -> None:
+        def on_skip(_button: Button) -> None:
             self.skip()
             show()
 
