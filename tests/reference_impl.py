@@ -8,7 +8,7 @@ import unicodedata
 
 import numpy as np
 
-from citeaudit.locate import _DROP, _FOLD
+from citeaudit.textindex import _DROP, _FOLD
 
 
 def split_raw_lines(raw: str) -> list[tuple[int, int]]:

@@ -12,8 +12,9 @@ from click.testing import CliRunner
 
 from citeaudit import cli
 from citeaudit.audit import audit_lines, audit_quotes, audit_source_files
-from citeaudit.batch import ANSWER_ID, LINE, Settings, audit_dataset, read_dataset, run_batch
+from citeaudit.batch import Settings, audit_dataset, run_batch
 from citeaudit.cache import CallCache
+from citeaudit.dataset import ANSWER_ID, LINE, read_dataset
 from citeaudit.judge import Judge
 from citeaudit.lines import load_line_answer
 from citeaudit.views import records
@@ -287,7 +288,7 @@ def test_cli_replay_misses_are_row_errors_with_how_to_record(recorded_cache):
 
 
 def test_integer_answer_ids_are_text_and_other_types_are_errors():
-    from citeaudit.batch import parse_line
+    from citeaudit.dataset import parse_line
 
     line = {"document": FIELD_NOTE, "answer": LINE_ANSWERS["good_answer"]}
     assert parse_line(json.dumps({"answer_id": 17, **line}), 1).answer_id == "17"

@@ -14,8 +14,9 @@ from click.testing import CliRunner
 
 from citeaudit import cli
 from citeaudit.audit import audit_lines, audit_quotes, audit_sources
-from citeaudit.batch import ANSWER_ID, LINE, BatchResult, Settings, read_dataset, run_batch
+from citeaudit.batch import BatchResult, Settings, run_batch
 from citeaudit.citations import QuoteCitation
+from citeaudit.dataset import ANSWER_ID, LINE, read_dataset
 from citeaudit.lines import load_line_answer
 from citeaudit.views import records
 

@@ -3,7 +3,7 @@
 import pytest
 
 from citeaudit import locate, normalize
-from citeaudit.locate import strip_enclosing_quotes
+from citeaudit.textindex import strip_enclosing_quotes
 
 AUD = ('If the principal processing the claim does not identify itself with a value in the "aud" '
        'claim when this claim is present, then the JWT MUST be rejected.')

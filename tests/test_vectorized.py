@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeaudit import documents, load_rfc
-from citeaudit.locate import _SPACES, _normalize_chars, _tokens
+from citeaudit.textindex import _SPACES, _normalize_chars
+from citeaudit.textindex import tokens_of as _tokens
 
 # characters that exercise every rule: line terminators, form feeds, spaces of several kinds,
 # hyphens and dashes, quotes, zero-width and soft hyphen, NFKC expansions, a backtick, furniture

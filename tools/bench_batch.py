@@ -57,7 +57,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_corpus
 from scripted_endpoint import scripted_endpoint
 
-from citeaudit.batch import BatchResult, Item, Settings, local_cluster, read_dataset, run_batch
+from citeaudit.batch import BatchResult, Settings, local_cluster, run_batch
+from citeaudit.dataset import Item, read_dataset
 from citeaudit.fingerprint import fingerprint
 from citeaudit.formats import load_document
 

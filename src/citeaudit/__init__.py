@@ -16,7 +16,7 @@ from .audit import (
                     audit_sources,
                     judge_citations,
 )
-from .batch import BatchResult, audit_dataset, read_dataset, run_batch
+from .batch import BatchResult, audit_dataset, run_batch
 from .batch import Settings as BatchSettings
 from .cache import CallCache
 from .calibrate import (
@@ -37,6 +37,7 @@ from .citations import Citation, LineRange, SectionRef, SourceRef, load_citation
 from .config import DEFAULT_MODEL, DEFAULT_STRATEGY, DEFAULT_THRESHOLD, find_input, project_dir, source_dirs
 from .contract import check_contract, check_contract_files
 from .dashboard import render_dashboard, write_dashboard
+from .dataset import read_dataset
 from .decide import Decision, apply_reviews, decide, row_state, settle
 from .documents import Document, Section, canonical_section_id, load_rfc, load_text, resolve_source
 from .errors import (
@@ -54,12 +55,13 @@ from .formats import load_document
 from .judge import PROMPT_VERSION, PROMPT_VERSIONS, Judge, Judgement, build_messages
 from .lines import LineAnswer, extract_line_citations, load_line_answer
 from .localmodel import local_server, model_path
-from .locate import DocumentIndex, Location, index_document, locate, locate_citations, normalize
+from .locate import Location, locate, locate_citations
 from .options import AuditOptions
 from .report import explain, render_html, write_report
 from .reviews import Review, load_reviews, record_review, review_row, review_store_path, row_fingerprint
 from .route import route
 from .sourceid import ContractViolation, SourceIdAnswer, validate_source_id
+from .textindex import DocumentIndex, index_document, normalize
 from .views import (
                     highlight_html,
                     how_to_record,

@@ -498,7 +498,8 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
     """Audit a JSON Lines dataset of answers (any citation format, one answer per line) on Dask."""
     from tqdm.auto import tqdm
 
-    from .batch import Settings, check_scheduler, check_workers, read_dataset, run_batch
+    from .batch import Settings, check_scheduler, check_workers, run_batch
+    from .dataset import read_dataset
     from .reviews import load_reviews
 
     items = read_dataset(dataset)

@@ -163,7 +163,7 @@ def closest_passage(row: pd.Series, document: Document | None) -> str | None:
 def _grow(text: str, quote: str, lo: int, hi: int) -> slice:
     """Widen `text[lo:hi]` by the whole words just outside it that the quote begins or ends with
     (a fuzzy alignment often leaves out a first "The" or a last word)."""
-    from .locate import normalize
+    from .textindex import normalize
 
     words = [normalize(w).rstrip(".,;:") for w in quote.split()]
     passage = [normalize(w).rstrip(".,;:") for w in text[lo:hi].split()]
@@ -251,7 +251,7 @@ def _words(text: str) -> list[str]:
 def _word_ops(quote: str, passage: str) -> Iterator[tuple[str, str, str]]:
     from difflib import SequenceMatcher
 
-    from .locate import normalize
+    from .textindex import normalize
 
     answer, source = _words(quote), _words(passage)
 

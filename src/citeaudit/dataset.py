@@ -1,0 +1,171 @@
+"""The dataset format of `citeaudit batch`: JSON Lines, one answer per line, in any citation format.
+
+  {"answer_id": "a1", "source": "rfc7519.txt", "citations": [...]}          quote citations
+  {"answer_id": "a2", "document": "data/lines/field_note.txt", "answer": "... [L2]"}   line citations
+  {"answer_id": "a3", "answer": {...}, "sources": {...}, "reviews": {...}?}  source ids (seed 000)
+
+A quote line may add `"format"` (as `--format`). Paths are tried beside the dataset file first,
+then as `formats.load_document` finds any source. Every line is validated on its own (Pydantic):
+a line that is not JSON, lacks a key or repeats an `answer_id` becomes an `Item` with an `error`
+(its answer is REJECTed with the reason naming the line) and the other lines go on. How the
+answers are audited and scheduled is `batch.py`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from . import strictjson
+from .citations import QuoteCitation
+from .errors import InputError
+
+ANSWER_ID, LINE = "answer_id", "line"
+
+
+class _Line(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    answer_id: str = Field(min_length=1)
+
+    @field_validator("answer_id", mode="before")
+    @classmethod
+    def _integer_ids_as_text(cls, value: object) -> object:
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+    @field_validator("answer_id")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+
+class QuoteLine(_Line):
+    """Quote citations over one source document (a path or a name, as `citeaudit audit --source`)."""
+
+    source: str = Field(min_length=1)
+    citations: list[QuoteCitation]
+    format: str | None = None
+
+
+class LinesLine(_Line):
+    """An answer text with [Lx] / [Lx-Ly] markers over a plain-text document."""
+
+    document: str = Field(min_length=1)
+    answer: str
+
+
+class SourceIdLine(_Line):
+    """Seed 000's answer and sources documents (and optionally its reviews), as parsed JSON."""
+
+    answer: dict[str, Any]
+    sources: dict[str, Any]
+    reviews: dict[str, Any] | None = None
+
+
+Entry = QuoteLine | LinesLine | SourceIdLine
+_KINDS: tuple[tuple[str, type[_Line], str], ...] = (
+    ("citations", QuoteLine, '{"answer_id", "source", "citations": [...]}'),
+    ("document", LinesLine, '{"answer_id", "document", "answer": "text with [L..] markers"}'),
+    ("sources", SourceIdLine, '{"answer_id", "answer": {...}, "sources": {...}}'),
+)
+FORMAT_HELP = "; ".join(shape for _, _, shape in _KINDS)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One line of the dataset: its entry, or why it is not one."""
+
+    line: int
+    answer_id: str
+    entry: Entry | None = None
+    error: str | None = None
+
+
+def _validation_reason(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors()[:3]:
+        where = ".".join(str(p) for p in item["loc"]) or "(whole line)"
+        parts.append(f"field {where!r}: {item['msg']}")
+    more = len(error.errors()) - 3
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+
+
+def parse_line(text: str, number: int, base: Path | None = None) -> Item:
+    """One dataset line as an `Item`; every problem is its `error`, naming the line."""
+    fallback = f"line {number}"
+    try:
+        data = strictjson.loads(text)
+    except strictjson.RepeatedKeyError as exc:
+        return Item(number, fallback, error=f"line {number}: {exc}. Fix: give each field once.")
+    except (ValueError, RecursionError) as exc:
+        return Item(number, fallback, error=f"line {number}: not valid JSON ({exc}). Fix the syntax of that line.")
+    if not isinstance(data, dict):
+        return Item(number, fallback, error=f"line {number}: a JSON object is expected, not {type(data).__name__}. "
+                                            f"Each line is one of: {FORMAT_HELP}.")
+    answer_id = data.get(ANSWER_ID)
+    if isinstance(answer_id, int) and not isinstance(answer_id, bool):
+        answer_id = str(answer_id)
+    name = answer_id if isinstance(answer_id, str) and answer_id.strip() else fallback
+    kinds = [(model, shape) for key, model, shape in _KINDS if key in data]
+    if len(kinds) != 1:
+        found = ", ".join(repr(k) for k in data) or "no keys"
+        return Item(number, name, error=f"line {number}: cannot tell the citation format from its keys ({found}). "
+                                         f"Each line is one of: {FORMAT_HELP}.")
+    model, shape = kinds[0]
+    try:
+        entry = model.model_validate(data)
+    except ValidationError as exc:
+        return Item(number, name, error=f"line {number}: {_validation_reason(exc)}. Fix: the line is {shape}.")
+    if isinstance(entry, QuoteLine):
+        ids = [c.id for c in entry.citations]
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            return Item(number, name, error=f"line {number}: citation id {repeated[0]!r} repeats. "
+                                            "Fix: give every citation of an answer a unique id.")
+        entry = entry.model_copy(update={"source": _beside(entry.source, base)})
+    elif isinstance(entry, LinesLine):
+        entry = entry.model_copy(update={"document": _beside(entry.document, base)})
+    return Item(number, entry.answer_id, entry)  # type: ignore[arg-type]
+
+
+def _beside(path: str, base: Path | None) -> str:
+    """A relative path that exists beside the dataset file (else in the working directory) is made
+    absolute, so every worker reads the same file; anything else is a name `load_document` looks up."""
+    if Path(path).is_absolute():
+        return path
+    for folder in (base, Path.cwd()):
+        if folder is not None and (folder / path).is_file():
+            return str((folder / path).resolve())
+    return path
+
+
+def read_dataset(path: str | Path) -> list[Item]:
+    """Every non-blank line of a JSON Lines dataset (UTF-8) as an `Item`; a repeated `answer_id`
+    is an error for the later line. An unreadable file raises `InputError`."""
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the dataset ({exc.strerror or exc}). Check the path.") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text ({exc}). A dataset is JSON Lines in UTF-8.") from None
+    items: list[Item] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        item = parse_line(line, number, path.parent)
+        if item.entry is not None:
+            if item.answer_id in seen:
+                item = Item(number, item.answer_id, error=f"line {number}: answer_id {item.answer_id!r} repeats "
+                                                          f"line {seen[item.answer_id]}. Fix: give every answer a "
+                                                          "unique answer_id.")
+            else:
+                seen[item.answer_id] = number
+        items.append(item)
+    return items
