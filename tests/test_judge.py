@@ -9,16 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from citeaudit import CallCache, Judge, build_messages
+from citeaudit.answers import Z_99, probabilities_from_top_logprobs, wilson_lower_bound
 from citeaudit.errors import InputError
-from citeaudit.judge import (
-    CANDIDATE_QUESTIONS,
-    PANEL_QUESTIONS,
-    PROMPT_VERSION,
-    PROMPT_VERSIONS,
-    Z_99,
-    probabilities_from_top_logprobs,
-    wilson_lower_bound,
-)
+from citeaudit.prompts import CANDIDATE_QUESTIONS, PANEL_QUESTIONS, PROMPT_VERSION, PROMPT_VERSIONS
 
 
 class FakeCompletions:
@@ -172,7 +165,7 @@ def test_no_option_mass_gives_none():
 
 @given(claim=st.text(), evidence=st.text(), where=st.text(max_size=40))
 def test_claim_and_evidence_cannot_forge_the_prompt_structure(claim, evidence, where):
-    from citeaudit.judge import boundary_tag
+    from citeaudit.prompts import boundary_tag
 
     user = build_messages(claim, evidence, where)[1]["content"]
     tag = boundary_tag(claim, evidence, " ".join(where.split()))

@@ -1,7 +1,7 @@
 """Which third question the `panel` strategy asks: every recorded candidate, offline, from the recordings.
 
 The local Qwen model was asked five candidate yes/no questions (`judge.PANEL_QUESTIONS` and
-`judge.CANDIDATE_QUESTIONS`, prompt `panel-v1`) over every labelled quote set of the Makefile's
+`prompts.CANDIDATE_QUESTIONS`, prompt `panel-v1`) over every labelled quote set of the Makefile's
 QUOTE_SETS. For each question this prints the AUROC of its P(yes) for citations that pass against
 those that fail, then the cross-validated figures of the calibration (`citeaudit calibrate`'s
 procedure: a map of the answers' log-odds, its threshold at the target) with yesno's two questions
@@ -23,8 +23,8 @@ from citeaudit import CallCache, Judge, audit_quotes, repeated_cross_validation
 from citeaudit import columns as C
 from citeaudit.calibrate import judged_rows
 from citeaudit.config import project_dir
-from citeaudit.judge import CANDIDATE_QUESTIONS, PANEL_QUESTIONS, YESNO_QUESTIONS
 from citeaudit.localmodel import MODELS
+from citeaudit.prompts import CANDIDATE_QUESTIONS, PANEL_QUESTIONS, YESNO_QUESTIONS
 
 
 def labelled_sets() -> list[tuple[str, str]]:

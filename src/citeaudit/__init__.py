@@ -52,11 +52,12 @@ from .errors import (
 )
 from .fingerprint import fingerprint
 from .formats import load_document
-from .judge import PROMPT_VERSION, PROMPT_VERSIONS, Judge, Judgement, build_messages
+from .judge import Judge, Judgement
 from .lines import LineAnswer, extract_line_citations, load_line_answer
 from .localmodel import local_server, model_path
 from .locate import Location, locate, locate_citations
 from .options import AuditOptions
+from .prompts import PROMPT_VERSION, PROMPT_VERSIONS, build_messages
 from .report import explain, render_html, write_report
 from .reviews import Review, load_reviews, record_review, review_row, review_store_path, row_fingerprint
 from .route import route

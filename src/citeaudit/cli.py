@@ -364,7 +364,7 @@ def calibration_header(fitted: Calibration) -> str:
 def calibration_row(fitted: Calibration) -> str:
     """One row of the strategy table: cross-validated figures of a fitted `Calibration` (the first
     fold assignment, then the mean and spread over all of them)."""
-    from .judge import STRATEGY_QUESTIONS
+    from .prompts import STRATEGY_QUESTIONS
 
     cv = fitted.cross_validated
     folds = [t for t in cv["fold_thresholds"] if t is not None]

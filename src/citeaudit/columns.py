@@ -20,7 +20,7 @@ FABRICATED_REASON = "fabricated_reason"
 # step 2: judge
 RELATION = "relation"
 PROBABILITIES = "probabilities"
-ANSWERS = "answers"  # yes/no strategies: P(yes) of each question, by its key (judge.QUESTIONS)
+ANSWERS = "answers"  # yes/no strategies: P(yes) of each question, by its key (prompts.QUESTIONS)
 CONFIDENCE = "confidence"
 METHOD = "method"
 MODEL = "model"
