@@ -1,10 +1,11 @@
 import itertools
 import json
 import math
+import re
 
 import pandas as pd
 import pytest
-from conftest import DATA
+from conftest import DATA, ROOT
 
 from citeaudit import Judge, audit_quotes
 from citeaudit import columns as C
@@ -266,3 +267,31 @@ def test_repeated_cross_validation_reports_mean_and_spread():
     first, _ = cross_validate(answered(), 0.9, folds=4, seed=0, inputs="answers")
     once = repeated_cross_validation(answered(), 0.9, folds=4, repeats=1, inputs="answers")
     assert once["coverage_mean"] == first["coverage"]
+
+
+@pytest.mark.parametrize("field, value, says", [
+    ("threshold", 0, "threshold"), ("threshold", 0.5, "threshold"), ("threshold", 1.5, "threshold"),
+    ("threshold", float("nan"), "threshold"), ("threshold", "0.9", "threshold"),
+    ("weights", {"true": float("inf")}, "weights.true"), ("weights", {"true": "high"}, "weights.true"),
+    ("a", float("-inf"), "`a`"), ("name_weights", {"false": float("nan")}, "name_weights.false"),
+    ("target", 2, "target"), ("l2", -1, "l2"), ("unknown", 1, "unknown"),
+])
+def test_a_calibration_file_with_a_number_that_cannot_be_right_is_refused(tmp_path, field, value, says):
+    saved = json.loads((ROOT / "cache" / "calibration" / "qwen2.5-coder-1.5b-instruct-q4_k_m.panel.json").read_text())
+    saved[field] = value
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(saved))  # JSON takes NaN and Infinity as numbers
+    with pytest.raises(InputError, match=rf"{path}.*{re.escape(says)}.*citeaudit calibrate"):
+        Calibration.from_json(path.read_text(), str(path))
+
+
+def test_a_bad_calibration_file_is_exit_2_naming_it_and_no_verdict_stands(recorded_cache, tmp_path):
+    from test_cli import run
+
+    saved = recorded_cache / "calibration" / "qwen2.5-coder-1.5b-instruct-q4_k_m.panel.json"
+    data = json.loads(saved.read_text())
+    data["threshold"] = 0
+    saved.write_text(json.dumps(data))
+    result = run("audit", "--source", "rfc7519.txt", "--citations", str(DATA / "rfc7519_citations.json"))
+    assert result.returncode == 2 and str(saved) in result.stderr and "threshold" in result.stderr
+    assert "ACCEPT" not in result.stdout

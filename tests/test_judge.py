@@ -243,3 +243,16 @@ def test_unknown_strategy_names_the_choices(monkeypatch):
     monkeypatch.setenv("CITEAUDIT_STRATEGY", "vote")
     with pytest.raises(InputError, match="unknown judge strategy 'vote': use one of choice, yesno, panel"):
         Judge(model="m", cache=NS(mode="replay"))
+
+
+@pytest.mark.parametrize("strategy, top", [("choice", [("A", 0.7), ("B", -3.0)]), ("yesno", [("Yes", 2.0), ("No", -1.0)])])
+def test_a_positive_log_probability_is_a_row_error_never_a_confidence(tmp_cache, strategy, top):
+    result = judge_with(FakeCompletions(top=top, contents=[top[0][0]]), tmp_cache, strategy=strategy).judge("c", "e")
+    assert result.confidence is None and result.probabilities is None
+    assert result.error_kind == "unusable" and "above 0" in result.error
+
+
+def test_a_log_probability_of_zero_printed_with_rounding_is_read():
+    from citeaudit.answers import probabilities_from_top_logprobs
+
+    assert probabilities_from_top_logprobs([{"token": "A", "logprob": 1e-9}])["supports"] == 1.0

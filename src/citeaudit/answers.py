@@ -16,30 +16,50 @@ RELATIONS = tuple(Relation)
 LETTERS = {"A": Relation.SUPPORTS, "B": Relation.CONTRADICTS, "C": Relation.SAYS_NOTHING}
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile
 Z_99 = 2.5758293035489004  # two-sided 99% normal quantile: the bound of sampled confidences
+LOGPROB_SLACK = 1e-6  # rounding room: a server may print a log-probability of 0 as 1e-9
+
+
+def checked_logprobs(top: list[dict]) -> None:
+    """Refuse an answer whose log-probabilities cannot be right: not finite numbers (NaN, infinity,
+    recorded as null) or above 0 (a probability above 1). `JudgeError` (a row error), never a
+    confidence.
+
+    >>> checked_logprobs([{"token": "A", "logprob": -0.1}, {"token": "B", "logprob": -2.5}])
+    >>> checked_logprobs([{"token": "A", "logprob": 0.5}])
+    Traceback (most recent call last):
+    citeaudit.errors.JudgeError: the endpoint returned log-probabilities above 0 ...
+    """
+    bad = [entry.get("token") for entry in top if finite_or_none(entry.get("logprob")) is None]
+    if bad:
+        raise JudgeError(
+            f"the endpoint returned log-probabilities that are not finite numbers (NaN or infinity) "
+            f"for the tokens {bad!r}; its answer cannot be used. Check the server or its model file."
+        )
+    above = [entry.get("token") for entry in top if entry["logprob"] > LOGPROB_SLACK]
+    if above:
+        raise JudgeError(
+            f"the endpoint returned log-probabilities above 0 (probabilities above 1) for the tokens "
+            f"{above!r}; its answer cannot be used. Check the server or its model file."
+        )
 
 
 def probabilities_from_top_logprobs(top: list[dict]) -> dict[str, float] | None:
     """Renormalize the probability mass of the tokens "A", "B", "C" (spaces ignored) to sum to 1.
 
-    A log-probability that is not a finite number (recorded as null, see `finite_or_none`) makes
-    the whole answer unusable: `JudgeError`.
+    A log-probability that cannot be right (`checked_logprobs`) makes the whole answer unusable:
+    `JudgeError`.
 
     >>> p = probabilities_from_top_logprobs([{"token": "A", "logprob": -0.1}, {"token": " B", "logprob": -2.4},
     ...                                      {"token": "The", "logprob": -3.0}])
     >>> round(p["supports"], 3), p["says_nothing"]
     (0.909, 0.0)
     """
-    bad = [entry["token"] for entry in top if finite_or_none(entry.get("logprob")) is None]
-    if bad:
-        raise JudgeError(
-            f"the endpoint returned log-probabilities that are not finite numbers (NaN or infinity) "
-            f"for the tokens {bad!r}; its answer cannot be used. Check the server or its model file."
-        )
+    checked_logprobs(top)
     mass = dict.fromkeys(RELATIONS, 0.0)
     for entry in top:
         letter = entry["token"].strip()
         if letter in LETTERS:
-            mass[LETTERS[letter]] += math.exp(entry["logprob"])
+            mass[LETTERS[letter]] += math.exp(min(entry["logprob"], 0.0))
     total = sum(mass.values())
     if total <= 0:
         return None
@@ -53,17 +73,12 @@ def yes_probability(top: list[dict]) -> float | None:
     ...                        {"token": "NO", "logprob": -3.0}, {"token": "Maybe", "logprob": -1.0}]), 3)
     0.816
     """
-    bad = [entry["token"] for entry in top if finite_or_none(entry.get("logprob")) is None]
-    if bad:
-        raise JudgeError(
-            f"the endpoint returned log-probabilities that are not finite numbers (NaN or infinity) "
-            f"for the tokens {bad!r}; its answer cannot be used. Check the server or its model file."
-        )
+    checked_logprobs(top)
     mass = {"yes": 0.0, "no": 0.0}
     for entry in top:
         word = entry["token"].strip().lower()
         if word in mass:
-            mass[word] += math.exp(entry["logprob"])
+            mass[word] += math.exp(min(entry["logprob"], 0.0))
     total = mass["yes"] + mass["no"]
     return mass["yes"] / total if total > 0 else None
 

@@ -15,8 +15,10 @@ import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
+from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, Strict, StrictStr, ValidationError
 
 from . import config
 from .config import DEFAULT_THRESHOLD
@@ -109,12 +111,44 @@ class Calibration:
 
     @classmethod
     def from_json(cls, text: str, where: str = "calibration") -> Calibration:
+        """A calibration file, validated field by field (`CalibrationFile`); anything else is an
+        `InputError` naming the file, the field and the fix."""
+        fix = "recreate it with `citeaudit calibrate` (or delete it: the model then routes uncalibrated)"
         try:
             data = json.loads(text)
-            return cls(**data)
-        except (ValueError, TypeError) as exc:
-            raise InputError(f"{where} is not a calibration file ({exc}); recreate it with `citeaudit calibrate`.") \
-                from None
+        except ValueError as exc:
+            raise InputError(f"{where} is not a calibration file: not JSON ({exc}); {fix}.") from None
+        try:
+            checked = CalibrationFile.model_validate(data)
+        except ValidationError as exc:
+            problems = "; ".join(f"`{'.'.join(map(str, e['loc'])) or 'the file'}`: {e['msg']}" for e in exc.errors())
+            raise InputError(f"{where} is not a usable calibration file ({problems}); {fix}.") from None
+        return cls(**checked.model_dump())
+
+
+FiniteFloat = Annotated[float, Strict(), AllowInfNan(False)]
+
+
+class CalibrationFile(BaseModel):
+    """What a calibration file must hold before anything routes with it: finite weights, a
+    threshold above 0.5 and at most 1 (or null: nothing stands), a target in the same range."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: StrictStr
+    strategy: StrictStr
+    a: FiniteFloat
+    b: Annotated[FiniteFloat, Field(ge=0.0)]
+    threshold: Annotated[FiniteFloat, Field(gt=0.5, le=1.0)] | None
+    target: Annotated[FiniteFloat, Field(gt=0.5, le=1.0)] = DEFAULT_TARGET
+    method: StrictStr = "platt"
+    fitted_on: dict = {}
+    cross_validated: dict = {}
+    when: StrictStr = ""
+    weights: dict[StrictStr, FiniteFloat] = {}
+    l2: Annotated[FiniteFloat, Field(ge=0.0)] = 0.0
+    name_a: FiniteFloat = 0.0
+    name_weights: dict[StrictStr, FiniteFloat] = {}
 
 
 def _answered(answers: object, keys: Iterable[str]) -> bool:
