@@ -40,11 +40,15 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from . import config
 from .cache import CallCache
 from .errors import CiteAuditError, InputError, JudgeError, JudgeUnavailableError
 from .vocab import Relation, Strategy
+
+if TYPE_CHECKING:
+    import httpx2
 
 PROMPT_VERSION = "relation-v2"  # the `choice` prompt; v2: claim and evidence between tagged data markers
 PROMPT_VERSIONS = {Strategy.CHOICE: PROMPT_VERSION, Strategy.YESNO: "yesno-v1", Strategy.PANEL: "panel-v1"}
@@ -325,6 +329,7 @@ class Judge:
     samples: int = SAMPLES
     strategy: str = field(default_factory=config.strategy)
     questions: tuple[str, ...] | None = None  # yes/no strategies: the questions asked (keys of QUESTIONS)
+    http_client: httpx2.Client | None = field(default=None, repr=False)  # handed to openai.OpenAI (tests stub it)
     _client: object = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -353,6 +358,7 @@ class Judge:
                 api_key=self.api_key or "not-needed",  # a local server takes any key
                 max_retries=self.max_retries,  # the client backs off and retries transient faults
                 timeout=self.timeout,
+                http_client=self.http_client,
             )
         return self._client
 
