@@ -1,9 +1,11 @@
 """Shared fixtures. Source texts come from CITEAUDIT_DATA_DIR (CI points it at ../shared/data/rfc)."""
 
+import contextlib
 import os
 from pathlib import Path
 
 import pytest
+from scripted_endpoint import scripted_endpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
@@ -60,3 +62,11 @@ def recorded_cache(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     return cache
+
+
+@pytest.fixture
+def scripted():
+    """Starts the OpenAI-compatible endpoint of scripted_endpoint.py on 127.0.0.1: `scripted(delay)`
+    returns its `Endpoint` (url, request counts), serving until the test ends."""
+    with contextlib.ExitStack() as running:
+        yield lambda delay=0.2: running.enter_context(scripted_endpoint(delay))

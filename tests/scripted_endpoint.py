@@ -1,5 +1,6 @@
 """A tiny OpenAI-compatible chat endpoint on 127.0.0.1 that answers after a fixed delay, with
-log-probabilities, for the judge benchmark and the concurrency tests.
+log-probabilities, for the concurrency and batch-recording tests (the `scripted` fixture in
+conftest.py) and the judge and batch benchmarks (tools/bench_judge.py, tools/bench_batch.py).
 
 The answer letter is chosen by the claim: a claim holding `answer=B` (or C) gets that letter,
 any other gets A. A claim holding `status=N` gets HTTP status N instead (an error body).
