@@ -6,9 +6,10 @@ import re
 import shutil
 import subprocess
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
-from conftest import DATA, ROOT
+from conftest import DATA
 
 from citeaudit import Judge, Review, audit_quotes, load_rfc, render_html, write_report
 from citeaudit.report import card_state
@@ -16,7 +17,6 @@ from citeaudit.report import card_state
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ROOT_OUT = ROOT / "out"
 HOSTILE = ('<script>document.title="pwned"</script><img src=x onerror="document.title=\'pwned\'">'
            ' & "quotes" <b>bold</b>')
 
@@ -111,6 +111,7 @@ def test_report_renders_in_headless_chromium(report_table, tmp_path):
     assert result.returncode == 0 and shot.stat().st_size > 10_000
     keep = os.environ.get("CITEAUDIT_KEEP_SCREENSHOT")
     if keep:  # to look at it: CITEAUDIT_KEEP_SCREENSHOT=out/report.png pytest tests/test_report.py
+        Path(keep).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(shot, keep)
 
 
@@ -188,6 +189,8 @@ def test_report_highlights_quotes_in_every_format(source, tmp_path):
     shot = tmp_path / "report.png"
     result = chromium(f"--screenshot={shot}", "--window-size=1200,2400", html_path.as_uri(), tmp_path=tmp_path)
     assert result.returncode == 0 and shot.stat().st_size > 10_000
-    keep = ROOT_OUT / f"report_{source.replace('.', '_')}.png"  # for a human to look at, not committed
-    keep.parent.mkdir(exist_ok=True)
-    keep.write_bytes(shot.read_bytes())
+    keep = os.environ.get("CITEAUDIT_KEEP_SCREENSHOT")
+    if keep:  # to look at them: beside the worked example's screenshot (see above), named by format
+        kept = Path(keep).with_name(f"report_{source.replace('.', '_')}.png")
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_bytes(shot.read_bytes())
