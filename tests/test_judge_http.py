@@ -72,7 +72,7 @@ def endpoint():
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()  # quick shutdown
     state["url"] = f"http://127.0.0.1:{server.server_address[1]}/v1"
     yield state
     released.set()
