@@ -27,6 +27,13 @@ def completion(letter: str) -> dict:
             "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}
 
 
+class _Server(ThreadingHTTPServer):
+    # room in the listen backlog for every connection a test opens at once (16 in test_concurrency):
+    # with socketserver's 5, a burst of connects on a loaded machine was now and then reset (about 1 run in 30)
+    request_queue_size = 128
+    daemon_threads = True
+
+
 @dataclass
 class Endpoint:
     url: str
@@ -74,8 +81,7 @@ def scripted_endpoint(delay: float = 0.2) -> Iterator[Endpoint]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    server = _Server(("127.0.0.1", 0), Handler)
     # a short poll: shutdown() waits for the serving loop's next poll (0.5 s by default)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
