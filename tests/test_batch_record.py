@@ -38,6 +38,7 @@ def _record(dataset: Path, folder: Path, scheduler: str, monkeypatch, url: str):
     return audit_dataset(dataset, settings, scheduler=scheduler, partition_size=2)
 
 
+@pytest.mark.cluster
 def test_workers_return_their_calls_and_the_client_records_them(scripted, dataset, tmp_path, monkeypatch):
     endpoint = scripted(0.0)
     threads = _record(dataset, tmp_path / "threads", "threads", monkeypatch, endpoint.url)

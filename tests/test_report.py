@@ -74,6 +74,7 @@ def test_every_state_has_its_own_look(report_table):
     assert MISS_ERROR.replace("'", "&#x27;").replace("`", "`") in page  # the judge's error, in words
 
 
+@pytest.mark.browser
 def test_report_renders_in_headless_chromium(report_table, tmp_path):
     doc, audit = report_table
     html_path = write_report(tmp_path / "report.html", audit, title="RFC 7519 audit")
@@ -115,6 +116,7 @@ def test_report_renders_in_headless_chromium(report_table, tmp_path):
         shutil.copy(shot, keep)
 
 
+@pytest.mark.cli
 def test_report_command_writes_one_self_contained_file(tmp_path, replay_cache, monkeypatch):
     from test_cli import run
 
@@ -128,6 +130,7 @@ def test_report_command_writes_one_self_contained_file(tmp_path, replay_cache, m
     assert "threshold: 0.8" in page
 
 
+@pytest.mark.cli
 def test_report_of_line_citations_marks_the_cited_lines(tmp_path, replay_cache, monkeypatch):
     from test_cli import run
 
@@ -142,6 +145,7 @@ def test_report_of_line_citations_marks_the_cited_lines(tmp_path, replay_cache, 
     assert "line 8 is past the end of the document (7 lines)" in page
 
 
+@pytest.mark.cli
 def test_report_decision_counts_unrecognized_markers(tmp_path, replay_cache, monkeypatch):
     from test_cli import run
 
@@ -166,6 +170,7 @@ FORMAT_DOCS = {  # document: (citation file, a located quote's id, the start and
 }
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("source", FORMAT_DOCS)
 def test_report_highlights_quotes_in_every_format(source, tmp_path):
     citations, cid, first, last = FORMAT_DOCS[source]
