@@ -1,6 +1,6 @@
-# Two entry points (see README): `make demo` runs the RFC 7519 audit offline from the recorded
-# cache; `make test` runs the whole test suite; `make lab` opens the notebooks in JupyterLab. All
-# create .venv on first use.
+# Entry points (see README): `make demo` runs the RFC 7519 audit offline from the recorded cache;
+# `make test` runs the whole test suite; `make check` the static checks and the unit tests only (under
+# a minute); `make lab` opens the notebooks in JupyterLab. All create .venv on first use.
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip install -q --disable-pip-version-check
@@ -10,7 +10,7 @@ ifneq ($(wildcard ../shared/data/rfc/rfc7519.txt),)
 export CITEAUDIT_DATA_DIR ?= $(abspath ../shared/data/rfc)
 endif
 
-.PHONY: demo test lab record-qwen calibrate-qwen clean
+.PHONY: demo static test check lab record-qwen calibrate-qwen clean
 
 $(VENV)/.base: requirements.txt pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -31,11 +31,21 @@ demo: $(VENV)/.base
 		--cache-mode replay --output out/rfc7519_audit.jsonl; \
 	status=$$?; [ $$status -le 1 ] || exit $$status  # 1 = not every citation verified, a result
 
-test: $(VENV)/.test
+# ruff and mypy, before the tests of `test` and `check`; the tests' mypy run keeps a cache of its own
+# (one shared cache, checked with other options, would be rebuilt by each run in turn)
+static: $(VENV)/.test
 	$(PY) -m ruff check src tests tools notebooks
 	$(PY) -m mypy src tools notebooks
-	$(PY) -m mypy --no-check-untyped-defs tests  # test bodies narrow Optionals by asserting on them
+	$(PY) -m mypy --no-check-untyped-defs --cache-dir .mypy_cache/tests tests  # test bodies narrow Optionals by asserting on them
+
+test: static
 	$(PY) -m pytest
+
+# The fast tier: the unit tests, without the kinds marked in pyproject.toml (a llama.cpp server,
+# Chromium, a Dask LocalCluster, notebooks, the command line in a subprocess, other slow tests).
+FAST := not (integration or notebooks or browser or cluster or cli or slow)
+check: static
+	$(PY) -m pytest -m "$(FAST)"
 
 # JupyterLab on notebooks/ (pinned in requirements-lab.txt), its python3 kernel registered for this
 # .venv (a kernelspec in the venv, which Jupyter prefers there over a user-wide one). The source

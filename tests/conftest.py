@@ -1,15 +1,39 @@
 """Shared fixtures. Source texts come from CITEAUDIT_DATA_DIR (CI points it at ../shared/data/rfc)."""
 
+import contextlib
 import os
 from pathlib import Path
 
 import pytest
+from scripted_endpoint import scripted_endpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
 
 if not os.environ.get("CITEAUDIT_DATA_DIR") and (ROOT.parent / "shared/data/rfc").is_dir():
     os.environ["CITEAUDIT_DATA_DIR"] = str(ROOT.parent / "shared/data/rfc")
+
+# Variables that change what citeaudit does (config.py's table, and the openai client's own). Every
+# test starts without them, whatever the developer's shell holds. Kept: CITEAUDIT_DATA_DIR (where the
+# source texts are) and CITEAUDIT_KEEP_SCREENSHOT (test_report.py: where to keep its screenshots).
+KEPT = ("CITEAUDIT_DATA_DIR", "CITEAUDIT_KEEP_SCREENSHOT")
+PREFIXES = ("CITEAUDIT_", "OPENAI_")
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(tmp_path_factory, monkeypatch):
+    """Every test: no CITEAUDIT_* (but CITEAUDIT_DATA_DIR) or OPENAI_* variable, and the cache and
+    review folders in a temporary folder of its own, empty, so that nothing a test does reads a
+    developer's settings or writes into the checkout (cache/store, reviews/). Subprocesses (the
+    CLI, notebook kernels, Dask workers) inherit this environment. `recorded_cache` and
+    `replay_cache` give a test the committed recordings."""
+    for name in list(os.environ):
+        if name.startswith(PREFIXES) and name not in KEPT:
+            monkeypatch.delenv(name)
+    folder = tmp_path_factory.mktemp("isolated")  # not tmp_path: a test's own folders stay its own
+    monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(folder / "cache"))
+    monkeypatch.setenv("CITEAUDIT_REVIEW_DIR", str(folder / "reviews"))
+    return folder
 
 
 @pytest.fixture(scope="session")
@@ -60,3 +84,11 @@ def recorded_cache(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     return cache
+
+
+@pytest.fixture
+def scripted():
+    """Starts the OpenAI-compatible endpoint of scripted_endpoint.py on 127.0.0.1: `scripted(delay)`
+    returns its `Endpoint` (url, request counts), serving until the test ends."""
+    with contextlib.ExitStack() as running:
+        yield lambda delay=0.2: running.enter_context(scripted_endpoint(delay))

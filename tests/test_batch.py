@@ -151,6 +151,7 @@ def test_rows_equal_auditing_each_answer_alone(tmp_path, recorded_cache, locate_
         assert result.rows["model"].notna().any()  # the judge's recorded answers were replayed
 
 
+@pytest.mark.cluster
 def test_processes_scheduler_equals_threads(mixed, recorded_cache):
     """A real LocalCluster of 2 worker processes: locate-only and a replay of the recordings."""
     items = read_dataset(mixed)
@@ -185,6 +186,7 @@ def started(monkeypatch) -> SimpleNamespace:
     return seen
 
 
+@pytest.mark.cluster
 def test_workers_sets_the_local_clusters_worker_processes(mixed, recorded_cache, started):
     """`workers=1` starts a LocalCluster of one worker process (not the default 2), with the same results,
     and without Dask's worker profiler (on Python 3.11 its sys._current_frames() can deadlock a worker)."""
@@ -210,6 +212,7 @@ def test_workers_out_of_range_or_without_processes_is_an_input_error(workers, sc
         run_batch(items, Settings(locate_only=True), scheduler, workers=workers)
 
 
+@pytest.mark.cluster
 def test_an_existing_scheduler_by_address_equals_threads(mixed, recorded_cache):
     from distributed import LocalCluster
 
@@ -259,6 +262,7 @@ def test_cli_usage_errors_exit_2(tmp_path, recorded_cache):
     assert threads.exit_code == 2 and "workers sets the worker processes of --scheduler processes" in threads.output
 
 
+@pytest.mark.cluster
 def test_cli_workers_runs_that_many_processes(recorded_cache, tmp_path, started):
     decisions = tmp_path / "decisions.jsonl"
     result = _run([str(EXAMPLE), "--locate-only", "--scheduler", "processes", "--workers", "1",

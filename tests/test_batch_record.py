@@ -2,7 +2,6 @@
 recordings, the client appends what they return, and the result is what one process records."""
 
 import json
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -10,9 +9,6 @@ import pytest
 
 from citeaudit.batch import Settings, audit_dataset
 from citeaudit.cache import CallCache, read_recording
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-from scripted_endpoint import scripted_endpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,12 +38,13 @@ def _record(dataset: Path, folder: Path, scheduler: str, monkeypatch, url: str):
     return audit_dataset(dataset, settings, scheduler=scheduler, partition_size=2)
 
 
-def test_workers_return_their_calls_and_the_client_records_them(dataset, tmp_path, monkeypatch):
-    with scripted_endpoint(0.0) as endpoint:
-        threads = _record(dataset, tmp_path / "threads", "threads", monkeypatch, endpoint.url)
-        calls_in_one_process = endpoint.requests
-        processes = _record(dataset, tmp_path / "processes", "processes", monkeypatch, endpoint.url)
-        calls_on_workers = endpoint.requests - calls_in_one_process
+@pytest.mark.cluster
+def test_workers_return_their_calls_and_the_client_records_them(scripted, dataset, tmp_path, monkeypatch):
+    endpoint = scripted(0.0)
+    threads = _record(dataset, tmp_path / "threads", "threads", monkeypatch, endpoint.url)
+    calls_in_one_process = endpoint.requests
+    processes = _record(dataset, tmp_path / "processes", "processes", monkeypatch, endpoint.url)
+    calls_on_workers = endpoint.requests - calls_in_one_process
     judged = processes.rows[processes.rows["verdict"] != "fabricated"]  # a fabricated quote asks no model
     assert calls_in_one_process == calls_on_workers == len(judged) == 16
     pd.testing.assert_frame_equal(processes.rows, threads.rows)

@@ -23,6 +23,8 @@ from citeaudit.views import records
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from bench_batch import MALFORMED, Dataset, generate_dataset
 
+pytestmark = pytest.mark.slow  # 1,000 generated answers: about 10 s to write, 40 s in all
+
 N = 1000
 LOCATE_ONLY = Settings(locate_only=True)
 WHY = {"bad_json": "not valid JSON", "missing_key": "field 'source': Field required",
@@ -121,6 +123,7 @@ def test_rows_of_a_sample_equal_auditing_each_answer_alone(dataset, lines, threa
         assert (outcome.status, outcome.reasons) == (alone.decision.status, alone.decision.reasons)
 
 
+@pytest.mark.cluster
 def test_a_local_cluster_of_2_workers_equals_threads_row_for_row(dataset, threads):
     processes = run_batch(read_dataset(dataset.path), LOCATE_ONLY, "processes", workers=2)
     pd.testing.assert_frame_equal(processes.rows, threads.rows)

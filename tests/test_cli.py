@@ -7,6 +7,8 @@ import sys
 import pytest
 from conftest import DATA
 
+pytestmark = pytest.mark.cli
+
 EXAMPLE = DATA / "rfc7519_citations.json"
 STEP1 = {  # the seed's step-1 table: quote status, found section, evidence length
     "epoch_seconds": ("exact", "2", 3122), "aud_reject": ("exact", "4.1.3", 761),

@@ -2,8 +2,11 @@
 
 import json
 
+import pytest
 from conftest import DATA
 from test_cli import read_jsonl, run
+
+pytestmark = pytest.mark.cli
 
 NOTE = DATA / "lines" / "field_note.txt"
 CONTRACT = [str(DATA / "contract" / n) for n in ("answer.json", "sources.json", "reviews.json")]

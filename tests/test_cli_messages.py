@@ -11,6 +11,7 @@ from test_cli import EXAMPLE, run
 from citeaudit import cli, localmodel
 
 
+@pytest.mark.cli
 def test_locate_only_prints_no_threshold(recorded_cache):
     result = run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--locate-only")
     assert result.returncode == 1
@@ -18,6 +19,7 @@ def test_locate_only_prints_no_threshold(recorded_cache):
     assert "\nREJECT (step 1 only: no model asked, no threshold used)" in result.stdout
 
 
+@pytest.mark.cli
 def test_quotes_that_are_not_verbatim_are_printed_as_written(recorded_cache):
     result = run("audit", "--source", "rfc7519.txt", "--citations", str(DATA / "eval_rfc7519.json"), "--locate-only")
     assert "jwt_sub_uniqueness_should: near quote (95.6/100)" in result.stdout
@@ -25,6 +27,7 @@ def test_quotes_that_are_not_verbatim_are_printed_as_written(recorded_cache):
     assert "jwt_fab_exp_access_token: quote not in the source\n  answer:  When a JWT is used" in result.stdout
 
 
+@pytest.mark.cli
 def test_a_replay_miss_says_how_to_get_a_verdict(recorded_cache):
     result = run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--model", "never-recorded")
     assert result.returncode == 1

@@ -2,7 +2,6 @@
 input order, one row's failure stays in its row, an unusable endpoint stops the run, and the cache
 and recordings come out as a one-at-a-time run would leave them."""
 
-import sys
 import time
 from pathlib import Path
 
@@ -13,9 +12,6 @@ from citeaudit import CallCache, Citation, Judge, SourceRef, audit_citations, co
 from citeaudit.cache import MANIFEST_KEY, read_recording
 from citeaudit.cli import main
 from citeaudit.errors import InputError, JudgeUnavailableError
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-from scripted_endpoint import scripted_endpoint
 
 SOURCES = {"s1": "The JWT MUST be rejected when the audience does not match."}
 LETTERS = {"A": "supports", "B": "contradicts", "C": "says_nothing"}
@@ -31,12 +27,12 @@ def judge_for(endpoint, folder, mode="record"):
                  cache=CallCache(folder, mode=mode))
 
 
-def test_rows_keep_their_order_and_requests_overlap(tmp_path):
-    with scripted_endpoint(0.2) as endpoint:
-        judge = judge_for(endpoint, tmp_path / "cache")
-        started = time.perf_counter()
-        table = audit_citations(citations(12), None, SOURCES, judge=judge, concurrency=6).table
-        seconds = time.perf_counter() - started
+def test_rows_keep_their_order_and_requests_overlap(scripted, tmp_path):
+    endpoint = scripted(0.2)
+    judge = judge_for(endpoint, tmp_path / "cache")
+    started = time.perf_counter()
+    table = audit_citations(citations(12), None, SOURCES, judge=judge, concurrency=6).table
+    seconds = time.perf_counter() - started
     assert list(table["id"]) == [f"c{i:02d}" for i in range(12)]
     assert list(table["relation"]) == [LETTERS["ABC"[i % 3]] for i in range(12)]
     assert table["error"].isna().all()
@@ -44,32 +40,32 @@ def test_rows_keep_their_order_and_requests_overlap(tmp_path):
     assert seconds < 12 * 0.2  # one at a time could not be this fast
 
 
-def test_a_failed_row_keeps_its_error_and_the_others_are_judged(tmp_path):
-    with scripted_endpoint(0.05) as endpoint:
-        judge = judge_for(endpoint, tmp_path / "cache")
-        table = audit_citations(citations(8, lambda i: "status=400" if i == 3 else ""), None, SOURCES,
-                                judge=judge, concurrency=4).table
+def test_a_failed_row_keeps_its_error_and_the_others_are_judged(scripted, tmp_path):
+    endpoint = scripted(0.05)
+    judge = judge_for(endpoint, tmp_path / "cache")
+    table = audit_citations(citations(8, lambda i: "status=400" if i == 3 else ""), None, SOURCES,
+                            judge=judge, concurrency=4).table
     assert table["error"].notna().tolist() == [i == 3 for i in range(8)]
     assert "400" in table.at[3, "error"]
     assert table["relation"].notna().sum() == 7
 
 
-def test_an_unusable_endpoint_stops_the_run_and_cancels_the_rest(tmp_path):
-    with scripted_endpoint(0.1) as endpoint:
-        judge = judge_for(endpoint, tmp_path / "cache")
-        with pytest.raises(JudgeUnavailableError, match="refused the API key"):
-            audit_citations(citations(40, lambda i: "status=401"), None, SOURCES, judge=judge, concurrency=4)
-        time.sleep(0.3)
+def test_an_unusable_endpoint_stops_the_run_and_cancels_the_rest(scripted, tmp_path):
+    endpoint = scripted(0.1)
+    judge = judge_for(endpoint, tmp_path / "cache")
+    with pytest.raises(JudgeUnavailableError, match="refused the API key"):
+        audit_citations(citations(40, lambda i: "status=401"), None, SOURCES, judge=judge, concurrency=4)
+    time.sleep(0.3)
     assert endpoint.requests < 40  # what was not yet sent never was
 
 
-def test_recordings_and_store_are_as_one_at_a_time_would_leave_them(tmp_path):
+def test_recordings_and_store_are_as_one_at_a_time_would_leave_them(scripted, tmp_path):
     cites = citations(16)
-    with scripted_endpoint(0.05) as endpoint:
-        for folder, level in ((tmp_path / "serial", 1), (tmp_path / "parallel", 8)):
-            judge = judge_for(endpoint, folder)
-            audit_citations(cites, None, SOURCES, judge=judge, concurrency=level)
-            judge.cache.close()
+    endpoint = scripted(0.05)
+    for folder, level in ((tmp_path / "serial", 1), (tmp_path / "parallel", 8)):
+        judge = judge_for(endpoint, folder)
+        audit_citations(cites, None, SOURCES, judge=judge, concurrency=level)
+        judge.cache.close()
     serial, parallel = (read_recording(tmp_path / f / "scripted.jsonl") for f in ("serial", "parallel"))
     assert sorted(r["key"] for r in parallel) == sorted(r["key"] for r in serial)  # same cache keys
     assert len(parallel) == 16 and not parallel.warnings
@@ -82,12 +78,12 @@ def test_recordings_and_store_are_as_one_at_a_time_would_leave_them(tmp_path):
     assert replayed["cached"].all() and list(replayed["relation"]) == [LETTERS["ABC"[i % 3]] for i in range(16)]
 
 
-def test_the_store_manifest_matches_the_recording_after_threads(tmp_path):
-    with scripted_endpoint(0.0) as endpoint:
-        judge = judge_for(endpoint, tmp_path / "cache")
-        audit_citations(citations(30), None, SOURCES, judge=judge, concurrency=16)
-        before = judge.cache.store.get(MANIFEST_KEY)
-        judge.cache.close()
+def test_the_store_manifest_matches_the_recording_after_threads(scripted, tmp_path):
+    endpoint = scripted(0.0)
+    judge = judge_for(endpoint, tmp_path / "cache")
+    audit_citations(citations(30), None, SOURCES, judge=judge, concurrency=16)
+    before = judge.cache.store.get(MANIFEST_KEY)
+    judge.cache.close()
     reopened = CallCache(tmp_path / "cache", mode="replay")
     assert reopened.store.get(MANIFEST_KEY) == before  # it matched the recordings: nothing to rebuild
     reopened.close()

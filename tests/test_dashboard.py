@@ -93,6 +93,7 @@ def _png_size(path: Path) -> tuple[int, int]:
     return width, height
 
 
+@pytest.mark.browser
 def test_cli_writes_a_dashboard_that_renders_in_chromium(dataset, recorded_cache, tmp_path):
     out = tmp_path / "dashboard.html"
     result = CliRunner().invoke(cli.main, ["batch", str(dataset), "--cache-mode", "replay", "--html", str(out)])
@@ -114,6 +115,7 @@ def test_cli_writes_a_dashboard_that_renders_in_chromium(dataset, recorded_cache
     assert shot.is_file() and _png_size(shot) == (1200, 1600)
 
 
+@pytest.mark.cluster
 def test_the_same_page_from_a_local_cluster(dataset, result, recorded_cache):
     """Cards are rendered on the workers: a real 2-process LocalCluster gives the same page."""
     processes = audit_dataset(dataset, Settings(cache_mode="replay", cards=True), scheduler="processes")

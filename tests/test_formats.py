@@ -230,6 +230,7 @@ def test_bad_documents_fail_clearly(tmp_path):
         load_document(tmp_path / "scanned.pdf")
 
 
+@pytest.mark.cli
 @pytest.mark.skipif(not has_fpdf, reason="fpdf2 (requirements-test.txt) writes the test PDFs")
 def test_bad_documents_exit_2_on_the_command_line(tmp_path):
     cites = FORMATS / "reservoir-report_citations.json"

@@ -72,7 +72,7 @@ def endpoint():
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()  # quick shutdown
     state["url"] = f"http://127.0.0.1:{server.server_address[1]}/v1"
     yield state
     released.set()
@@ -108,6 +108,7 @@ def test_500_then_success_is_retried(endpoint, tmp_cache):
     assert len(endpoint["requests"]) == 2 and len(recorded_lines(tmp_cache)) == 1  # only the answer is recorded
 
 
+@pytest.mark.slow  # waits the server's 1 s
 def test_429_waits_for_retry_after(endpoint, tmp_cache):
     endpoint["script"] = [Reply(429, headers={"Retry-After": "1"}), completion("A")]
     result = judge_for(endpoint, tmp_cache, max_retries=1).judge("claim", "evidence")
@@ -124,6 +125,7 @@ def test_persistent_failure_is_an_error_row(endpoint, tmp_cache):
     assert recorded_lines(tmp_cache) == []  # a failure is never recorded as an answer
 
 
+@pytest.mark.slow  # two timeouts of 0.5 s and the backoff between
 def test_hanging_endpoint_stops_the_run_in_bounded_time(endpoint, tmp_cache):
     """An endpoint that never answers cannot judge any row: JudgeUnavailableError (not a row
     error) once the timeout has run out on the first try and on the retry."""

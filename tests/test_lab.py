@@ -18,7 +18,6 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import ROOT
-from jupyter_client import BlockingKernelClient
 
 NOTEBOOK = ROOT / "notebooks" / "00_audit_your_answer.ipynb"
 TOKEN = "citeaudit-test"
@@ -93,7 +92,10 @@ def lab(tmp_path, monkeypatch):
             server.wait()
 
 
+@pytest.mark.notebooks
 def test_jupyterlab_runs_notebook_00_through_its_kernel(lab):
+    from jupyter_client import BlockingKernelClient  # here, not at the top: `make check` collects this module
+
     base, runtime = lab
     with urllib.request.urlopen(f"{base}/lab?token={TOKEN}", timeout=10) as page:
         assert page.status == 200 and b"JupyterLab" in page.read()

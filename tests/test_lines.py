@@ -72,6 +72,7 @@ def test_an_answer_with_nothing_checkable_is_never_accepted(tmp_path, text):
     assert audit.decision.status == "REVIEW"
 
 
+@pytest.mark.cli
 @pytest.mark.parametrize("extra", ["", " Samples stay cold [line 4].", " Samples stay cold [L1,L2]."])
 def test_unrecognized_markers_keep_every_decision_path_in_review(tmp_path, replay_cache, monkeypatch, extra):
     """Library, `lines` and `report` decide alike: an unrecognized marker turns ACCEPT into REVIEW."""

@@ -9,10 +9,11 @@ import subprocess
 import sys
 
 import nbformat
-import papermill
 import pytest
 from conftest import DATA, ROOT
-from nbclient import NotebookClient
+
+# papermill and nbclient are imported by the tests that run notebooks (marked `notebooks`), so that
+# `make check` collects this module without them (about 2 s)
 
 NOTEBOOK_DIR = ROOT / "notebooks"
 BUILD = ROOT / "tools" / "build_notebooks.py"
@@ -34,11 +35,13 @@ def test_script_is_valid_python(script):
     compile(script.read_text(encoding="utf-8"), str(script), "exec")
 
 
+@pytest.mark.notebooks
 def test_committed_notebooks_are_what_the_scripts_build():
     result = build("--check")
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.notebooks
 def test_check_names_a_stale_notebook_and_build_fixes_it(tmp_path):
     for path in [*SCRIPTS, *NOTEBOOKS]:
         shutil.copy(path, tmp_path)
@@ -109,8 +112,11 @@ def ends_with_next(nb) -> bool:
     return last.cell_type == "markdown" and last.source.startswith("## Next")
 
 
+@pytest.mark.notebooks
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_executes_in_replay_mode(path, replay_env):
+    from nbclient import NotebookClient
+
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
     assert_ran_cleanly(nb, misses_expected=path.name.startswith("00_"))
@@ -121,8 +127,11 @@ def test_notebook_ends_with_a_next_cell(path):
     assert ends_with_next(nbformat.read(path, as_version=4)), f"{path.name}: the last cell is not '## Next'"
 
 
+@pytest.mark.notebooks
 def test_notebook_00_explains_a_new_citation_file(replay_env):
     """The example file has a replayed verdict, a near quote nobody recorded and a fabricated quote."""
+    from nbclient import NotebookClient
+
     path = NOTEBOOK_DIR / "00_audit_your_answer.ipynb"
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
@@ -137,7 +146,10 @@ def test_notebook_00_explains_a_new_citation_file(replay_env):
     assert "\nREJECT\n" in text
 
 
+@pytest.mark.notebooks
 def test_papermill_audits_another_citation_file(replay_env):
+    import papermill
+
     citations = json.loads((DATA / "rfc7519_citations.json").read_text(encoding="utf-8"))
     chosen = ("sig_reporting", "clock_skew", "iat_future")  # fabricated, quoted, claim-only
     subset = replay_env / "three_citations.json"
@@ -162,6 +174,8 @@ def test_papermill_audits_another_citation_file(replay_env):
 
 
 def _papermill(name: str, out, **parameters):
+    import papermill
+
     papermill.execute_notebook(str(NOTEBOOK_DIR / name), str(out), parameters=parameters, kernel_name="python3",
                                cwd=str(NOTEBOOK_DIR), progress_bar=False)
     nb = nbformat.read(out, as_version=4)
@@ -169,6 +183,7 @@ def _papermill(name: str, out, **parameters):
     return nb
 
 
+@pytest.mark.notebooks
 def test_papermill_runs_notebook_00_on_another_file(replay_env):
     citations = json.loads((DATA / "rfc7519_citations.json").read_text(encoding="utf-8"))
     mine = replay_env / "mine.json"
@@ -180,6 +195,7 @@ def test_papermill_runs_notebook_00_on_another_file(replay_env):
     assert "nothing to record" in text
 
 
+@pytest.mark.notebooks
 def test_papermill_runs_notebook_02_on_another_answer(replay_env):
     answer = replay_env / "answer.txt"
     answer.write_text("The run moved to a date nobody wrote down [L9].\n", encoding="utf-8")
@@ -188,6 +204,7 @@ def test_papermill_runs_notebook_02_on_another_answer(replay_env):
     assert "The run moved to a date nobody wrote down" in outputs_text(nb)
 
 
+@pytest.mark.notebooks
 def test_papermill_runs_notebook_03_on_another_contract(replay_env):
     folder = replay_env / "contract"
     shutil.copytree(DATA / "contract", folder)
@@ -199,6 +216,7 @@ def test_papermill_runs_notebook_03_on_another_contract(replay_env):
     assert "as recorded: REVIEW" in outputs_text(nb)  # the edited claim makes the stored review stale
 
 
+@pytest.mark.notebooks
 def test_papermill_runs_notebook_04_on_another_labelled_set(replay_env):
     labelled = [["rfc7519.txt", str(DATA / "eval_rfc7519.json")]]
     count = len(json.loads((DATA / "eval_rfc7519.json").read_text(encoding="utf-8")))
@@ -208,6 +226,7 @@ def test_papermill_runs_notebook_04_on_another_labelled_set(replay_env):
     assert f"{count} labelled citations" in text and "46 labelled" not in text
 
 
+@pytest.mark.notebooks
 def test_papermill_runs_notebook_05_on_another_file(replay_env):
     citations = json.loads((DATA / "rfc7519_citations.json").read_text(encoding="utf-8"))
     mine = replay_env / "queue.json"

@@ -11,6 +11,8 @@ import pytest
 from conftest import DATA, ROOT
 from test_cli import run
 
+pytestmark = pytest.mark.cli
+
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 

@@ -6,9 +6,10 @@ import re
 import shutil
 import subprocess
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
-from conftest import DATA, ROOT
+from conftest import DATA
 
 from citeaudit import Judge, Review, audit_quotes, load_rfc, render_html, write_report
 from citeaudit.report import card_state
@@ -16,7 +17,6 @@ from citeaudit.report import card_state
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ROOT_OUT = ROOT / "out"
 HOSTILE = ('<script>document.title="pwned"</script><img src=x onerror="document.title=\'pwned\'">'
            ' & "quotes" <b>bold</b>')
 
@@ -74,6 +74,7 @@ def test_every_state_has_its_own_look(report_table):
     assert MISS_ERROR.replace("'", "&#x27;").replace("`", "`") in page  # the judge's error, in words
 
 
+@pytest.mark.browser
 def test_report_renders_in_headless_chromium(report_table, tmp_path):
     doc, audit = report_table
     html_path = write_report(tmp_path / "report.html", audit, title="RFC 7519 audit")
@@ -111,9 +112,11 @@ def test_report_renders_in_headless_chromium(report_table, tmp_path):
     assert result.returncode == 0 and shot.stat().st_size > 10_000
     keep = os.environ.get("CITEAUDIT_KEEP_SCREENSHOT")
     if keep:  # to look at it: CITEAUDIT_KEEP_SCREENSHOT=out/report.png pytest tests/test_report.py
+        Path(keep).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(shot, keep)
 
 
+@pytest.mark.cli
 def test_report_command_writes_one_self_contained_file(tmp_path, replay_cache, monkeypatch):
     from test_cli import run
 
@@ -129,6 +132,7 @@ def test_report_command_writes_one_self_contained_file(tmp_path, replay_cache, m
     assert "make calibrate-qwen" in page
 
 
+@pytest.mark.cli
 def test_report_of_line_citations_marks_the_cited_lines(tmp_path, replay_cache, monkeypatch):
     from test_cli import run
 
@@ -143,6 +147,7 @@ def test_report_of_line_citations_marks_the_cited_lines(tmp_path, replay_cache, 
     assert "line 8 is past the end of the document (7 lines)" in page
 
 
+@pytest.mark.cli
 def test_report_decision_counts_unrecognized_markers(tmp_path, replay_cache, monkeypatch):
     from test_cli import run
 
@@ -167,6 +172,7 @@ FORMAT_DOCS = {  # document: (citation file, a located quote's id, the start and
 }
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("source", FORMAT_DOCS)
 def test_report_highlights_quotes_in_every_format(source, tmp_path):
     citations, cid, first, last = FORMAT_DOCS[source]
@@ -190,6 +196,8 @@ def test_report_highlights_quotes_in_every_format(source, tmp_path):
     shot = tmp_path / "report.png"
     result = chromium(f"--screenshot={shot}", "--window-size=1200,2400", html_path.as_uri(), tmp_path=tmp_path)
     assert result.returncode == 0 and shot.stat().st_size > 10_000
-    keep = ROOT_OUT / f"report_{source.replace('.', '_')}.png"  # for a human to look at, not committed
-    keep.parent.mkdir(exist_ok=True)
-    keep.write_bytes(shot.read_bytes())
+    keep = os.environ.get("CITEAUDIT_KEEP_SCREENSHOT")
+    if keep:  # to look at them: beside the worked example's screenshot (see above), named by format
+        kept = Path(keep).with_name(f"report_{source.replace('.', '_')}.png")
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_bytes(shot.read_bytes())

@@ -186,6 +186,7 @@ def near_document(key: str):
     )
 
 
+@pytest.mark.slow  # 400 examples, about 3 s
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(near_document("claims"), near_document("sources"), near_document("reviews"))
 def test_any_json_gives_a_result_never_an_exception(answer, sources, reviews):
@@ -233,6 +234,7 @@ def valid_documents(draw):
     return {"claims": claims}, {"sources": sources}, {"reviews": reviews}, status
 
 
+@pytest.mark.slow  # 300 examples, about 2.5 s
 @settings(max_examples=300, deadline=None)
 @given(valid_documents())
 def test_valid_documents_are_never_rejected_for_their_shape(documents):

@@ -218,6 +218,7 @@ for n in range(count):
 """
 
 
+@pytest.mark.slow  # starts writer processes
 def test_many_processes_appending_lose_nothing(tmp_path):
     path = tmp_path / "r.jsonl"
     writers, count, size = 16, 20, 20_000

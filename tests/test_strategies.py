@@ -14,6 +14,7 @@ LABELLED = [("rfc7519.txt", DATA / "eval_rfc7519.json"), ("rfc6749.txt", DATA / 
             ("rfc7519.txt", EXAMPLE)]
 
 
+@pytest.mark.cli
 @pytest.mark.parametrize("strategy", ["choice", "yesno", "panel"])
 def test_every_strategy_replays_the_worked_example(tmp_path, recorded_cache, strategy):
     out = tmp_path / "audit.jsonl"
@@ -27,6 +28,7 @@ def test_every_strategy_replays_the_worked_example(tmp_path, recorded_cache, str
         assert 0.5 <= row["score"] <= 1.0
 
 
+@pytest.mark.cli
 def test_strategy_from_the_environment_and_a_bad_one_exits_2(tmp_path, recorded_cache, monkeypatch):
     monkeypatch.setenv("CITEAUDIT_STRATEGY", "choice")
     out = tmp_path / "audit.jsonl"
@@ -40,6 +42,7 @@ def test_strategy_from_the_environment_and_a_bad_one_exits_2(tmp_path, recorded_
     assert result.returncode == 2 and "unknown judge strategy 'vote'" in result.stderr
 
 
+@pytest.mark.cli
 def test_calibrate_writes_beside_the_recordings_and_audit_uses_it(tmp_path, recorded_cache):
     saved = recorded_cache / "calibration" / "qwen2.5-coder-1.5b-instruct-q4_k_m.choice.json"
     saved.unlink()
@@ -57,6 +60,7 @@ def test_calibrate_writes_beside_the_recordings_and_audit_uses_it(tmp_path, reco
     assert any(r["score"] != r["confidence"] for r in read_jsonl(out) if r["confidence"] is not None)
 
 
+@pytest.mark.cli
 def test_calibrate_refuses_unpaired_or_unlabelled_input(tmp_path, recorded_cache):
     result = run("calibrate", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--source", "rfc6749.txt")
     assert result.returncode == 2 and "one --source per --citations" in result.stderr
@@ -110,6 +114,7 @@ def test_slider_reroutes_on_the_calibrated_score(labelled_tables):
     assert grid["model_auto"].is_monotonic_decreasing and grid["model_share"].max() <= 1.0
 
 
+@pytest.mark.cli
 def test_calibrate_maps_the_yes_no_answers_unless_told_and_repeats_the_folds(recorded_cache):
     args = [a for source, cites in LABELLED for a in ("--source", source, "--citations", str(cites))]
     answers = run("calibrate", "--model", "qwen", "--strategy", "yesno", *args, "--repeats", "3", "--no-save")

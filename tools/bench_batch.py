@@ -14,7 +14,7 @@ The dataset (`generate_dataset`) is N answers in the three formats, with some ma
 
 Modes (`--modes`, default locate,judged):
   locate   step 1 alone (`--locate-only`): CPU-bound.
-  judged   the first `--judged-answers` answers judged live against `scripted_endpoint.py`, a real
+  judged   the first `--judged-answers` answers judged live against `tests/scripted_endpoint.py`, a real
            OpenAI-compatible HTTP server on 127.0.0.1 that answers after `--delay` seconds
            (strategy `choice`, model `scripted`), in cache mode `refresh`: every judged citation
            is an HTTP request; on workers the judge holds its new calls and the client appends
@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "tests"))  # the scripted endpoint lives with the tests
 
 import bench_corpus
 from scripted_endpoint import scripted_endpoint

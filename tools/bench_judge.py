@@ -1,5 +1,5 @@
 """Benchmark step 2's concurrency: N citations judged against a local scripted OpenAI-compatible
-endpoint that answers after a fixed delay (`scripted_endpoint.py`), at concurrency 1, 2, 4, 8, 16.
+endpoint that answers after a fixed delay (`tests/scripted_endpoint.py`), at concurrency 1, 2, 4, 8, 16.
 
 Every run records into a fresh cache (mode `record`), so every citation is a real HTTP request:
 one request per citation, the `choice` strategy (the scripted endpoint answers A, B or C).
@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the scripted endpoint lives with the tests
 
 from scripted_endpoint import scripted_endpoint
 

@@ -62,6 +62,7 @@ from .prompts import PROMPT_VERSIONS, QUESTIONS, STRATEGY_QUESTIONS, YESNO_QUEST
 from .vocab import ErrorKind, Relation, Strategy
 
 if TYPE_CHECKING:
+    import httpx2
     from openai import OpenAI
     from openai.types.chat import ChatCompletionMessageParam
 
@@ -131,6 +132,7 @@ class Judge:
     samples: int = SAMPLES
     strategy: str = field(default_factory=config.strategy)
     questions: tuple[str, ...] | None = None  # yes/no strategies: the questions asked (keys of QUESTIONS)
+    http_client: httpx2.Client | None = field(default=None, repr=False)  # handed to openai.OpenAI (tests stub it)
     _client: OpenAI | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -159,6 +161,7 @@ class Judge:
                 api_key=self.api_key or "not-needed",  # a local server takes any key
                 max_retries=self.max_retries,  # the client backs off and retries transient faults
                 timeout=self.timeout,
+                http_client=self.http_client,
             )
         return self._client
 

@@ -1,5 +1,6 @@
 """A tiny OpenAI-compatible chat endpoint on 127.0.0.1 that answers after a fixed delay, with
-log-probabilities, for the judge benchmark and the concurrency tests.
+log-probabilities, for the concurrency and batch-recording tests (the `scripted` fixture in
+conftest.py) and the judge and batch benchmarks (tools/bench_judge.py, tools/bench_batch.py).
 
 The answer letter is chosen by the claim: a claim holding `answer=B` (or C) gets that letter,
 any other gets A. A claim holding `status=N` gets HTTP status N instead (an error body).
@@ -24,6 +25,13 @@ def completion(letter: str) -> dict:
               "logprobs": {"content": [{"token": letter, "logprob": -0.1, "bytes": None, "top_logprobs": top}]}}
     return {"id": "x", "object": "chat.completion", "created": 0, "model": "scripted", "choices": [choice],
             "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}
+
+
+class _Server(ThreadingHTTPServer):
+    # room in the listen backlog for every connection a test opens at once (16 in test_concurrency):
+    # with socketserver's 5, a burst of connects on a loaded machine was now and then reset (about 1 run in 30)
+    request_queue_size = 128
+    daemon_threads = True
 
 
 @dataclass
@@ -73,9 +81,9 @@ def scripted_endpoint(delay: float = 0.2) -> Iterator[Endpoint]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    server = _Server(("127.0.0.1", 0), Handler)
+    # a short poll: shutdown() waits for the serving loop's next poll (0.5 s by default)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     try:
