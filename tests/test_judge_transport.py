@@ -149,3 +149,13 @@ def test_record_mode_writes_one_recording_line_that_replays(tmp_cache):
                                                                   "evidence that stays private")
     assert silent.requests == [] and replayed.cached is True
     assert (replayed.relation, replayed.probabilities) == (result.relation, result.probabilities)
+
+
+def test_an_endpoint_that_ignores_top_logprobs_is_sampled_not_certain(tmp_cache):
+    """The chosen token alone (no alternatives) says nothing about the other options: renormalized on
+    its own it would read as certainty, so the judge samples instead and stays below 1/2."""
+    answer = body([("A", -0.3)])
+    answer["choices"][0]["logprobs"]["content"][0]["top_logprobs"] = []
+    script = Script(answer)
+    result = judge_over(script, tmp_cache, samples=5).judge("claim", "evidence")
+    assert result.method == "sampling (n=5, Wilson 99% lower bound)" and result.confidence < 0.5

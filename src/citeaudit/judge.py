@@ -201,9 +201,10 @@ class Judge:
             if choice.logprobs is not None and choice.logprobs.content:
                 first = choice.logprobs.content[0]
                 # a NaN or infinity is recorded as null (strict JSON) and rejected when read
+                # without the alternatives (an endpoint that ignores top_logprobs) the chosen token's
+                # own log-probability says nothing about the other options: sample instead (None)
                 top = [{"token": t.token, "logprob": finite_or_none(t.logprob)} for t in first.top_logprobs or []]
-                if not top:
-                    top = [{"token": first.token, "logprob": finite_or_none(first.logprob)}]
+                top = top or None
             usage = response.usage
             return (
                 {"content": choice.message.content, "top_logprobs": top, "finish_reason": choice.finish_reason},
