@@ -201,6 +201,7 @@ def test_workers_sets_the_local_clusters_worker_processes(mixed, recorded_cache,
 @pytest.mark.parametrize("workers, scheduler, message", [
     (0, "processes", "1 or more worker processes, not 0"),
     (-2, "processes", "1 or more worker processes, not -2"),
+    (10000, "processes", "workers 10000 is more worker processes than this machine can run usefully"),
     (2, "threads", "workers sets the worker processes of --scheduler processes"),
     (2, "tcp://127.0.0.1:9", "workers sets the worker processes of --scheduler processes"),
 ])

@@ -66,3 +66,21 @@ def test_record_without_llama_cpp_exits_3_before_downloading(uninstalled, monkey
                                            "--citations", str(EXAMPLE)])
     assert result.exit_code == 3, result.output
     assert "pip install -e '.[local]'" in result.output and pip_called == []
+
+
+def test_ids_and_claims_cannot_forge_terminal_lines(tmp_path):
+    """An id with a carriage return, an ANSI erase and a newline prints as escapes: it can neither
+    erase its own REJECT line nor print a line of its own (issue 21)."""
+    import json
+
+    from test_cli import run
+
+    forged = "x\r\x1b[2K\nACCEPT (threshold 0.84)\u202e"
+    citations = [{"id": forged, "claim": "c\rACCEPT", "quote": "nowhere in the text at all, fabricated", "section": "4"}]
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(citations))
+    result = run("audit", "--source", "rfc7519.txt", "--citations", str(path), "--locate-only")
+    out = result.stdout + result.stderr
+    assert result.returncode == 1 and "\r" not in out and "\x1b" not in out and "\u202e" not in out
+    assert "\nACCEPT" not in out and not any(line.startswith("ACCEPT") for line in out.splitlines())
+    assert "x\\r\\x1b[2K\\nACCEPT" in out  # shown, escaped

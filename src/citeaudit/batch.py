@@ -14,6 +14,7 @@ replay behave as in one process on every scheduler.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -282,12 +283,21 @@ def check_scheduler(scheduler: str, settings: Settings) -> None:
                          "(tcp://host:8786)")
 
 
+def max_workers() -> int:
+    """The most worker processes `--scheduler processes` starts: two per core, at least 4."""
+    return max(4, 2 * (os.cpu_count() or 1))
+
+
 def check_workers(workers: int | None, scheduler: str) -> None:
     """`InputError` unless `workers` is None or a count of 1 or more for `scheduler="processes"`."""
     if workers is None:
         return
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"workers must be a whole number of 1 or more worker processes, not {workers!r}")
+    if workers > max_workers():
+        raise InputError(f"workers {workers} is more worker processes than this machine can run usefully "
+                         f"({os.cpu_count() or 1} cores): give at most {max_workers()}, or start a Dask cluster "
+                         "of your own and pass its address as --scheduler tcp://host:8786")
     if scheduler != "processes":
         raise InputError(f"workers sets the worker processes of --scheduler processes; scheduler {scheduler!r} "
                          "has its own (threads: this process; an address: the workers started there)")

@@ -28,6 +28,7 @@ from .errors import CiteAuditError, JudgeUnavailableError, LocalModelError
 from .formats import FORMATS
 from .lines import load_line_answer
 from .options import AuditOptions, check_threshold
+from .printable import printable
 from .reviews import review_row
 from .views import how_to_record, lines_view, quote_notes, step2_view
 from .vocab import REVIEW_VERDICTS, CacheMode, ErrorKind, LocalModelKey, Strategy
@@ -37,13 +38,15 @@ F = TypeVar("F", bound=Callable)
 
 
 def _fail(message: str) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
+    click.echo(f"error: {printable(message)}", err=True)
     sys.exit(EXIT_USAGE)
 
 
 def _show(frame: pd.DataFrame) -> None:
+    """A table on the terminal; text from the answer under audit is shown `printable`."""
+    shown = frame.map(lambda v: printable(v) if isinstance(v, str) else v)
     with pd.option_context("display.width", 200, "display.max_columns", None, "display.max_colwidth", 40):
-        click.echo(frame.to_string(index=False))
+        click.echo(shown.to_string(index=False))
 
 
 def _choice(words: Iterable[StrEnum]) -> click.Choice:
@@ -138,7 +141,7 @@ def _finish(audit: Audit, output: str | None, html_path: str | None, inputs: str
         click.echo("\n" + "\n".join(notes))
     errors = sorted({e for e in audit.table["error"] if isinstance(e, str)})
     for error in errors:
-        click.echo(f"\nerror: {error}", err=True)
+        click.echo(f"\nerror: {printable(error)}", err=True)
     if (audit.table[C.ERROR_KIND] == ErrorKind.REPLAY_MISS).any():
         click.echo("\n" + how_to_record(inputs or "INPUT"), err=True)
     if output:
@@ -166,7 +169,7 @@ def _show_audit(audit: Audit) -> None:
     _show(view)
     for citation, note in zip(view["citation"], notes):
         if note != "-":
-            click.echo(f"  {citation}: {note}")
+            click.echo(f"  {printable(citation)}: {note}")
 
 
 class _Guarded(click.Group):
@@ -178,7 +181,7 @@ class _Guarded(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
             raise
         except (JudgeUnavailableError, LocalModelError) as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {printable(exc)}", err=True)
             sys.exit(EXIT_JUDGE)
         except CiteAuditError as exc:
             _fail(str(exc))
@@ -230,7 +233,7 @@ def lines(document: str, answer: str, settings: AuditOptions, output: str | None
     line_answer = load_line_answer(document, answer)
     click.echo(" ".join(f"{k}={v}" for k, v in line_answer.summary.items()))
     for note in unrecognized_reasons(line_answer):
-        click.echo(f"  {note}")
+        click.echo(f"  {printable(note)}")
     click.echo("")
     result = audit_lines(line_answer, options=settings, locate_only=locate_only, reviews=reviews)
     _show(lines_view(result.table).replace("\n", " / ", regex=True))
@@ -276,7 +279,7 @@ def review(reviews: str, source: str | None, citations: str | None, document: st
     located = audit_files(source=source, citations=citations, document=document, answer=answer,
                           answer_json=answer_json, sources_json=sources_json, locate_only=True)
     recorded = review_row(located.table, citation_id, reviews, verdict, reviewer, note)
-    click.echo(f"recorded {recorded.verdict} for {recorded.citation_id} "
+    click.echo(f"recorded {recorded.verdict} for {printable(recorded.citation_id)} "
                f"(fingerprint {recorded.fingerprint[:12]}) in {reviews}")
 
 
@@ -308,7 +311,7 @@ def record(key: str, source: str | None, citations: str | None, document: str | 
     errors = sorted({e for e in result.table["error"] if isinstance(e, str)})
     if errors:  # a recording with holes is not a success
         for error in errors:
-            click.echo(f"error: {error}", err=True)
+            click.echo(f"error: {printable(error)}", err=True)
         click.echo(f"error: {len(errors)} kind(s) of failure; those citations were not recorded.", err=True)
         sys.exit(EXIT_JUDGE)
 
@@ -521,10 +524,11 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
                + (f" ({invalid} invalid lines)" if invalid else ""))
     for outcome in result.outcomes:
         if outcome.status != "ACCEPT":
-            click.echo(f"  {outcome.status:6} {outcome.answer_id} (line {outcome.line}): {outcome.brief(160)}")
+            click.echo(f"  {outcome.status:6} {printable(outcome.answer_id)} (line {outcome.line}): "
+                       f"{outcome.brief(160)}")
     errors = sorted({e for o in result.outcomes if not o.invalid for e in o.rows["error"] if isinstance(e, str)})
     for error in errors[:5]:
-        click.echo(f"error: {error}", err=True)
+        click.echo(f"error: {printable(error)}", err=True)
     if len(errors) > 5:
         click.echo(f"error: ... and {len(errors) - 5} more kinds of row error (see the rows' `error`)", err=True)
     if any((o.rows[C.ERROR_KIND] == ErrorKind.REPLAY_MISS).any() for o in result.outcomes):

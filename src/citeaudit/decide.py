@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from . import columns as C
+from .printable import printable
 from .reviews import Review, row_fingerprint
 from .route import verdict_words
 from .sourceid import quoted
@@ -48,6 +49,10 @@ class Decision:
 
     status: Status
     reasons: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        # reasons quote ids, claims and markers of the answer under audit: never a control character
+        object.__setattr__(self, "reasons", tuple(printable(reason) for reason in self.reasons))
 
     def to_dict(self) -> dict[str, object]:
         """`{"status": ..., "reasons": [...]}`, ready for `json.dumps`."""
@@ -130,7 +135,7 @@ def _label(row: pd.Series, position: int) -> str:
     """How a reason names its citation: the id, or seed 000's `answer.claims[i] "C1"`."""
     if row[C.KIND] == Kind.SOURCE:
         return f"answer.claims[{position}] {quoted(row[C.ID])}"
-    return str(row[C.ID])
+    return printable(row[C.ID])
 
 
 def _target(row: pd.Series) -> str:

@@ -14,6 +14,7 @@ import pandas as pd
 
 from . import columns as C
 from .documents import Document
+from .printable import printable
 from .route import score_note, verdict_words
 from .stores import atomic_write_text
 from .vocab import Kind, QuoteStatus, Relation
@@ -342,11 +343,12 @@ def quote_notes(table: pd.DataFrame, document: Document | None = None) -> list[s
         score = row.get(C.MATCH_SCORE)
         score_text = f"{score:.1f}/100" if isinstance(score, (int, float)) and not pd.isna(score) else "-"
         if status == QuoteStatus.NEAR:
-            notes.append(f"{row[C.ID]}: near quote ({score_text}); source [-words-] vs answer {{+words+}}:\n"
-                         f"  {word_diff(quote, passage or '')}")
+            notes.append(f"{printable(row[C.ID])}: near quote ({score_text}); source [-words-] vs answer "
+                         f"{{+words+}}:\n  {printable(word_diff(quote, passage or ''))}")
         else:
-            closest = f"\n  closest ({score_text}): {' '.join(passage.split())}" if passage else ""
-            notes.append(f"{row[C.ID]}: quote not in the source\n  answer:  {' '.join(quote.split())}{closest}")
+            closest = f"\n  closest ({score_text}): {printable(' '.join(passage.split()))}" if passage else ""
+            notes.append(f"{printable(row[C.ID])}: quote not in the source\n  answer:  "
+                         f"{printable(' '.join(quote.split()))}{closest}")
     return notes
 
 
