@@ -45,6 +45,7 @@ def test_makefile_lab_target_installs_pins_and_registers_the_kernel():
     assert "jupyter lab --ServerApp.root_dir=notebooks" in makefile
     pins = (ROOT / "requirements-lab.txt").read_text()
     assert "jupyterlab==" in pins and "ipykernel==" in pins
+    assert "papermill==" in pins  # the README's papermill command works after make lab
 
 
 @pytest.fixture
