@@ -253,7 +253,8 @@ def test_cli_usage_errors_exit_2(tmp_path, recorded_cache):
     empty = _run([str(tmp_path / "empty.jsonl")])
     assert empty.exit_code == 2 and "has no answers" in empty.output
     (tmp_path / "latin1.jsonl").write_bytes(b'{"answer_id": "\xe9"}\n')
-    assert _run([str(tmp_path / "latin1.jsonl")]).exit_code == 2
+    latin1 = _run([str(tmp_path / "latin1.jsonl")])  # one line that is not UTF-8 is that line's error row
+    assert latin1.exit_code == 1 and "line 1: not UTF-8" in latin1.output
     unknown = _run([str(EXAMPLE), "--scheduler", "mpi"])
     assert unknown.exit_code == 2 and "not threads, processes" in unknown.output
     for workers in ("0", "-1"):
@@ -300,3 +301,20 @@ def test_integer_answer_ids_are_text_and_other_types_are_errors():
     for bad in (True, 1.5, None, ["x"]):
         item = parse_line(json.dumps({"answer_id": bad, **line}), 3)
         assert item.entry is None and item.error and item.error.startswith("line 3: field 'answer_id'")
+
+
+def test_dataset_lines_are_what_an_editor_counts(tmp_path):
+    """A BOM, a U+2028 or U+0085 inside a JSON string, CRLF endings and one line that is not UTF-8:
+    every valid line is read, line numbers match the file's, the bad line is its own error (issue 21)."""
+    from citeaudit.dataset import read_dataset
+
+    good = {"answer_id": "a", "document": "data/lines/field_note.txt", "answer": "Odd\u2028text\u0085here [L2]."}
+    other = {"answer_id": "b", "document": "data/lines/field_note.txt", "answer": "Another [L3]."}
+    data = (b"\xef\xbb\xbf" + json.dumps(good, ensure_ascii=False).encode() + b"\r\n"
+            + b'{"answer_id": "c\xff"}\n' + json.dumps(other).encode() + b"\n")
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(data)
+    items = read_dataset(path)
+    assert [(i.line, i.answer_id, i.error is None) for i in items] == [(1, "a", True), (2, "line 2", False),
+                                                                         (3, "b", True)]
+    assert "not UTF-8" in items[1].error and "\u2028" in items[0].entry.answer

@@ -146,17 +146,27 @@ def _beside(path: str, base: Path | None) -> str:
 
 def read_dataset(path: str | Path) -> list[Item]:
     """Every non-blank line of a JSON Lines dataset (UTF-8) as an `Item`; a repeated `answer_id`
-    is an error for the later line. An unreadable file raises `InputError`."""
+    is an error for the later line. An unreadable file raises `InputError`.
+
+    Lines are split on `\n` alone (a U+2028 or U+0085 inside a JSON string is text, not a line
+    break, so line numbers match what an editor counts); a UTF-8 byte-order mark at the start is
+    dropped; a line that is not UTF-8 is that line's error, never the whole dataset's.
+    """
     path = Path(path)
     try:
-        text = path.read_bytes().decode("utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read the dataset ({exc.strerror or exc}). Check the path.") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text ({exc}). A dataset is JSON Lines in UTF-8.") from None
+    data = data.removeprefix(b"\xef\xbb\xbf")
     items: list[Item] = []
     seen: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            line = raw.decode("utf-8").removesuffix("\r")
+        except UnicodeDecodeError as exc:
+            items.append(Item(number, f"line {number}", error=f"line {number}: not UTF-8 text (byte {exc.start + 1} "
+                                                               "of the line). Fix: save the dataset as UTF-8."))
+            continue
         if not line.strip():
             continue
         item = parse_line(line, number, path.parent)
