@@ -436,3 +436,15 @@ def test_a_record_with_a_repeated_key_is_refused_not_read_last_wins(tmp_path):
                     '"verdict": "verified"}\n')
     with pytest.raises(StoreError, match=r"line 1 gives the key\(s\) 'verdict' twice"):
         read_records(path, ("citation_id", "fingerprint", "verdict"))
+
+
+def test_an_output_that_is_not_a_regular_file_is_refused_and_left_alone(tmp_path):
+    """--output /dev/null as root would replace the device with a file; a fifo would become one too."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for target in (Path("/dev/null"), fifo, tmp_path):
+        before = target.lstat()
+        with pytest.raises(InputError, match="not a regular file"):
+            atomic_write_text(target, "x")
+        after = target.lstat()
+        assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)

@@ -308,10 +308,14 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
     """Write `text` (UTF-8) to `path` all at once: readers see the old file or the new one, whole.
 
     A unique temporary file in the same folder is written, fsynced and renamed over `path`, so
-    concurrent writers never share it; it is removed on any failure. An unwritable path raises
-    `InputError` naming it.
+    concurrent writers never share it; it is removed on any failure. An unwritable path, or one
+    that exists and is not a regular file (a device such as /dev/null, a pipe), raises
+    `InputError` naming it, and the path is left as it was.
     """
     path = Path(path)
+    if path.exists() and not path.is_file():
+        raise InputError(f"cannot write {path}: it is not a regular file (a device, a folder, a pipe or a "
+                         "socket), and citeaudit never replaces one. Choose a file path for the output.")
     data = text.encode("utf-8")
     tmp = None
     try:
