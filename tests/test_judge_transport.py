@@ -159,3 +159,16 @@ def test_an_endpoint_that_ignores_top_logprobs_is_sampled_not_certain(tmp_cache)
     script = Script(answer)
     result = judge_over(script, tmp_cache, samples=5).judge("claim", "evidence")
     assert result.method == "sampling (n=5, Wilson 99% lower bound)" and result.confidence < 0.5
+
+
+def test_a_200_with_an_html_body_says_what_came_back(tmp_cache):
+    """A proxy or a wrong OPENAI_BASE_URL answering an HTML page: a row error that names it, not an
+    AttributeError from deep inside (issue 21)."""
+    page = "<html><body>Welcome to nginx!</body></html>"
+    client = httpx2.Client(transport=httpx2.MockTransport(
+        lambda request: httpx2.Response(200, text=page, headers={"content-type": "text/html"})))
+    judge = Judge(model="stub", base_url="http://stub.invalid/v1", api_key="k", grammar=False, strategy="choice",
+                  max_retries=0, cache=CallCache(tmp_cache, mode="record"), http_client=client)
+    result = judge.judge("claim", "evidence")
+    assert result.confidence is None and result.error_kind == "unusable"
+    assert "not a chat completion" in result.error and "Welcome to nginx" in result.error

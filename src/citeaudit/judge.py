@@ -196,7 +196,13 @@ class Judge:
                 if unavailable is not None:
                     raise unavailable from exc
                 raise
-            choice = response.choices[0]
+            choices = getattr(response, "choices", None)
+            if not choices:  # an HTML page, a proxy's error text, an empty list: say what came back
+                shown = response if isinstance(response, str) else type(response).__name__
+                raise JudgeError(f"the endpoint answered with something that is not a chat completion "
+                                 f"({str(shown)[:120]!r}); check that OPENAI_BASE_URL is the API root of an "
+                                 "OpenAI-compatible server (often ending in /v1)")
+            choice = choices[0]
             top = None
             if choice.logprobs is not None and choice.logprobs.content:
                 first = choice.logprobs.content[0]
