@@ -318,3 +318,20 @@ def test_dataset_lines_are_what_an_editor_counts(tmp_path):
     assert [(i.line, i.answer_id, i.error is None) for i in items] == [(1, "a", True), (2, "line 2", False),
                                                                          (3, "b", True)]
     assert "not UTF-8" in items[1].error and "\u2028" in items[0].entry.answer
+
+
+def test_a_lone_surrogate_is_that_lines_error_and_the_batch_writes_its_outputs(tmp_path, recorded_cache):
+    """JSON's "\\ud800" with no pair is not text: in an answer id or in any string of a line it is that
+    line's error row, and every output is still written (it crashed the whole batch, exit 4)."""
+    lines = ['{"answer_id": "a\\ud800b", "document": "data/lines/field_note.txt", "answer": "A fact [L2]."}',
+             '{"answer_id": "b", "document": "data/lines/field_note.txt", "answer": "Odd \\udc00 [L2]."}',
+             json.dumps({"answer_id": "c", **CONTRACT})]
+    dataset = tmp_path / "surrogates.jsonl"
+    dataset.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out, decisions, page = tmp_path / "rows.jsonl", tmp_path / "decisions.jsonl", tmp_path / "page.html"
+    result = _run([str(dataset), "--locate-only", "--output", str(out), "--decisions", str(decisions),
+                   "--html", str(page)])
+    assert result.exit_code == 1, result.output
+    statuses = [json.loads(line)["status"] for line in decisions.read_text(encoding="utf-8").splitlines()]
+    assert statuses == ["REJECT", "REJECT", "ACCEPT"] and page.is_file() and out.is_file()
+    assert "lone surrogate" in result.output

@@ -13,6 +13,7 @@ answers are audited and scheduled is `batch.py`.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from . import strictjson
 from .citations import QuoteCitation
 from .errors import InputError
+from .printable import printable
 
 ANSWER_ID, LINE = "answer_id", "line"
 
@@ -95,6 +97,14 @@ def _validation_reason(error: ValidationError) -> str:
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 
 
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def parse_line(text: str, number: int, base: Path | None = None) -> Item:
     """One dataset line as an `Item`; every problem is its `error`, naming the line."""
     fallback = f"line {number}"
@@ -111,6 +121,13 @@ def parse_line(text: str, number: int, base: Path | None = None) -> Item:
     if isinstance(answer_id, int) and not isinstance(answer_id, bool):
         answer_id = str(answer_id)
     name = answer_id if isinstance(answer_id, str) and answer_id.strip() else fallback
+    if not _is_text(name):  # a lone surrogate (JSON's "\ud800") cannot be written out as UTF-8
+        return Item(number, fallback, error=f"line {number}: answer_id {printable(name)} holds a lone surrogate, "
+                                            "which is not text. Fix: give the answer an id of ordinary text.")
+    if not _is_text(json.dumps(data, ensure_ascii=False)):
+        return Item(number, name, error=f"line {number}: a string of the line holds a lone surrogate (an escape "
+                                        "\\ud800-\\udfff with no pair), which is not text. Fix: write that "
+                                        "text as UTF-8.")
     kinds = [(model, shape) for key, model, shape in _KINDS if key in data]
     if len(kinds) != 1:
         found = ", ".join(repr(k) for k in data) or "no keys"
