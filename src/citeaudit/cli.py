@@ -28,7 +28,7 @@ from .errors import CiteAuditError, JudgeUnavailableError, LocalModelError
 from .formats import FORMATS
 from .lines import load_line_answer
 from .options import AuditOptions, check_threshold
-from .printable import printable
+from .printable import printable, printable_lines
 from .reviews import review_row
 from .views import how_to_record, lines_view, quote_notes, step2_view
 from .vocab import REVIEW_VERDICTS, CacheMode, ErrorKind, LocalModelKey, Strategy
@@ -38,7 +38,7 @@ F = TypeVar("F", bound=Callable)
 
 
 def _fail(message: str) -> NoReturn:
-    click.echo(f"error: {printable(message)}", err=True)
+    click.echo(f"error: {printable_lines(message)}", err=True)
     sys.exit(EXIT_USAGE)
 
 
@@ -141,7 +141,7 @@ def _finish(audit: Audit, output: str | None, html_path: str | None, inputs: str
         click.echo("\n" + "\n".join(notes))
     errors = sorted({e for e in audit.table["error"] if isinstance(e, str)})
     for error in errors:
-        click.echo(f"\nerror: {printable(error)}", err=True)
+        click.echo(f"\nerror: {printable_lines(error)}", err=True)
     if (audit.table[C.ERROR_KIND] == ErrorKind.REPLAY_MISS).any():
         click.echo("\n" + how_to_record(inputs or "INPUT"), err=True)
     if output:
@@ -181,7 +181,7 @@ class _Guarded(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
             raise
         except (JudgeUnavailableError, LocalModelError) as exc:
-            click.echo(f"error: {printable(exc)}", err=True)
+            click.echo(f"error: {printable_lines(exc)}", err=True)
             sys.exit(EXIT_JUDGE)
         except CiteAuditError as exc:
             _fail(str(exc))
@@ -311,7 +311,7 @@ def record(key: str, source: str | None, citations: str | None, document: str | 
     errors = sorted({e for e in result.table["error"] if isinstance(e, str)})
     if errors:  # a recording with holes is not a success
         for error in errors:
-            click.echo(f"error: {printable(error)}", err=True)
+            click.echo(f"error: {printable_lines(error)}", err=True)
         click.echo(f"error: {len(errors)} kind(s) of failure; those citations were not recorded.", err=True)
         sys.exit(EXIT_JUDGE)
 
@@ -528,7 +528,7 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
                        f"{outcome.brief(160)}")
     errors = sorted({e for o in result.outcomes if not o.invalid for e in o.rows["error"] if isinstance(e, str)})
     for error in errors[:5]:
-        click.echo(f"error: {printable(error)}", err=True)
+        click.echo(f"error: {printable_lines(error)}", err=True)
     if len(errors) > 5:
         click.echo(f"error: ... and {len(errors) - 5} more kinds of row error (see the rows' `error`)", err=True)
     if any((o.rows[C.ERROR_KIND] == ErrorKind.REPLAY_MISS).any() for o in result.outcomes):

@@ -39,3 +39,13 @@ def printable(text: object) -> str:
     value = _UNSAFE.sub(_escape, value)
     return "".join(ch if ch.isprintable() or ch == " " or unicodedata.category(ch)[0] != "C"
                    else f"\\u{ord(ch):04x}" for ch in value)
+
+
+def printable_lines(text: object) -> str:
+    """`printable` line by line: a message's own line breaks kept, every other control character
+    escaped (a carriage return or an ANSI escape inside a line cannot rewrite what is shown).
+
+    >>> printable_lines("error: x\\n  record 0\\r\\x1b[2K")
+    'error: x\\n  record 0\\\\r\\\\x1b[2K'
+    """
+    return "\n".join(printable(line) for line in str(text).split("\n"))
