@@ -285,3 +285,23 @@ def test_citation_files_are_valid():
         records = load_citations(FORMATS / citations)
         kinds = {r.expected for r in records}
         assert {"verified", "fabricated"} <= kinds and any(r.quote is None for r in records)
+
+
+def test_markdown_nested_past_the_parsers_limit_keeps_its_text(tmp_path):
+    """markdown-it stops at 20 levels of nesting and drops the rest of the block: the lines it
+    dropped are kept as written, so a true quote after them is found, not `fabricated` (issue 21)."""
+    raw = ("# Setup\n\nIntro text.\n\n" + "".join("  " * i + f"- level {i}\n" for i in range(60))
+           + "\nThe tail paragraph states the retention period of ninety days.\n")
+    path = tmp_path / "deep.md"
+    path.write_text(raw, encoding="utf-8")
+    quotes = [{"id": "tail", "claim": "Retention is ninety days.", "section": "setup",
+               "quote": "The tail paragraph states the retention period of ninety days."},
+              {"id": "deep", "claim": "There is a level 59.", "section": "setup", "quote": "level 59"}]
+    citations = tmp_path / "c.json"
+    citations.write_text(json.dumps(quotes), encoding="utf-8")
+    table = audit_quotes(path, citations, locate_only=True).table
+    assert list(table["quote_status"]) == ["exact", "exact"]
+    start, end = table["span"][0]
+    assert raw[start:end] == quotes[0]["quote"]
+    plain = load_document(FORMATS / "lantern-sync.md")  # a document within the limit is read as before
+    assert "- level" not in plain.clean

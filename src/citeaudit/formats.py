@@ -222,7 +222,8 @@ def load_markdown(source: str | Path) -> Document:
         first, last = token_map
         return line_starts[min(first, len(line_starts) - 1)], line_starts[last] if last < len(line_starts) else len(raw)
 
-    tokens = MarkdownIt("commonmark").enable("table").parse(raw)
+    parser = MarkdownIt("commonmark").enable("table")
+    tokens = parser.parse(raw)
     out = _Builder(len(raw))
     heads: list[tuple[int, str]] = []
     heading_text: list[str] | None = None
@@ -267,9 +268,36 @@ def load_markdown(source: str | Path) -> Document:
                 out.add(text, offsets)
                 if heading_text is not None:
                     heading_text.append(text)
+    if max((t.level for t in tokens), default=0) >= parser.options["maxNesting"] - 2:
+        _add_unparsed_lines(raw, line_starts, tokens, out)
     clean, clean_to_raw = out.build()
     sections = _sections_from_headings(clean, clean_to_raw, heads)
     return Document(path.name, raw, clean, clean_to_raw, sections, _lines(raw), _heading_aliases(sections))
+
+
+LEAF_TOKENS = ("inline", "fence", "code_block", "html_block")
+
+
+def _add_unparsed_lines(raw: str, line_starts: list[int], tokens: list, out: _Builder) -> None:
+    """The lines the parser dropped, as plain paragraphs at the end of the clean text.
+
+    markdown-it stops at its nesting limit (lists nested 20 deep) and silently drops the rest of
+    the block; a true quote after it would be `fabricated`. Every line with text that no leaf token
+    covers is kept as it is written (list markers and all), so the quote is still found (its
+    section may then be the last one, which flags the citation for review, never rejects it).
+    """
+    covered = np.zeros(len(line_starts) + 1, dtype=bool)
+    for token in tokens:
+        if token.type in LEAF_TOKENS and token.map:
+            covered[token.map[0]:token.map[1]] = True
+    out.separate()
+    for number, start in enumerate(line_starts):
+        end = line_starts[number + 1] if number + 1 < len(line_starts) else len(raw)
+        line = raw[start:end].rstrip("\r\n")
+        if covered[number] or not line.strip():
+            continue
+        out.add(line, np.arange(start, start + len(line)))
+        out.separate("\n")
 
 
 # --- HTML -----------------------------------------------------------------------------------------
