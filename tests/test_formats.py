@@ -305,3 +305,22 @@ def test_markdown_nested_past_the_parsers_limit_keeps_its_text(tmp_path):
     assert raw[start:end] == quotes[0]["quote"]
     plain = load_document(FORMATS / "lantern-sync.md")  # a document within the limit is read as before
     assert "- level" not in plain.clean
+
+
+def test_html_nested_thousands_of_levels_deep_is_read(tmp_path):
+    """The page's text is walked with an explicit stack: 5,000 nested elements are no RecursionError
+    (it was exit 4), and the text after them is found (issue 21)."""
+    page = tmp_path / "deep.html"
+    page.write_text("<html><body><h2 id='top'>Top</h2>" + "<div>" * 5000 + "deep text" + "</div>" * 5000
+                    + "<p>The tail sentence is here.</p></body></html>", encoding="utf-8")
+    doc = load_document(page)
+    assert "deep text" in doc.clean and "The tail sentence is here." in doc.clean
+    result = run("audit", "--source", str(page), "--citations", str(_one_quote(tmp_path, "The tail sentence is here.")),
+                 "--locate-only")
+    assert result.returncode == 1 and "exact" in result.stdout, result.stderr
+
+
+def _one_quote(tmp_path, quote):
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps([{"id": "q", "claim": "c", "quote": quote, "section": "top"}]), encoding="utf-8")
+    return path

@@ -353,10 +353,30 @@ class _HtmlText:
         self.add("\n" if separator == "\n\n" and tail.endswith("\n") else separator, pre=True)
 
     def walk(self, node: LexborNode, pre: bool = False) -> None:
-        for child in node.iter(include_text=True):
+        """The text of `node`'s descendants in document order. Iterative (an explicit stack), so a
+        page nested thousands of levels deep is read like any other, never a RecursionError."""
+        # ("node", child, pre) visits a child; ("end", tag, start, anchor, block) closes an element
+        stack: list[tuple] = [("children", node, pre)]
+        while stack:
+            frame = stack.pop()
+            if frame[0] == "end":
+                _, tag, start, anchor, block = frame
+                if tag in _HEADINGS:
+                    # its first line: a heading left open by malformed markup holds what follows it
+                    self.heads.append((start, "".join(self.parts)[start:].strip().split("\n", 1)[0][:200]))
+                if anchor:
+                    self.anchors.append((anchor, start, self.size))
+                if block:
+                    self.separate()
+                continue
+            if frame[0] == "children":
+                _, parent, inside_pre = frame
+                stack.extend(("node", child, inside_pre) for child in reversed(list(parent.iter(include_text=True))))
+                continue
+            _, child, inside_pre = frame
             tag = child.tag
             if tag == "-text":
-                self.add(child.text_content or "", pre)
+                self.add(child.text_content or "", inside_pre)
                 continue
             if tag in _SKIP or "hidden" in child.attributes:
                 continue
@@ -368,16 +388,9 @@ class _HtmlText:
                 self.separate()
             elif tag in ("td", "th"):
                 self.separate(" | ") if self.parts and not self._tail().endswith("\n") else None
-            start = self.size
             anchor = child.attributes.get("id") or (child.attributes.get("name") if tag == "a" else None)
-            self.walk(child, pre or tag in ("pre", "textarea"))
-            if tag in _HEADINGS:
-                # its first line: a heading left open by malformed markup holds what follows it
-                self.heads.append((start, "".join(self.parts)[start:].strip().split("\n", 1)[0][:200]))
-            if anchor:
-                self.anchors.append((anchor, start, self.size))
-            if block:
-                self.separate()
+            stack.append(("end", tag, self.size, anchor, block))
+            stack.append(("children", child, inside_pre or tag in ("pre", "textarea")))
 
 
 def load_html(source: str | Path) -> Document:
