@@ -1,8 +1,10 @@
 import hashlib
 import http.server
+import os
 import threading
 
 import pytest
+from conftest import DATA
 
 from citeaudit import SourceError, canonical_section_id, load_rfc, load_text
 from citeaudit.documents import download_source, text_digest
@@ -166,3 +168,44 @@ def test_find_input_falls_back_to_the_project_root(tmp_path, monkeypatch):
     (tmp_path / "data/rfc7519_citations.json").write_text("[]")
     assert find_input("data/rfc7519_citations.json") == tmp_path.joinpath("data/rfc7519_citations.json").relative_to(tmp_path)
     assert find_input("nowhere.json") == config.Path("nowhere.json")
+
+
+def test_inputs_are_read_through_one_bounded_reader(tmp_path):
+    """A regular file over the limit is refused by its size before any read; a pipe or device is
+    refused as soon as the limit is passed, never read to the end (/dev/zero never ends) (issue 21)."""
+    import threading
+
+    from citeaudit.documents import TooLargeError, read_bounded
+
+    big = tmp_path / "big.txt"
+    with open(big, "wb") as handle:  # sparse: 600 MB that costs nothing on disk
+        handle.truncate(600_000_000)
+    with pytest.raises(TooLargeError, match=r"big.txt is 600,000,000 bytes.*up to 1,000 bytes"):
+        read_bounded(big, 1_000)
+    with pytest.raises(TooLargeError, match="holds more than 4,096 bytes"):
+        read_bounded("/dev/zero", 4_096)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(b"x" * 10_000), daemon=True)
+    writer.start()
+    with pytest.raises(TooLargeError):
+        read_bounded(fifo, 5_000)
+    exact = tmp_path / "exact.txt"
+    exact.write_bytes(b"y" * 1_000)
+    assert read_bounded(exact, 1_000) == b"y" * 1_000  # at the limit: read whole
+
+
+@pytest.mark.parametrize("command", [
+    ["audit", "--source", "/dev/zero", "--citations", "CITES", "--locate-only"],
+    ["audit", "--source", "rfc7519.txt", "--citations", "/dev/zero", "--locate-only"],
+    ["lines", "--document", "DOC", "--answer", "/dev/zero", "--locate-only"],
+])
+def test_an_endless_input_is_exit_2_not_a_memory_error(command):
+    from test_cli import run
+
+    args = [str(DATA / "rfc7519_citations.json") if a == "CITES" else str(DATA / "lines" / "field_note.txt")
+            if a == "DOC" else a for a in command]
+    result = run(*args)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr
+    assert "bytes" in result.stderr or "not found" in result.stderr  # refused by its size, or not a file

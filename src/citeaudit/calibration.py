@@ -22,6 +22,7 @@ from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, Strict, StrictSt
 
 from . import config
 from .config import DEFAULT_THRESHOLD
+from .documents import read_bounded
 from .errors import InputError
 
 DEFAULT_TARGET = 0.95
@@ -169,7 +170,12 @@ def load_calibration(model: str, strategy: str, directory: Path | None = None) -
     path = calibration_path(model, strategy, directory)
     if not path.is_file():
         return None
-    calibration = Calibration.from_json(path.read_text(encoding="utf-8"), str(path))
+    try:
+        text = read_bounded(path, 1_000_000, "calibration file").decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not a calibration file: not UTF-8 text; recreate it with "
+                         "`citeaudit calibrate`.") from None
+    calibration = Calibration.from_json(text, str(path))
     if (calibration.model, calibration.strategy) != (model, str(strategy)):
         raise InputError(f"{path} holds the calibration of {calibration.model} / {calibration.strategy}, not "
                          f"{model} / {strategy}; recreate it with `citeaudit calibrate`.")

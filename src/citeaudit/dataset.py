@@ -22,10 +22,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from . import strictjson
 from .citations import QuoteCitation
+from .documents import read_bounded
 from .errors import InputError
 from .printable import printable
 
 ANSWER_ID, LINE = "answer_id", "line"
+MAX_DATASET_BYTES = 200_000_000  # a dataset is read whole; each answer text within it has the text limit
 
 
 class _Line(BaseModel):
@@ -171,7 +173,7 @@ def read_dataset(path: str | Path) -> list[Item]:
     """
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = read_bounded(path, MAX_DATASET_BYTES, "dataset")
     except OSError as exc:
         raise InputError(f"{path}: cannot read the dataset ({exc.strerror or exc}). Check the path.") from None
     data = data.removeprefix(b"\xef\xbb\xbf")

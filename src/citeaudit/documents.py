@@ -31,7 +31,8 @@ PINNED_SOURCES = {
     "rfc6749.txt": "9356c087799f71841153103ebc7a111d56e779317b823a8890b617de1c34a25b",
 }
 # the largest source or answer text read (loading and indexing peak near 20 bytes per byte of text)
-MAX_TEXT_BYTES = 20_000_000
+MAX_TEXT_BYTES = 20_000_000  # every text: a source, an answer, a PDF's extracted text
+MAX_FILE_BYTES = 100_000_000  # a file read whole before its text is extracted (a PDF)
 RFC_EDITOR_URL = "https://www.rfc-editor.org/rfc/{name}"
 
 _RFC_FOOTER = re.compile(r"^.*\S.*\s\[Page \d+\]\s*$")
@@ -196,18 +197,42 @@ def download_source(name: str, dest: Path, url: str | None = None, sha256: str |
     return dest
 
 
+class TooLargeError(SourceError):
+    """An input over its size limit (`read_bounded`)."""
+
+
+def read_bounded(path: str | Path, limit: int, what: str = "file") -> bytes:
+    """The bytes of `path`, read in chunks and never more than `limit` of them: a regular file over
+    the limit is refused before reading (by its size), anything else (a pipe, a device, a file that
+    grows) as soon as the limit is passed. `TooLargeError` names the file, the limit and the fix;
+    an `OSError` passes through for the caller to word."""
+    path = Path(path)
+    size = path.stat().st_size
+    if path.is_file() and size > limit:
+        raise TooLargeError(f"{path} is {size:,} bytes; citeaudit reads a {what} of up to {limit:,} bytes. "
+                            "Split it and audit each part on its own.")
+    chunks, total = [], 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(min(1 << 20, limit + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise TooLargeError(f"{path} holds more than {limit:,} bytes (it is not a regular file, or it "
+                                    f"grew while read); citeaudit reads a {what} of up to {limit:,} bytes. "
+                                    "Split it and audit each part on its own.")
+    return b"".join(chunks)
+
+
 def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
     """Read a UTF-8 file exactly (no newline translation), with a clear error if it cannot be.
 
-    A file larger than `limit` bytes is refused: indexing costs memory in proportion to the text.
+    A file larger than `limit` bytes is refused (`read_bounded`: before reading, or while reading
+    a pipe or a device): indexing costs memory in proportion to the text.
     """
     try:
-        size = path.stat().st_size
-        if size > limit:
-            raise SourceError(f"{path} is {size:,} bytes; citeaudit reads texts of up to {limit:,} bytes. "
-                              "Split the document and audit each part against its own citations.")
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
+        return read_bounded(path, limit, "text").decode("utf-8")
+    except TooLargeError:
+        raise
     except (OSError, UnicodeDecodeError) as exc:
         raise SourceError(f"Cannot read source {path}: {exc}. Check the path and that it is UTF-8.") from exc
 

@@ -35,9 +35,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .documents import (
+    MAX_FILE_BYTES,
+    MAX_TEXT_BYTES,
     Document,
     Line,
     Section,
+    TooLargeError,
     lines_of,
     load_rfc,
     load_text,
@@ -73,7 +76,7 @@ def detect_format(path: Path, format: str | None = None) -> str:
     by_extension = EXTENSIONS.get(path.suffix.lower())
     if by_extension:
         return by_extension
-    head = _read_bytes(path)[:20_000].decode("utf-8", errors="replace")
+    head = _head(path, 20_000).decode("utf-8", errors="replace")
     return "rfc" if len(_RFC_SIGNS.findall(head)) >= 2 else "text"
 
 
@@ -94,15 +97,17 @@ def load_document(source: str | Path, format: str | None = None) -> Document:
     return document
 
 
-def _read_bytes(path: Path) -> bytes:
+def _head(path: Path, size: int) -> bytes:
+    """The first `size` bytes of a file (and no more: a huge file or a device is not read whole)."""
     try:
-        return path.read_bytes()
+        with open(path, "rb") as handle:
+            return handle.read(size)
     except OSError as exc:
         raise SourceError(f"Cannot read source {path}: {exc.strerror or exc}. Check the path.") from exc
 
 
 def _refuse_binary(path: Path, chosen: str) -> None:
-    head = _read_bytes(path)[:65_536]
+    head = _head(path, 65_536)
     if head.startswith(b"%PDF-"):
         raise SourceError(f"{path} is a PDF file, not {chosen} text: rename it to .pdf or pass --format pdf.")
     if b"\x00" in head:
@@ -439,6 +444,9 @@ def _pdf_pages(path: Path) -> list[str]:
     import pypdf
     from pypdf.errors import DependencyError, FileNotDecryptedError
 
+    if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+        raise TooLargeError(f"{path} is not a regular file of at most {MAX_FILE_BYTES:,} bytes; citeaudit reads "
+                            "PDF files up to that size. Split it and audit each part on its own.")
     try:
         reader = pypdf.PdfReader(path)
         if reader.is_encrypted and not reader.decrypt(""):
@@ -510,6 +518,9 @@ def load_pdf(source: str | Path) -> Document:
         raise SourceError(f"{path}: this PDF has no text layer ({len(texts)} page(s) of images or drawings only): "
                           "run OCR first (for example `ocrmypdf in.pdf out.pdf`) and audit the OCR'd copy.")
     raw = "\n\f".join(texts)
+    if len(raw) > MAX_TEXT_BYTES // 4 and len(raw.encode("utf-8")) > MAX_TEXT_BYTES:  # the limit of every text
+        raise TooLargeError(f"{path} holds more than {MAX_TEXT_BYTES:,} bytes of text once extracted; citeaudit "
+                            f"reads texts of up to {MAX_TEXT_BYTES:,} bytes. Split it and audit each part on its own.")
     pages = [text.split("\n") for text in texts]
     is_furniture = _furniture(pages)
     kept: list[tuple[int, int, str]] = []  # (page number, raw offset, line) of every line that is text

@@ -27,6 +27,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from citeaudit.documents import MAX_TEXT_BYTES, read_bounded
 from citeaudit.errors import InputError
 from citeaudit.strictjson import repeated_keys
 
@@ -256,8 +257,8 @@ def load_json(path: str | os.PathLike[str], role: str) -> object:
     """
     shown = os.fspath(path)
     try:
-        with open(path, encoding="utf-8") as stream:
-            return json.load(stream, object_pairs_hook=_json_object)
+        text = read_bounded(shown, MAX_TEXT_BYTES, f"{role} file").decode("utf-8")
+        return json.loads(text, object_pairs_hook=_json_object)
     except OSError as exc:
         raise InputError(
             f"{shown}: cannot read the {role} file ({exc.strerror or exc}); "
