@@ -335,3 +335,16 @@ def test_a_lone_surrogate_is_that_lines_error_and_the_batch_writes_its_outputs(t
     statuses = [json.loads(line)["status"] for line in decisions.read_text(encoding="utf-8").splitlines()]
     assert statuses == ["REJECT", "REJECT", "ACCEPT"] and page.is_file() and out.is_file()
     assert "lone surrogate" in result.output
+
+
+def test_an_answer_over_the_text_limit_is_its_lines_error(tmp_path, monkeypatch):
+    """`lines --answer` refuses a text over the limit; inside a dataset the same text is that line's
+    error, not audited (issue 21). The limit is lowered here to keep the test small."""
+    from citeaudit import dataset
+
+    monkeypatch.setattr(dataset, "MAX_TEXT_BYTES", 1_000)
+    long = {"answer_id": "long", "document": "data/lines/field_note.txt", "answer": "x" * 2_000 + " [L2]."}
+    short = {"answer_id": "short", "document": "data/lines/field_note.txt", "answer": "A fact [L2]."}
+    path = _write(tmp_path / "sizes.jsonl", [long, short])
+    items = dataset.read_dataset(path)
+    assert [i.error is None for i in items] == [False, True] and "over the 1,000-byte limit" in items[0].error

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from . import strictjson
 from .citations import QuoteCitation
-from .documents import read_bounded
+from .documents import MAX_TEXT_BYTES, read_bounded
 from .errors import InputError
 from .printable import printable
 
@@ -180,6 +180,11 @@ def read_dataset(path: str | Path) -> list[Item]:
     items: list[Item] = []
     seen: dict[str, int] = {}
     for number, raw in enumerate(data.split(b"\n"), start=1):
+        if len(raw) > MAX_TEXT_BYTES:  # the text limit of `audit`, for an answer inside a dataset too
+            items.append(Item(number, f"line {number}", error=f"line {number}: {len(raw):,} bytes, over the "
+                                                               f"{MAX_TEXT_BYTES:,}-byte limit of a text. Fix: "
+                                                               "split the answer."))
+            continue
         try:
             line = raw.decode("utf-8").removesuffix("\r")
         except UnicodeDecodeError as exc:
