@@ -348,3 +348,28 @@ def test_an_answer_over_the_text_limit_is_its_lines_error(tmp_path, monkeypatch)
     path = _write(tmp_path / "sizes.jsonl", [long, short])
     items = dataset.read_dataset(path)
     assert [i.error is None for i in items] == [False, True] and "over the 1,000-byte limit" in items[0].error
+
+
+def test_a_datasets_sources_stay_in_its_folder_and_the_data_folders(tmp_path, recorded_cache):
+    """A dataset is often written by the system under audit: a line naming /etc/passwd or a path up
+    and out of its folder is that line's error, unless allowed explicitly; names in the data folders
+    and files beside the dataset are read as before (issue 21)."""
+    from citeaudit.dataset import read_dataset
+
+    secret = tmp_path / "private" / "notes.txt"
+    secret.parent.mkdir()
+    secret.write_text("A private line.\nAnother one.\n", encoding="utf-8")
+    folder = tmp_path / "datasets"
+    folder.mkdir()
+    (folder / "note.txt").write_text("Beside the dataset.\nSecond line.\n", encoding="utf-8")
+    lines = [{"answer_id": "abs", "document": str(secret), "answer": "A fact [L1]."},
+             {"answer_id": "up", "document": "../private/notes.txt", "answer": "A fact [L1]."},
+             {"answer_id": "beside", "document": "note.txt", "answer": "A fact [L1]."},
+             {"answer_id": "data", "source": "rfc7519.txt", "citations": []}]
+    path = _write(folder / "d.jsonl", lines)
+    confined = read_dataset(path)
+    assert [i.error is None for i in confined] == [False, False, True, True]
+    assert "outside the dataset's folder" in confined[0].error and "--allow-outside-sources" in confined[1].error
+    assert all(i.error is None for i in read_dataset(path, allow_outside_sources=True))
+    result = _run([str(path), "--locate-only"])
+    assert "A private line" not in result.output and "outside the dataset's folder" in result.output

@@ -398,6 +398,7 @@ def _run_distributed(parts: list[list[Item]], settings: Settings, scheduler: str
 
 
 def audit_dataset(path: str | Path, settings: Settings | None = None, scheduler: str = "threads",
-                  **options: Any) -> BatchResult:
-    """`read_dataset` then `run_batch`."""
-    return run_batch(read_dataset(path), settings, scheduler, **options)
+                  allow_outside_sources: bool = False, **options: Any) -> BatchResult:
+    """`read_dataset` (sources confined to the dataset's folder and the data folders unless
+    `allow_outside_sources`) then `run_batch`."""
+    return run_batch(read_dataset(path, allow_outside_sources), settings, scheduler, **options)

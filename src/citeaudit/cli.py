@@ -496,8 +496,12 @@ def report(source: str | None, citations: str | None, document: str | None, answ
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
               help="Write the dashboard: counts per decision and verdict, the answers to look at with their "
                    "cards, the sources with the most failing citations, the confidence histogram.")
+@click.option("--allow-outside-sources", is_flag=True,
+              help="Let the dataset's lines name sources outside its folder and the data folders (by default "
+                   "such a line is an error: a dataset often comes from the system under audit).")
 def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str | None, output: str | None,
-          decisions: str | None, scheduler: str, workers: int | None, html_path: str | None) -> NoReturn:
+          decisions: str | None, scheduler: str, workers: int | None, html_path: str | None,
+          allow_outside_sources: bool) -> NoReturn:
     """Audit a JSON Lines dataset of answers (any citation format, one answer per line) on Dask."""
     from tqdm.auto import tqdm
 
@@ -505,7 +509,7 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
     from .dataset import read_dataset
     from .reviews import load_reviews
 
-    items = read_dataset(dataset)
+    items = read_dataset(dataset, allow_outside_sources)
     if not items:
         _fail(f"{dataset} has no answers: give one JSON object per line")
     options = settings.with_(cache_dir=settings.folder.resolve())

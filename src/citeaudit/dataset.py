@@ -14,16 +14,17 @@ answers are audited and scheduled is `batch.py`.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from . import strictjson
+from . import config, strictjson
 from .citations import QuoteCitation
-from .documents import MAX_TEXT_BYTES, read_bounded
-from .errors import InputError
+from .documents import MAX_TEXT_BYTES, read_bounded, resolve_source
+from .errors import InputError, SourceError
 from .printable import printable
 
 ANSWER_ID, LINE = "answer_id", "line"
@@ -107,8 +108,9 @@ def _is_text(value: str) -> bool:
     return True
 
 
-def parse_line(text: str, number: int, base: Path | None = None) -> Item:
-    """One dataset line as an `Item`; every problem is its `error`, naming the line."""
+def parse_line(text: str, number: int, base: Path | None = None, confine: bool = True) -> Item:
+    """One dataset line as an `Item`; every problem is its `error`, naming the line. With `confine`
+    (the default), a source outside `allowed_folders` is the line's error."""
     fallback = f"line {number}"
     try:
         data = strictjson.loads(text)
@@ -141,15 +143,46 @@ def parse_line(text: str, number: int, base: Path | None = None) -> Item:
     except ValidationError as exc:
         return Item(number, name, error=f"line {number}: {_validation_reason(exc)}. Fix: the line is {shape}.")
     if isinstance(entry, QuoteLine):
-        ids = [c.id for c in entry.citations]
-        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        counts = Counter(c.id for c in entry.citations)  # linear: an answer may carry 60,000 citations
+        repeated = sorted(i for i, n in counts.items() if n > 1)
         if repeated:
             return Item(number, name, error=f"line {number}: citation id {repeated[0]!r} repeats. "
                                             "Fix: give every citation of an answer a unique id.")
         entry = entry.model_copy(update={"source": _beside(entry.source, base)})
     elif isinstance(entry, LinesLine):
         entry = entry.model_copy(update={"document": _beside(entry.document, base)})
+    outside = _outside(entry, base) if confine else None
+    if outside is not None:
+        return Item(number, name, error=f"line {number}: the source {printable(outside)} is outside the dataset's "
+                                        "folder and the data folders, which a dataset may read by default (a "
+                                        "dataset often comes from the system under audit). Fix: move the file "
+                                        "there, or allow it explicitly (--allow-outside-sources).")
     return Item(number, entry.answer_id, entry)  # type: ignore[arg-type]
+
+
+def allowed_folders(base: Path | None) -> list[Path]:
+    """Where a dataset's sources may be by default: its own folder and the data folders
+    (`CITEAUDIT_DATA_DIR`, the project's `data/`, `../shared/data/rfc` beside the checkout), not
+    the working directory or anywhere else on the machine."""
+    root = config.project_dir()
+    folders = [base, config.data_dir(), root / "data", root / config.SHARED_DATA]
+    return [folder.resolve() for folder in folders if folder is not None]
+
+
+def _outside(entry: object, base: Path | None) -> str | None:
+    """The source an entry names when it resolves to a file outside `allowed_folders`, else None
+    (a source not found is left for the loader to report)."""
+    if isinstance(entry, QuoteLine):
+        named = entry.source
+    elif isinstance(entry, LinesLine):
+        named = entry.document
+    else:
+        return None  # a source-id answer carries its sources in the line
+    try:
+        found = resolve_source(named, download=False).resolve()
+    except SourceError:
+        return None
+    return None if any(found.is_relative_to(folder) for folder in allowed_folders(base)) else named
 
 
 def _beside(path: str, base: Path | None) -> str:
@@ -163,9 +196,11 @@ def _beside(path: str, base: Path | None) -> str:
     return path
 
 
-def read_dataset(path: str | Path) -> list[Item]:
+def read_dataset(path: str | Path, allow_outside_sources: bool = False) -> list[Item]:
     """Every non-blank line of a JSON Lines dataset (UTF-8) as an `Item`; a repeated `answer_id`
-    is an error for the later line. An unreadable file raises `InputError`.
+    is an error for the later line. An unreadable file raises `InputError`. A line whose source
+    lies outside the dataset's folder and the data folders is an error unless
+    `allow_outside_sources` (`allowed_folders`).
 
     Lines are split on `\n` alone (a U+2028 or U+0085 inside a JSON string is text, not a line
     break, so line numbers match what an editor counts); a UTF-8 byte-order mark at the start is
@@ -193,7 +228,7 @@ def read_dataset(path: str | Path) -> list[Item]:
             continue
         if not line.strip():
             continue
-        item = parse_line(line, number, path.parent)
+        item = parse_line(line, number, path.parent, confine=not allow_outside_sources)
         if item.entry is not None:
             if item.answer_id in seen:
                 item = Item(number, item.answer_id, error=f"line {number}: answer_id {item.answer_id!r} repeats "
