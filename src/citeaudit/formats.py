@@ -475,10 +475,15 @@ def _furniture(pages: list[list[str]]) -> Callable[[int, int, str], bool]:
         edges.update({shape(line) for line in filled[:2] + filled[-2:]})
     repeated = {s for s, n in edges.items() if len(pages) >= 2 and n >= max(2, (len(pages) + 1) // 2)}
 
+    # the indices of each page's first two and last two lines with text, found once per page (a
+    # rescan for every line made a 30,000-line page quadratic)
+    edge_lines: list[frozenset[int]] = []
+    for lines in pages:
+        indices = [i for i, text in enumerate(lines) if text.strip()]
+        edge_lines.append(frozenset(indices[:2] + indices[-2:]))
+
     def is_furniture(page: int, index: int, line: str) -> bool:
-        filled = [i for i, text in enumerate(pages[page]) if text.strip()]
-        at_edge = index in filled[:2] + filled[-2:]
-        return at_edge and (shape(line) in repeated or bool(_PAGE_NUMBER.match(line.strip())))
+        return index in edge_lines[page] and (shape(line) in repeated or bool(_PAGE_NUMBER.match(line.strip())))
 
     return is_furniture
 
