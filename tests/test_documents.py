@@ -5,6 +5,8 @@ import threading
 
 import pytest
 from conftest import DATA
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeaudit import SourceError, canonical_section_id, load_rfc, load_text
 from citeaudit.documents import download_source, text_digest
@@ -209,3 +211,28 @@ def test_an_endless_input_is_exit_2_not_a_memory_error(command):
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert "internal error" not in result.stderr and "Traceback" not in result.stderr
     assert "bytes" in result.stderr or "not found" in result.stderr  # refused by its size, or not a file
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["a", "b", " ", "\t", "\n", "\u00a0", "é"]), max_size=60))
+def test_paragraph_spans_are_the_paragraphs_of_the_old_expression(text):
+    """The linear splitter finds exactly the paragraphs the old regular expression found."""
+    import re
+
+    from citeaudit.documents import paragraph_spans
+
+    old = [(m.start(), m.start() + len(m.group().rstrip())) for m in re.finditer(r"\S(?:.|\n(?!\s*\n))*", text)]
+    assert list(paragraph_spans(text)) == old
+
+
+def test_a_text_without_blank_lines_is_split_in_linear_memory():
+    import tracemalloc
+
+    from citeaudit.documents import paragraph_spans
+
+    text = "a line of a long text without blank lines\n" * 50_000  # 2.1 MB
+    tracemalloc.start()
+    spans = list(paragraph_spans(text))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert spans == [(0, len(text) - 1)] and peak < len(text)  # the old expression: ~135 bytes per byte

@@ -411,6 +411,30 @@ def load_rfc(source: str | Path = "rfc7519.txt") -> Document:
     return Document(path.name, raw, clean, clean_to_raw, _sections(clean, clean_to_raw), Lines(raw, starts, ends))
 
 
+_BLANK_LINE_BREAK = re.compile(r"\n(?=[^\S\n]*\n)")  # a line break followed by a line of whitespace only
+_NON_SPACE = re.compile(r"\S")
+
+
+def paragraph_spans(text: str) -> Iterator[tuple[int, int]]:
+    r"""`[start, end)` of each paragraph: from its first non-space character to its last, paragraphs
+    separated by lines of whitespace only. Linear in time and in memory (a single regular
+    expression with an alternation under a star held ~135 bytes per character of a text without
+    blank lines).
+
+    >>> list(paragraph_spans("  one\ntwo  \n \n\nthree\n"))
+    [(2, 9), (15, 20)]
+    """
+    start = 0
+    for cut in [*(m.start() for m in _BLANK_LINE_BREAK.finditer(text)), len(text)]:
+        first = _NON_SPACE.search(text, start, cut)
+        if first is not None:
+            end = cut
+            while end > first.start() and text[end - 1].isspace():
+                end -= 1
+            yield first.start(), end
+        start = cut + 1
+
+
 def load_text(source: str | Path, sections: str = "paragraphs") -> Document:
     """Load any plain-text file. Sections are numbered paragraphs ("1", "2", ...) separated by blank
     lines, or, with `sections="headings"`, numbered headings as in an RFC ("2.1.  Title")."""
@@ -426,9 +450,8 @@ def load_text(source: str | Path, sections: str = "paragraphs") -> Document:
         found = _sections(clean, clean_to_raw)
     else:
         found = {}
-        for n, para in enumerate(re.finditer(r"\S(?:.|\n(?!\s*\n))*", clean), start=1):
-            text = para.group().rstrip()
-            c_start, c_end = para.start(), para.start() + len(text)
+        for n, (c_start, c_end) in enumerate(paragraph_spans(clean), start=1):
+            text = clean[c_start:c_end]
             found[str(n)] = Section(
                 id=str(n),
                 title=text.splitlines()[0][:60],
