@@ -148,7 +148,8 @@ def test_malformed_json_body_is_an_error_row(endpoint, tmp_cache):
 def test_body_without_choices_is_an_error_row(endpoint, tmp_cache):
     endpoint["script"] = [{"id": "x", "object": "chat.completion", "created": 0, "model": "scripted", "choices": []}]
     result = judge_for(endpoint, tmp_cache, max_retries=0).judge("claim", "evidence")
-    assert result.relation is None and "IndexError" in result.error
+    assert result.relation is None and result.error_kind == "unusable"
+    assert "not a chat completion ('a reply with no choices')" in result.error
 
 
 def test_no_logprobs_falls_back_to_sampling(endpoint, tmp_cache):

@@ -190,5 +190,5 @@ def test_an_oversized_source_is_refused_with_the_fix(tmp_path):
 
     path = tmp_path / "big.txt"
     path.write_text("x" * 2000)
-    with pytest.raises(SourceError, match="Split the document"):
+    with pytest.raises(SourceError, match="is 2,000 bytes; citeaudit reads a text of up to 1,000 bytes. Split it"):
         read_text(path, limit=1000)

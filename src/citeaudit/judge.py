@@ -198,7 +198,8 @@ class Judge:
                 raise
             choices = getattr(response, "choices", None)
             if not choices:  # an HTML page, a proxy's error text, an empty list: say what came back
-                shown = response if isinstance(response, str) else type(response).__name__
+                shown = response if isinstance(response, str) else \
+                    "a reply with no choices" if choices is not None else type(response).__name__
                 raise JudgeError(f"the endpoint answered with something that is not a chat completion "
                                  f"({str(shown)[:120]!r}); check that OPENAI_BASE_URL is the API root of an "
                                  "OpenAI-compatible server (often ending in /v1)")
