@@ -172,3 +172,18 @@ def test_a_200_with_an_html_body_says_what_came_back(tmp_cache):
     result = judge.judge("claim", "evidence")
     assert result.confidence is None and result.error_kind == "unusable"
     assert "not a chat completion" in result.error and "Welcome to nginx" in result.error
+
+
+def test_an_oversized_answer_is_capped_before_it_is_stored(tmp_cache):
+    """A 2 MB message and 5,000 alternatives of 1 kB tokens: the recording keeps 200 characters of
+    the message and the 20 alternatives asked for, tokens cut to 64 characters (issue 21)."""
+    top = [("A", -0.1), ("B", -2.5)] + [("x" * 1_000 + str(i), -20.0) for i in range(5_000)]
+    script = Script(body(top, content="A" * 2_000_000))
+    judge = judge_over(script, tmp_cache)
+    result = judge.judge("claim", "evidence")
+    judge.cache.close()
+    (line,) = (tmp_cache / recording_name("stub")).read_text(encoding="utf-8").splitlines()
+    record = json.loads(line)["response"]
+    assert len(record["content"]) == 200 and len(record["top_logprobs"]) == 20
+    assert max(len(t["token"]) for t in record["top_logprobs"]) == 64 and len(line) < 5_000
+    assert result.relation == "supports"

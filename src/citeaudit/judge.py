@@ -69,6 +69,8 @@ if TYPE_CHECKING:
 GRAMMAR = 'root ::= "A" | "B" | "C"'
 YESNO_GRAMMAR = 'root ::= "Yes" | "No"'
 TOP_LOGPROBS = 20
+# what is kept of an answer (one token was asked for): a 10 MB body is never stored verbatim
+MAX_CONTENT_CHARS, MAX_TOKEN_CHARS = 200, 64
 SAMPLES = 5
 
 
@@ -210,11 +212,15 @@ class Judge:
                 # a NaN or infinity is recorded as null (strict JSON) and rejected when read
                 # without the alternatives (an endpoint that ignores top_logprobs) the chosen token's
                 # own log-probability says nothing about the other options: sample instead (None)
-                top = [{"token": t.token, "logprob": finite_or_none(t.logprob)} for t in first.top_logprobs or []]
-                top = top or None
+                # capped before anything is stored: an endpoint may send thousands of alternatives
+                alternatives = (first.top_logprobs or [])[:TOP_LOGPROBS]
+                top = [{"token": str(t.token)[:MAX_TOKEN_CHARS], "logprob": finite_or_none(t.logprob)}
+                       for t in alternatives] or None
             usage = response.usage
+            content = choice.message.content
             return (
-                {"content": choice.message.content, "top_logprobs": top, "finish_reason": choice.finish_reason},
+                {"content": content[:MAX_CONTENT_CHARS] if isinstance(content, str) else None, "top_logprobs": top,
+                 "finish_reason": str(choice.finish_reason)[:40] if choice.finish_reason is not None else None},
                 {
                     "prompt": getattr(usage, "prompt_tokens", None),
                     "completion": getattr(usage, "completion_tokens", None),
