@@ -94,3 +94,26 @@ def test_torn_last_line_is_skipped_and_kept(tmp_cache):
 def test_unknown_mode_is_refused(tmp_cache):
     with pytest.raises(Exception, match="replay, record, refresh"):
         CallCache(tmp_cache, mode="live")
+
+
+def test_two_different_answers_under_one_key_are_reported_on_every_open(tmp_cache, caplog):
+    """A recording edited or merged by hand may hold two answers for one request: replay uses the
+    newest, as refresh does, and says so each time the cache opens, naming the file (issue 21)."""
+    recorder = CallCache(tmp_cache, mode="record")
+    recorder.call(REQUEST, sender(["A"])[0])
+    recorder.close()
+    path = tmp_cache / recording_name("m-1")
+    (first,) = path.read_text(encoding="utf-8").splitlines()
+    changed = json.loads(first)
+    changed["response"] = {"content": "C"}
+    path.write_text(first + "\n" + json.dumps(changed) + "\n", encoding="utf-8")  # as a hand merge would
+    for _ in range(2):
+        caplog.clear()
+        cache = CallCache(tmp_cache, mode="replay")
+        record, hit = cache.call(REQUEST, sender([])[0])
+        assert hit and record["response"]["content"] == "C" and len(cache) == 1
+        assert any(f"{path}: 1 request key(s) hold two or more different answers" in w for w in cache.warnings)
+        assert "different answers" in caplog.text
+        cache.close()
+    path.write_text(first + "\n" + first + "\n", encoding="utf-8")  # the same answer twice is no conflict
+    assert CallCache(tmp_cache, mode="replay").warnings == []

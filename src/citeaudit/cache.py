@@ -57,6 +57,7 @@ def recording_name(model: str) -> str:
 
 RECORD_KEYS = ("key", "response")
 MANIFEST_KEY = "manifest"  # record keys are 64 hex digits, so this one never collides
+CONFLICTS_KEY = "conflicts"  # what the last rebuild found: keys recorded with different answers
 
 
 def read_recording(path: Path) -> Records:
@@ -160,6 +161,7 @@ class CallCache:
             return canonical_json({name: state for name, state in states.items() if state})
 
         if store.get(MANIFEST_KEY) == manifest_of(self._recordings()):
+            self._report_conflicts(store.get(CONFLICTS_KEY))
             return
         with store.transact():  # one rebuild at a time; appends from record mode wait
             contents = self._recordings()
@@ -167,12 +169,32 @@ class CallCache:
             if store.get(MANIFEST_KEY) == manifest:
                 return
             store.clear()
+            answers: dict[str, str] = {}
+            conflicts: dict[str, list[str]] = {}
             for name, data in contents.items():
                 records = parse_records(data, self.directory / name, RECORD_KEYS)
                 self.warnings.extend(records.warnings)
-                for record in records:  # the newest answer of a key wins
+                for record in records:  # the newest answer of a key is used, and a changed one reported
+                    response = canonical_json(record["response"])
+                    if answers.setdefault(record["key"], response) != response:
+                        conflicts.setdefault(name, []).append(record["key"])
+                        answers[record["key"]] = response
                     store.set(record["key"], _stored(record))
+            text = canonical_json({name: sorted(set(keys)) for name, keys in conflicts.items()}) if conflicts else None
+            store.set(CONFLICTS_KEY, text)
             store.set(MANIFEST_KEY, manifest)
+        self._report_conflicts(text)
+
+    def _report_conflicts(self, text: str | None) -> None:
+        """Say, on every open, which recordings hold two different answers for one request."""
+        if not text:
+            return
+        for name, keys in json.loads(text).items():
+            message = (f"{self.directory / name}: {len(keys)} request key(s) hold two or more different answers "
+                       f"(first {keys[0][:12]}); the newest answer of each is the one replayed. If that is not "
+                       "what you meant, keep one answer per key: re-record into a fresh cache folder.")
+            self.warnings.append(message)
+            logger.warning(message)
 
     def _remember(self, path: Path, record: dict, before: int, after: int) -> None:
         """Store a record just appended to `path` (bytes [before, after)); keep the manifest true.
@@ -215,7 +237,7 @@ class CallCache:
 
     def __len__(self) -> int:
         """The number of recorded keys."""
-        return len(self.store) - (MANIFEST_KEY in self.store)
+        return len(self.store) - (MANIFEST_KEY in self.store) - (CONFLICTS_KEY in self.store)
 
     def call(self, request: dict, send: Callable[[], tuple[dict, dict]], what: str = "") -> tuple[dict, bool]:
         """The recorded response of `request`, or `send()`'s, by mode. Returns (record, cached).
