@@ -84,3 +84,36 @@ def test_ids_and_claims_cannot_forge_terminal_lines(tmp_path):
     assert result.returncode == 1 and "\r" not in out and "\x1b" not in out and "\u202e" not in out
     assert "\nACCEPT" not in out and not any(line.startswith("ACCEPT") for line in out.splitlines())
     assert "x\\r\\x1b[2K\\nACCEPT" in out  # shown, escaped
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_calls_are_in_flight_exits_130_at_once(tmp_path, scripted):
+    """Ctrl-C with judge requests in flight (an endpoint that answers after 60 s): exit 130 within
+    seconds, not when every request has timed out, and no output file half-written (issue 21)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import DATA
+
+    endpoint = scripted(60.0)
+    out = tmp_path / "rows.jsonl"
+    env = {**os.environ, "OPENAI_BASE_URL": endpoint.url, "OPENAI_API_KEY": "x", "CITEAUDIT_MODEL": "scripted",
+           "CITEAUDIT_STRATEGY": "choice", "CITEAUDIT_GRAMMAR": "0", "CITEAUDIT_CACHE_DIR": str(tmp_path / "cache"),
+           "CITEAUDIT_TIMEOUT": "120", "CITEAUDIT_CONCURRENCY": "4"}
+    process = subprocess.Popen([sys.executable, "-m", "citeaudit.cli", "audit", "--source", "rfc7519.txt",
+                                "--citations", str(DATA / "rfc7519_citations.json"), "--cache-mode", "record",
+                                "--output", str(out)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    deadline = time.monotonic() + 60
+    while endpoint.requests < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert endpoint.requests >= 2, "the judge never called the endpoint"
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, (stdout, stderr)
+    assert time.monotonic() - sent < 10 and "interrupted" in stderr and "Traceback" not in stderr
+    assert not out.exists()

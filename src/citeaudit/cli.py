@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from enum import StrEnum
 from importlib.metadata import version
@@ -33,7 +35,7 @@ from .reviews import review_row
 from .views import how_to_record, lines_view, quote_notes, step2_view
 from .vocab import REVIEW_VERDICTS, CacheMode, ErrorKind, LocalModelKey, Strategy
 
-EXIT_USAGE, EXIT_JUDGE, EXIT_INTERNAL = 2, 3, 4
+EXIT_USAGE, EXIT_JUDGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 2, 3, 4, 130
 F = TypeVar("F", bound=Callable)
 
 
@@ -172,13 +174,27 @@ def _show_audit(audit: Audit) -> None:
             click.echo(f"  {printable(citation)}: {note}")
 
 
+def _interrupted() -> NoReturn:
+    """Ctrl-C: say so and exit 130 at once. Outputs are written whole at the end of a command, so
+    none is half-written; judge requests still in flight are abandoned, not awaited (their worker
+    threads would otherwise keep the process alive until every request timed out)."""
+    click.echo("\ninterrupted: stopped before the end; no output was written after this point", err=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        os._exit(EXIT_INTERRUPTED)
+    sys.exit(EXIT_INTERRUPTED)
+
+
 class _Guarded(click.Group):
     """Every error becomes a message and an exit code, never a traceback."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
-        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt):
+        except KeyboardInterrupt:
+            _interrupted()
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
         except (JudgeUnavailableError, LocalModelError) as exc:
             click.echo(f"error: {printable_lines(exc)}", err=True)
