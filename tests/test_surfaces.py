@@ -64,7 +64,8 @@ def command_line(tmp_path) -> dict:
     out = tmp_path / "cli.jsonl"
     result = run("audit", "--source", "rfc7519.txt", "--citations", str(CITATIONS), "--output", str(out))
     records = [json.loads(line) for line in out.read_text().splitlines()]
-    status = result.stdout.split("\n\n")[-1].split()[0]
+    status = next(line.split()[0] for line in result.stdout.splitlines() if line.startswith(("ACCEPT", "REVIEW",
+                                                                                              "REJECT")))
     threshold = float(result.stdout.splitlines()[0].split()[1].rstrip(","))
     return _shape(threshold, status, [[r["id"], r["verdict"], r["route"], r["state"]] for r in records])
 
@@ -110,7 +111,8 @@ def test_a_model_without_a_calibration_is_named_on_every_surface(cache, tmp_path
     note = f"no calibration for {MODEL} / panel"
     printed = run("audit", "--source", "rfc7519.txt", "--citations", str(CITATIONS))
     assert printed.stdout.startswith(f"threshold 0.80 (default): {note}")  # the table's header
-    assert "make calibrate-qwen" in printed.stdout.splitlines()[-1]  # and the decision's last reason
+    reasons = [line for line in printed.stdout.splitlines() if line.startswith("  - ")]
+    assert "make calibrate-qwen" in reasons[-1]  # and the decision's last reason
     audit = audit_quotes("rfc7519.txt", CITATIONS)
     assert note in audit.decision.reasons[-1] and note in audit.styled().caption
     assert note in audit.render_html()

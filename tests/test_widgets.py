@@ -79,3 +79,17 @@ def test_queue_empties_and_the_answer_can_be_accepted(tmp_path, replay_cache):
     assert "Queue empty" in queue.card_html()
     with pytest.raises(IndexError):
         queue.decide("verified")
+
+
+def test_the_queue_confirms_each_write(tmp_path, replay_cache):
+    """After a decision the queue says what it wrote, where, and how many reviews the store holds."""
+    from conftest import DATA
+
+    from citeaudit import ReviewQueue, audit_quotes
+
+    audit = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=Judge(cache=replay_cache))
+    store = tmp_path / "reviews.jsonl"
+    queue = ReviewQueue(audit, store)
+    first = queue.current()["id"]
+    queue.decide("verified")
+    assert queue.saved == f"saved verified for {first} to {store} (1 review(s) in the store)"

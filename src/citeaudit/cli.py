@@ -33,7 +33,7 @@ from .options import AuditOptions, check_threshold
 from .printable import printable, printable_lines
 from .reviews import review_row
 from .views import how_to_record, lines_view, quote_notes, step2_view
-from .vocab import REVIEW_VERDICTS, CacheMode, ErrorKind, LocalModelKey, Strategy
+from .vocab import REVIEW_VERDICTS, WAITING_STATES, CacheMode, ErrorKind, LocalModelKey, Strategy
 
 EXIT_USAGE, EXIT_JUDGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 2, 3, 4, 130
 F = TypeVar("F", bound=Callable)
@@ -156,6 +156,11 @@ def _finish(audit: Audit, output: str | None, html_path: str | None, inputs: str
     click.echo(f"\n{decision.status} ({audit.routing_note()})")
     for reason in decision.reasons:
         click.echo(f"  - {reason}")
+    waiting = audit.table[audit.table[C.STATE].isin(WAITING_STATES) & audit.table[C.EVIDENCE].notna()]
+    if len(waiting) and inputs:
+        click.echo(f"\nTo record a human review of one (bound to the evidence it shows now): citeaudit review "
+                   f"--reviews reviews/mine.jsonl {inputs} --id {printable(waiting[C.ID].iloc[0])} "
+                   "--verdict verified|contradicted|unsupported; then rerun with --reviews reviews/mine.jsonl.")
     sys.exit(decision.exit_code)
 
 

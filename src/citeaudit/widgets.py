@@ -18,7 +18,7 @@ from .audit import Audit
 from .calibrate import pass_fail_right, reliability, threshold_table
 from .calibration import Calibration
 from .decide import Decision
-from .reviews import Review, review_row
+from .reviews import Review, load_reviews, review_row
 from .route import route, routing_score, score_note, verdict_words
 from .views import evidence_html, quote_html
 from .vocab import REVIEW_VERDICTS, WAITING_STATES, Route, Verdict
@@ -137,6 +137,7 @@ class ReviewQueue:
     store: Path
     position: int = 0
     pending: list = field(init=False, default_factory=list)
+    saved: str = field(init=False, default="")  # what the last decision wrote, in words
 
     def __post_init__(self) -> None:
         self.store = Path(self.store)
@@ -166,6 +167,9 @@ class ReviewQueue:
             raise IndexError("the review queue is empty")
         review = review_row(self.table, row[C.ID], self.store, verdict, reviewer, note or None)
         self.refresh()  # the reviewed row leaves `pending`; the same position is the next one
+        stored = len(load_reviews(self.store))
+        self.saved = (f"saved {review.verdict} for {review.citation_id} to {self.store} "
+                      f"({stored} review(s) in the store)")
         return review
 
     def skip(self) -> None:
@@ -236,7 +240,8 @@ class ReviewQueue:
         def show() -> None:
             card.value = self.card_html()
             decision = self.decision()
-            status.value = f"<p>answer: <b>{decision.status}</b> &middot; {len(self.pending)} waiting</p>"
+            saved = f"<br><span style='color:#1a7f37'>{html.escape(self.saved)}</span>" if self.saved else ""
+            status.value = f"<p>answer: <b>{decision.status}</b> &middot; {len(self.pending)} waiting{saved}</p>"
 
         def on_verdict(button: Button) -> None:
             if not self.done:
