@@ -36,6 +36,7 @@ from .views import how_to_record, lines_view, quote_notes, step2_view
 from .vocab import REVIEW_VERDICTS, WAITING_STATES, CacheMode, ErrorKind, LocalModelKey, Strategy
 
 EXIT_USAGE, EXIT_JUDGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 2, 3, 4, 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a reader that closed the pipe
 F = TypeVar("F", bound=Callable)
 
 
@@ -199,6 +200,9 @@ class _Guarded(click.Group):
             return super().invoke(ctx)
         except KeyboardInterrupt:
             _interrupted()
+        except BrokenPipeError:  # `citeaudit ... | head`: the reader left; nothing more to say
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(EXIT_BROKEN_PIPE)
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
         except (JudgeUnavailableError, LocalModelError) as exc:

@@ -41,7 +41,8 @@ def step1_view(table: pd.DataFrame, text: bool = True) -> pd.DataFrame:
         "quote": table[C.QUOTE_STATUS],
         "cited": table[C.CITED_SECTION],
         "found in": table[C.FOUND_SECTION],
-        "score": table[C.MATCH_SCORE],
+        # the quote's match (0-100), named apart from the routing `score` of step 3
+        "match": [f"{m:.1f}" if isinstance(m, (int, float)) and not pd.isna(m) else None for m in table[C.MATCH_SCORE]],
         "evidence chars": [f"{len(e):,}" if isinstance(e, str) else None for e in table[C.EVIDENCE]],
     }).astype(object).where(lambda f: f.notna(), "-")
 
