@@ -91,7 +91,7 @@ explorer.widget()
 # %%
 grid = explorer.grid
 grid.style.format({"threshold": "{:.2f}", "auto_share": "{:.0%}", "auto_accuracy": "{:.0%}",
-                   "model_share": "{:.0%}", "model_accuracy": "{:.0%}"})
+                   "model_share": "{:.0%}", "model_accuracy": "{:.0%}"}, na_rep="-")  # "-": none stands
 
 # %%
 fig = explorer.figure()
