@@ -93,3 +93,18 @@ def test_the_queue_confirms_each_write(tmp_path, replay_cache):
     first = queue.current()["id"]
     queue.decide("verified")
     assert queue.saved == f"saved verified for {first} to {store} (1 review(s) in the store)"
+
+
+def test_the_risk_coverage_marker_names_the_sliders_threshold(judged):
+    """The marker sat on the grid's nearest 0.05 and its legend said 0.85 while the slider said 0.84."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    _, audit = judged
+    explorer = ThresholdExplorer(audit.table, 0.84)
+    fig = explorer.figure()
+    labels = [text.get_text() for text in fig.axes[0].get_legend().get_texts()]
+    plt.close(fig)
+    assert labels == ["threshold 0.84"]

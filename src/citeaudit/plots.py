@@ -17,12 +17,17 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 
-def risk_coverage(grid: pd.DataFrame, threshold: float | None = None, ax: Axes | None = None) -> Axes:
-    """Accuracy of the verdicts that stand against the share that stands, as the threshold moves."""
+def risk_coverage(grid: pd.DataFrame, threshold: float | None = None, ax: Axes | None = None,
+                  at: pd.Series | None = None) -> Axes:
+    """Accuracy of the verdicts that stand against the share that stands, as the threshold moves.
+
+    The marker is `at` (the threshold table's row at exactly `threshold`) when given, else the
+    grid's row nearest to `threshold`; its label names the threshold of the point it marks."""
     ax = ax or plt.subplots(figsize=(5, 4))[1]
     ax.plot(grid["auto_share"], grid["auto_accuracy"], marker="o", ms=3)
     if threshold is not None:
-        at = grid.iloc[(grid["threshold"] - threshold).abs().argmin()]
+        if at is None:
+            at = grid.iloc[(grid["threshold"] - threshold).abs().argmin()]
         ax.plot([at["auto_share"]], [at["auto_accuracy"]], marker="o", ms=10, color="crimson",
                 label=f"threshold {at['threshold']:.2f}")
         ax.legend(loc="lower left")
@@ -77,10 +82,10 @@ def reliability_diagram(rel: pd.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
-def threshold_figure(grid: pd.DataFrame, rel: pd.DataFrame, threshold: float) -> Figure:
-    """Both plots side by side, the current threshold marked."""
+def threshold_figure(grid: pd.DataFrame, rel: pd.DataFrame, threshold: float, at: pd.Series | None = None) -> Figure:
+    """Both plots side by side, the current threshold marked (at `at`, its exact row, when given)."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    risk_coverage(grid, threshold, left)
+    risk_coverage(grid, threshold, left, at)
     reliability_diagram(rel, right)
     fig.tight_layout()
     return fig

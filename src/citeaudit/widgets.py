@@ -102,7 +102,9 @@ class ThresholdExplorer:
     def figure(self) -> Figure:
         from .plots import threshold_figure
 
-        return threshold_figure(self.grid, self.rel, self.threshold)
+        # the marker sits at exactly the slider's threshold, not at the grid's nearest 0.05
+        at = threshold_table(self.table, [self.threshold], calibration=self.calibration).iloc[0]
+        return threshold_figure(self.grid, self.rel, self.threshold, at)
 
     def widget(self) -> VBox:
         """A slider that re-renders the summary, the styled table and both plots on every move."""
