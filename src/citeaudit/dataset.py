@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,9 +109,10 @@ def _is_text(value: str) -> bool:
     return True
 
 
-def parse_line(text: str, number: int, base: Path | None = None, confine: bool = True) -> Item:
+def parse_line(text: str, number: int, base: Path | None = None, confine: bool = True,
+               allowed: Sequence[Path] | None = None) -> Item:
     """One dataset line as an `Item`; every problem is its `error`, naming the line. With `confine`
-    (the default), a source outside `allowed_folders` is the line's error."""
+    (the default), a source outside `allowed` (default `allowed_folders(base)`) is the line's error."""
     fallback = f"line {number}"
     try:
         data = strictjson.loads(text)
@@ -151,7 +153,7 @@ def parse_line(text: str, number: int, base: Path | None = None, confine: bool =
         entry = entry.model_copy(update={"source": _beside(entry.source, base)})
     elif isinstance(entry, LinesLine):
         entry = entry.model_copy(update={"document": _beside(entry.document, base)})
-    outside = _outside(entry, base) if confine else None
+    outside = _outside(entry, allowed if allowed is not None else allowed_folders(base)) if confine else None
     if outside is not None:
         return Item(number, name, error=f"line {number}: the source {printable(outside)} is outside the dataset's "
                                         "folder and the data folders, which a dataset may read by default (a "
@@ -169,7 +171,7 @@ def allowed_folders(base: Path | None) -> list[Path]:
     return [folder.resolve() for folder in folders if folder is not None]
 
 
-def _outside(entry: object, base: Path | None) -> str | None:
+def _outside(entry: object, allowed: Sequence[Path]) -> str | None:
     """The source an entry names when it resolves to a file outside `allowed_folders`, else None
     (a source not found is left for the loader to report)."""
     if isinstance(entry, QuoteLine):
@@ -182,7 +184,7 @@ def _outside(entry: object, base: Path | None) -> str | None:
         found = resolve_source(named, download=False).resolve()
     except SourceError:
         return None
-    return None if any(found.is_relative_to(folder) for folder in allowed_folders(base)) else named
+    return None if any(found.is_relative_to(folder) for folder in allowed) else named
 
 
 def _beside(path: str, base: Path | None) -> str:
@@ -213,6 +215,7 @@ def read_dataset(path: str | Path, allow_outside_sources: bool = False) -> list[
         raise InputError(f"{path}: cannot read the dataset ({exc.strerror or exc}). Check the path.") from None
     data = data.removeprefix(b"\xef\xbb\xbf")
     items: list[Item] = []
+    allowed = allowed_folders(path.parent)  # once per dataset, not once per line
     seen: dict[str, int] = {}
     for number, raw in enumerate(data.split(b"\n"), start=1):
         if len(raw) > MAX_TEXT_BYTES:  # the text limit of `audit`, for an answer inside a dataset too
@@ -228,7 +231,7 @@ def read_dataset(path: str | Path, allow_outside_sources: bool = False) -> list[
             continue
         if not line.strip():
             continue
-        item = parse_line(line, number, path.parent, confine=not allow_outside_sources)
+        item = parse_line(line, number, path.parent, confine=not allow_outside_sources, allowed=allowed)
         if item.entry is not None:
             if item.answer_id in seen:
                 item = Item(number, item.answer_id, error=f"line {number}: answer_id {item.answer_id!r} repeats "

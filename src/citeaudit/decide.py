@@ -135,7 +135,7 @@ def _label(row: pd.Series, position: int) -> str:
     """How a reason names its citation: the id, or seed 000's `answer.claims[i] "C1"`."""
     if row[C.KIND] == Kind.SOURCE:
         return f"answer.claims[{position}] {quoted(row[C.ID])}"
-    return printable(row[C.ID])
+    return str(row[C.ID])
 
 
 def _target(row: pd.Series) -> str:

@@ -176,11 +176,6 @@ def judged_verdict(row: pd.Series, calibration: Calibration | None = None) -> Ou
                          row.get(C.ANSWERS), calibration)
 
 
-def routing_score(row: pd.Series, calibration: Calibration | None = None) -> float | None:
-    """The score compared with the threshold (see `judged_verdict`)."""
-    return judged_verdict(row, calibration).score
-
-
 def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
           calibration: Calibration | None = None) -> pd.DataFrame:
     """Add `p_pass`, `score`, `verdict`, `flags` and `route` (`auto` or `review`) to a judged table.

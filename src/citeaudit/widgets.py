@@ -19,7 +19,7 @@ from .calibrate import pass_fail_right, reliability, threshold_table
 from .calibration import Calibration
 from .decide import Decision
 from .reviews import Review, load_reviews, review_row
-from .route import route, routing_score, score_note, verdict_words
+from .route import route, score_note, verdict_words
 from .views import evidence_html, quote_html
 from .vocab import REVIEW_VERDICTS, WAITING_STATES, Route, Verdict
 
@@ -34,7 +34,7 @@ def threshold_view(table: pd.DataFrame, threshold: float, calibration: Calibrati
     """Each labelled citation re-routed at `threshold`: P(supports), routing score, verdict, route,
     gold, and whether the verdict is right on pass or fail (what decides the answer)."""
     routed = route(table, threshold, calibration)
-    scores = [routing_score(row, calibration) for _, row in routed.iterrows()]
+    scores = routed[C.SCORE]
     supports = [p.get("supports") if isinstance(p, dict) else None
                 for p in routed.get(C.PROBABILITIES, pd.Series([None] * len(routed), index=routed.index))]
     return pd.DataFrame({
@@ -140,6 +140,7 @@ class ReviewQueue:
     position: int = 0
     pending: list = field(init=False, default_factory=list)
     saved: str = field(init=False, default="")  # what the last decision wrote, in words
+    stored: int = field(init=False, default=0)  # reviews in the store, as the last refresh read it
 
     def __post_init__(self) -> None:
         self.store = Path(self.store)
@@ -151,7 +152,9 @@ class ReviewQueue:
 
     def refresh(self) -> None:
         """Re-apply the store: rows with a current review leave the queue."""
-        self.audit = self.audit.with_reviews(self.store)
+        reviews = load_reviews(self.store)
+        self.stored = len(reviews)
+        self.audit = self.audit.with_reviews(reviews)
         self.pending = list(self.table.index[self.table[C.STATE].isin(WAITING_STATES)])
         self.position = min(self.position, len(self.pending))
 
@@ -169,9 +172,8 @@ class ReviewQueue:
             raise IndexError("the review queue is empty")
         review = review_row(self.table, row[C.ID], self.store, verdict, reviewer, note or None)
         self.refresh()  # the reviewed row leaves `pending`; the same position is the next one
-        stored = len(load_reviews(self.store))
         self.saved = (f"saved {review.verdict} for {review.citation_id} to {self.store} "
-                      f"({stored} review(s) in the store)")
+                      f"({self.stored} review(s) in the store)")
         return review
 
     def skip(self) -> None:
