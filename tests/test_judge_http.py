@@ -37,6 +37,7 @@ class Reply:
 
 
 HANG = "hang"  # read the request, then answer nothing until the test ends
+DRIP_HEAD, DRIP_BODY = "drip-head", "drip-body"  # send the reply one byte every 0.1 s (its head, or its body)
 
 
 @pytest.fixture
@@ -54,6 +55,22 @@ def endpoint():
             step = state["script"].pop(0) if len(state["script"]) > 1 else state["script"][0]
             if step == HANG:
                 released.wait(10)
+                return
+            if step in (DRIP_HEAD, DRIP_BODY):
+                data = json.dumps(completion("A")).encode()
+                head = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                        f"Content-Length: {len(data)}\r\n\r\n").encode()
+                if step == DRIP_BODY:
+                    self.wfile.write(head)
+                    self.wfile.flush()
+                for byte in (head + data if step == DRIP_HEAD else data):
+                    if released.wait(0.1):
+                        return
+                    try:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                    except OSError:  # the client gave up
+                        return
                 return
             if isinstance(step, int):
                 step = Reply(step)
@@ -135,6 +152,21 @@ def test_hanging_endpoint_stops_the_run_in_bounded_time(endpoint, tmp_cache):
     with pytest.raises(JudgeUnavailableError, match=r"no answer .* within 0.5 s in 2 tries.*CITEAUDIT_TIMEOUT"):
         judge.judge("claim", "evidence")
     assert time.monotonic() - started < 4
+    assert len(endpoint["requests"]) == 2
+
+
+@pytest.mark.slow  # two deadlines of 1 s
+@pytest.mark.parametrize("drip", [DRIP_HEAD, DRIP_BODY])
+def test_an_endpoint_that_drips_bytes_is_bounded_by_the_whole_request_deadline(endpoint, tmp_cache, drip):
+    """Each byte comes well within any per-read timeout, but the whole reply would take ~60 s:
+    the timeout bounds each request as a whole (`deadline.DeadlineTransport`), so two tries end
+    in about two seconds."""
+    endpoint["script"] = [drip]
+    judge = judge_for(endpoint, tmp_cache, timeout=1, max_retries=1)
+    started = time.monotonic()
+    with pytest.raises(JudgeUnavailableError, match=r"within 1 s in 2 tries"):
+        judge.judge("claim", "evidence")
+    assert time.monotonic() - started < 6
     assert len(endpoint["requests"]) == 2
 
 

@@ -120,7 +120,7 @@ class Judge:
     `CITEAUDIT_STRATEGY`, `CITEAUDIT_GRAMMAR`, `CITEAUDIT_CACHE_MODE`, `CITEAUDIT_TIMEOUT`,
     `CITEAUDIT_RETRIES`). `strategy` is `choice` or `yesno` (module doc). `grammar=True` sends
     llama.cpp's `grammar` so that the one token must be a valid answer; other endpoints do not
-    take it. `timeout` is per request; the client retries transient faults (connection errors,
+    take it. `timeout` bounds each whole request (`deadline`); the client retries transient faults (connection errors,
     timeouts, 408/409/429/5xx, honouring `Retry-After`) `max_retries` times.
     """
 
@@ -158,12 +158,15 @@ class Judge:
         if self._client is None:
             from openai import OpenAI
 
+            from .deadline import deadline_client
+
             self._client = OpenAI(
                 base_url=self.base_url,
                 api_key=self.api_key or "not-needed",  # a local server takes any key
                 max_retries=self.max_retries,  # the client backs off and retries transient faults
                 timeout=self.timeout,
-                http_client=self.http_client,
+                # the timeout bounds the whole request, not each read (`deadline`)
+                http_client=self.http_client or deadline_client(self.timeout),
             )
         return self._client
 
