@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 
 from . import columns as C
 from . import config
-from .calibration import Calibration, Routing, load_calibration
+from .calibration import Calibration, Routing, find_calibration
 from .citations import Citation, SourceRef, load_citations
 from .decide import Decision, apply_reviews, decide, settle
 from .documents import Document
@@ -262,10 +262,10 @@ def audit_citations(citations: Iterable[Citation], document: Document | None = N
         if calibration is True and not options.use_calibration:
             calibration = None
         elif calibration is True:  # the options' calibration, unless the judge given is another one
-            same = (judge.model, str(judge.strategy), judge.cache.directory) == \
-                (options.model, str(options.strategy), options.folder)
+            same = (judge.model, str(judge.strategy), judge.cache.folders) == \
+                (options.model, str(options.strategy), options.folders)
             calibration = options.calibration() if same else \
-                load_calibration(judge.model, judge.strategy, judge.cache.directory)
+                find_calibration(judge.model, judge.strategy, judge.cache.folders)
         if not isinstance(calibration, Calibration):
             calibration = None
         if threshold is None:

@@ -182,6 +182,16 @@ def load_calibration(model: str, strategy: str, directory: Path | None = None) -
     return calibration
 
 
+def find_calibration(model: str, strategy: str, folders: Iterable[Path]) -> Calibration | None:
+    """The calibration of a model and strategy in the first of `folders` that holds one (a user's
+    own calibration before the shipped one), or None."""
+    for folder in folders:
+        found = load_calibration(model, strategy, folder)
+        if found is not None:
+            return found
+    return None
+
+
 def save_calibration(calibration: Calibration, directory: Path | None = None) -> Path:
     """Write the calibration atomically beside the recordings; returns its path."""
     path = calibration_path(calibration.model, calibration.strategy, directory)

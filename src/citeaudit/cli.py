@@ -312,9 +312,15 @@ def review(reviews: str, source: str | None, citations: str | None, document: st
 @click.option("--model", "key", type=MODEL_KEY, default=str(LocalModelKey.QWEN), show_default=True)
 @input_options
 @click.option("--refresh", is_flag=True, help="Call the model even for requests already recorded.")
+@click.option("--shipped", is_flag=True,
+              help="Append to the shipped recordings cache/<model>.jsonl (the project's own maintenance "
+                   "recordings: `make record-qwen`) instead of your user cache (cache/local/, ignored by git).")
 def record(key: str, source: str | None, citations: str | None, document: str | None, answer: str | None,
-           answer_json: str | None, sources_json: str | None, refresh: bool) -> None:
-    """Record the local model's answers for a citation file (starts and stops the server)."""
+           answer_json: str | None, sources_json: str | None, refresh: bool, shipped: bool) -> None:
+    """Record the local model's answers for a citation file (starts and stops the server).
+
+    New answers go to your user cache (cache/local/<model>.jsonl, or CITEAUDIT_USER_CACHE), which
+    replay reads with the shipped recordings; `--shipped` appends to the shipped ones instead."""
     from .localmodel import local_server, model_path, require_llama_cpp
 
     inputs = dict(source=source, citations=citations, document=document, answer=answer,
@@ -330,7 +336,7 @@ def record(key: str, source: str | None, citations: str | None, document: str | 
                                          cache_mode=CacheMode.REFRESH if refresh else CacheMode.RECORD,
                                          # the local server answers one request at a time: 1 unless
                                          # CITEAUDIT_CONCURRENCY says otherwise
-                                         concurrency=config.concurrency(default=1))
+                                         concurrency=config.concurrency(default=1), shipped=shipped)
         judge = settings.judge(base_url=server.base_url)
         result = audit_files(**inputs, options=settings, judge=judge, progress=True, locate_only=False)
     _show(step2_view(result.table, text=False))
@@ -444,18 +450,23 @@ def map_formula(fitted: Calibration) -> str:
               help="What the map reads: P(supports), or each yes/no question's P(yes) (default: the answers "
                    "when the strategy asks yes/no questions).")
 @click.option("--no-save", is_flag=True, help="Print the figures only; do not write the calibration file.")
+@click.option("--shipped", is_flag=True,
+              help="Write the shipped calibration cache/calibration/ (`make calibrate-qwen`) instead of your "
+                   "user cache's (cache/local/calibration/, ignored by git), and read only the shipped recordings.")
 def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], settings: AuditOptions, target: float,
-              folds: int, repeats: int, inputs: str | None, no_save: bool) -> None:
+              folds: int, repeats: int, inputs: str | None, no_save: bool, shipped: bool) -> None:
     """Fit a per-model calibration of the routing score on labelled sets and recommend a threshold.
 
     Prints cross-validated figures (fitted on the other folds, scored on the held-out one) and
-    saves cache/calibration/<model>.<strategy>.json, which `audit` then applies.
+    saves <user cache>/calibration/<model>.<strategy>.json (cache/local/ unless CITEAUDIT_USER_CACHE;
+    cache/calibration/ with --shipped), which `audit` then applies.
     """
     from .calibrate import fit_calibration
     from .calibration import save_calibration
 
     if len(sources) != len(citation_files):
         raise click.UsageError("give one --source per --citations")
+    settings = settings.with_(shipped=shipped)
     judge = settings.judge()
     table = pd.concat([audit_quotes(src, cit, judge=judge, calibration=False).table
                        for src, cit in zip(sources, citation_files)], ignore_index=True)
@@ -480,7 +491,7 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
     click.echo(f"\nfitted on all of them: {map_formula(fitted)}; recommended threshold: {shown} "
                f"(target {target:.0%}); folds' thresholds {fitted.cross_validated['fold_thresholds']}")
     if not no_save:
-        click.echo(f"wrote {save_calibration(fitted, settings.folder)}")
+        click.echo(f"wrote {save_calibration(fitted, settings.write_folder)}")
 
 
 @main.command()
@@ -540,7 +551,7 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
     items = read_dataset(dataset, allow_outside_sources)
     if not items:
         _fail(f"{dataset} has no answers: give one JSON object per line")
-    options = settings.with_(cache_dir=settings.folder.resolve())
+    options = settings.with_(cache_dir=settings.folder.resolve(), user_dir=settings.user_folder.resolve())
     batch_settings = Settings(locate_only=locate_only, reviews=tuple(load_reviews(reviews)) if reviews else (),
                               cache_dir=str(options.folder), cards=html_path is not None, options=options)
     check_scheduler(scheduler, batch_settings)
