@@ -206,8 +206,8 @@ def fit_command(model: str, strategy: str) -> str:
     """The command that fits a calibration for this model and strategy (the Makefile's labelled sets)."""
     if model == config.DEFAULT_MODEL:
         return "make calibrate-qwen"
-    return (f"citeaudit calibrate --model {model} --strategy {strategy} --source S --citations C "
-            "[--source S2 --citations C2 ...] over labelled sets recorded with this model")
+    return (f"citeaudit judge-setup --model {model} --strategy {strategy} (records the labelled sets with "
+            "the endpoint of OPENAI_BASE_URL, then fits and saves the calibration)")
 
 
 @dataclass(frozen=True)
