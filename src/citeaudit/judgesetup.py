@@ -249,17 +249,19 @@ class SetupResult:
 
 def setup_judge(options: AuditOptions, sets: Iterable[tuple[str, str]] | None = None, limit: int | None = None,
                 target: float = 0.95, folds: int = 10, repeats: int = 20, progress: bool = True,
-                say: Callable[[str], object] = print) -> SetupResult:
-    """The whole setup: plan (said before anything is asked), record, fit and save, compare.
+                say: Callable[[str], object] = print, plan: SetupPlan | None = None) -> SetupResult:
+    """The whole setup: plan (said before anything is asked; `plan` when already made from these
+    settings and sets), record, fit and save, compare.
 
     The calibration is saved in the user cache, except for the shipped Qwen judge when its shipped
     calibration exists: a copy in the user cache would shadow the project's later updates of it."""
     from .calibration import calibration_path
 
     started = time.perf_counter()
-    located = labelled_sets(sets, limit)
-    plan = setup_plan(options, located)
-    say(plan.summary())
+    if plan is None:
+        plan = setup_plan(options, labelled_sets(sets, limit))
+        say(plan.summary())
+    located = plan.sets
     tables = record_sets(options, plan, progress)
     keep_shipped = (options.model == config.DEFAULT_MODEL and not options.shipped
                     and load_calibration(options.model, str(options.strategy), options.folder) is not None)
