@@ -2,7 +2,10 @@
 here, against the real local llama.cpp server under another model name in the `integration` test."""
 
 import hashlib
+import json
 import re
+import subprocess
+import sys
 
 import pytest
 from conftest import ROOT
@@ -103,3 +106,34 @@ def test_the_plan_counts_what_the_judge_would_ask(endpoint, recorded_cache):
                                                        "qwen2.5-coder-1.5b-instruct-q4_k_m / choice (shipped)"]
     options = AuditOptions.from_env(model=MODEL, strategy="choice")
     assert options.routing().calibration.to_json() == result.calibration.to_json()  # what the next audit uses
+
+
+@pytest.mark.integration
+def test_setup_of_the_real_local_server_under_its_own_model_name(recorded_cache, monkeypatch):
+    """llama.cpp's server with SmolLM2 (not the shipped Qwen judge): one labelled set recorded, the
+    calibration fitted and saved in the user cache, and the next audit, offline, routes with it."""
+    from citeaudit import local_server
+
+    shipped = digest(recorded_cache)
+    with local_server("smollm2", timeout=180) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        setup = subprocess.run([sys.executable, "-m", "citeaudit.cli", "judge-setup", "--model", server.model,
+                                "--strategy", "choice", "--concurrency", "1", "--limit", "4", "--set",
+                                "rfc7519.txt:data/rfc7519_citations.json", "--folds", "2", "--repeats", "0"],
+                               capture_output=True, text=True, timeout=600)  # a loaded 2-core machine is slow
+    assert setup.returncode == 0, setup.stderr
+    calls = int(re.search(r"(\d+) calls \(1 per judged citation\), 0 already recorded, \1 to ask", setup.stdout).group(1))
+    recording = read_recording(recorded_cache / "local" / recording_name(server.model))
+    assert calls >= 2 and len(recording) == calls and all(r["response"]["top_logprobs"] for r in recording)
+    assert f"| {server.model} | choice | 1 | {calls} |" in setup.stdout and "(shipped) | choice |" in setup.stdout
+    fitted = load_calibration(server.model, "choice", recorded_cache / "local")
+    assert fitted is not None and fitted.fitted_on["judged"] == calls
+    assert digest(recorded_cache) == shipped
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens: replay only
+    mine = recorded_cache.parent / "four.json"
+    mine.write_text(json.dumps(json.loads((ROOT / "data" / "rfc7519_citations.json").read_text())[:4]))
+    audited = run("audit", "--model", server.model, "--strategy", "choice", "--source", "rfc7519.txt",
+                  "--citations", str(mine))
+    assert audited.returncode in (0, 1), audited.stderr
+    assert f"the calibration of {server.model} / choice" in audited.stdout and "No recorded answer" not in audited.stderr
