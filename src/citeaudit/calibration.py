@@ -1,11 +1,12 @@
 """The runtime calibration: a fitted map from the judge's answers to P(pass), its threshold, and
 the `Routing` (threshold and calibration) every surface routes with.
 
-`Calibration` is read from `cache/calibration/<model>.<strategy>.json` (written by `citeaudit
-calibrate`, fitted in `calibrate.py`). `Routing.resolve` is the one place the threshold in force
-is chosen: the one given, else the calibration's recommended one, else `DEFAULT_THRESHOLD`; and
-`Routing.note` says in one line which it is, naming a model that has no calibration and the
-command that fits one.
+`Calibration` is read from `calibration/<model>.<strategy>.json` of the user cache
+(`cache/local/`, written by `citeaudit calibrate` and `citeaudit judge-setup`), else of the shipped
+folder (`cache/calibration/`, written with `--shipped`); fitted in `calibrate.py`.
+`Routing.resolve` is the one place the threshold in force is chosen: the one given, else the
+calibration's recommended one, else `DEFAULT_THRESHOLD`; and `Routing.note` says in one line which
+it is, naming a model that has no calibration and the command that fits one.
 """
 
 from __future__ import annotations
