@@ -263,6 +263,9 @@ def setup_judge(options: AuditOptions, sets: Iterable[tuple[str, str]] | None = 
         say(plan.summary())
     located = plan.sets
     tables = record_sets(options, plan, progress)
+    how = f"{folds}-fold cross-validation" + (f", {repeats} fold assignments" if repeats else "")
+    say(f"fitting the calibration of {plan.model} / {plan.strategy} ({how}), then replaying the shipped Qwen "
+        "judge beside it ...")
     keep_shipped = (options.model == config.DEFAULT_MODEL and not options.shipped
                     and load_calibration(options.model, str(options.strategy), options.folder) is not None)
     fitted = fit_judge(tables, options, target, folds, repeats, save=not keep_shipped)
