@@ -79,23 +79,25 @@ QUOTE_SETS := rfc7519.txt:data/rfc7519_citations.json \
 LABELLED   := $(foreach pair,$(QUOTE_SETS),--source $(word 1,$(subst :, ,$(pair))) \
               --citations $(word 2,$(subst :, ,$(pair))))
 
+# The shipped recordings and calibrations are written only here, with --shipped (a user's `record`
+# and `calibrate` write the user cache cache/local/, which git ignores).
 # Re-record the worked example, the labelled sets, the line answers and the source-id example with the
 # local Qwen model in every strategy (slow, opt-in; about 10 minutes per strategy on 2 free cores).
 record-qwen: $(VENV)/.test
 	for strategy in $(STRATEGIES); do export CITEAUDIT_STRATEGY=$$strategy; \
 	for pair in $(QUOTE_SETS); do \
-		$(VENV)/bin/citeaudit record --model qwen --source $${pair%%:*} --citations $${pair#*:} || exit 1; done; \
+		$(VENV)/bin/citeaudit record --shipped --model qwen --source $${pair%%:*} --citations $${pair#*:} || exit 1; done; \
 	for answer in good_answer broken_answer; do \
-		$(VENV)/bin/citeaudit record --model qwen --document data/lines/field_note.txt \
+		$(VENV)/bin/citeaudit record --shipped --model qwen --document data/lines/field_note.txt \
 			--answer data/lines/$$answer.txt || exit 1; done; \
-	$(VENV)/bin/citeaudit record --model qwen --answer-json data/contract/answer.json \
+	$(VENV)/bin/citeaudit record --shipped --model qwen --answer-json data/contract/answer.json \
 		--sources-json data/contract/sources.json || exit 1; done
 
 # Fit the per-model calibration of every strategy on the labelled sets, from the recordings (offline);
 # prints each strategy's cross-validated figures and writes cache/calibration/<model>.<strategy>.json.
 calibrate-qwen: $(VENV)/.base
 	for strategy in $(STRATEGIES); do \
-		$(VENV)/bin/citeaudit calibrate --model qwen --strategy $$strategy $(LABELLED) || exit 1; done
+		$(VENV)/bin/citeaudit calibrate --shipped --model qwen --strategy $$strategy $(LABELLED) || exit 1; done
 
 clean:
 	rm -rf $(VENV) cache/store out

@@ -3,7 +3,8 @@ log-probabilities, for the concurrency and batch-recording tests (the `scripted`
 conftest.py) and the judge and batch benchmarks (tools/bench_judge.py, tools/bench_batch.py).
 
 The answer letter is chosen by the claim: a claim holding `answer=B` (or C) gets that letter,
-any other gets A. A claim holding `status=N` gets HTTP status N instead (an error body).
+any other gets A; a yes/no question (the `yesno` and `panel` strategies) is answered Yes for A and
+No otherwise. A claim holding `status=N` gets HTTP status N instead (an error body).
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-def completion(letter: str) -> dict:
-    top = [{"token": letter, "logprob": -0.1, "bytes": None},
-           {"token": "C" if letter != "C" else "A", "logprob": -2.5, "bytes": None}]
+def completion(letter: str, other: str | None = None) -> dict:
+    other = other or ("C" if letter != "C" else "A")
+    top = [{"token": letter, "logprob": -0.1, "bytes": None}, {"token": other, "logprob": -2.5, "bytes": None}]
     choice = {"index": 0, "message": {"role": "assistant", "content": letter}, "finish_reason": "length",
               "logprobs": {"content": [{"token": letter, "logprob": -0.1, "bytes": None, "top_logprobs": top}]}}
     return {"id": "x", "object": "chat.completion", "created": 0, "model": "scripted", "choices": [choice],
@@ -66,7 +67,12 @@ def scripted_endpoint(delay: float = 0.2) -> Iterator[Endpoint]:
                 status = re.search(r"status=(\d{3})", user)
                 letter = re.search(r"answer=([ABC])", user)
                 code = int(status.group(1)) if status else 200
-                reply = completion(letter.group(1) if letter else "A") if code == 200 else {
+                answer = letter.group(1) if letter else "A"
+                if user.rstrip().endswith("Answer Yes or No."):
+                    reply = completion("Yes", "No") if answer == "A" else completion("No", "Yes")
+                else:
+                    reply = completion(answer)
+                reply = reply if code == 200 else {
                     "error": {"message": f"scripted {code}", "type": "scripted"}}
                 data = json.dumps(reply).encode()
                 self.send_response(code)

@@ -51,7 +51,9 @@ def test_workers_return_their_calls_and_the_client_records_them(scripted, datase
     assert not judged["cached"].any() and judged["relation"].notna().all()
     assert set(judged["relation"]) == {"supports", "contradicts", "says_nothing"}
 
-    one, many = (read_recording(tmp_path / name / "scripted.jsonl") for name in ("threads", "processes"))
+    # new answers go to the user cache inside the cache folder (cache/local/), never the shipped files
+    assert not list((tmp_path / "processes").glob("*.jsonl"))
+    one, many = (read_recording(tmp_path / name / "local" / "scripted.jsonl") for name in ("threads", "processes"))
     assert len(many) == len({r["key"] for r in many}) == 16  # each call appended exactly once
     assert sorted(r["key"] for r in many) == sorted(r["key"] for r in one)
     assert {r["key"]: r["response"] for r in many} == {r["key"]: r["response"] for r in one}

@@ -117,3 +117,41 @@ def test_two_different_answers_under_one_key_are_reported_on_every_open(tmp_cach
         cache.close()
     path.write_text(first + "\n" + first + "\n", encoding="utf-8")  # the same answer twice is no conflict
     assert CallCache(tmp_cache, mode="replay").warnings == []
+
+
+def test_the_default_cache_writes_the_user_cache_and_reads_the_shipped_recordings(tmp_path, monkeypatch):
+    shipped = tmp_path / "cache"
+    monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(shipped))
+    monkeypatch.delenv("CITEAUDIT_USER_CACHE", raising=False)
+    with CallCache(shipped, mode="record") as maintainers:  # `record --shipped`: the shipped folder itself
+        maintainers.call(REQUEST, sender(["A"])[0])
+    before = (shipped / recording_name("m-1")).read_bytes()
+    other = {**REQUEST, "prompt_version": "v2"}
+    send, calls = sender(["B"])
+    with CallCache(mode="record") as cache:
+        assert cache.directory == shipped / "local" and cache.read_also == (shipped,)
+        assert cache.call(REQUEST, send) == (read_recording(shipped / recording_name("m-1"))[0], True)
+        assert cache.call(other, send)[1] is False and len(calls) == 1
+    assert (shipped / recording_name("m-1")).read_bytes() == before  # the shipped recording is untouched
+    (mine,) = read_recording(shipped / "local" / recording_name("m-1"))
+    assert mine["key"] == request_key(other)
+    with CallCache(mode="replay") as replay:  # replay reads both
+        assert replay.call(REQUEST, send)[1] and replay.call(other, send)[0]["response"] == {"content": "B"}
+    monkeypatch.setenv("CITEAUDIT_USER_CACHE", str(tmp_path / "elsewhere"))
+    with CallCache(mode="record") as moved:
+        assert moved.directory == tmp_path / "elsewhere"
+        moved.call({**REQUEST, "prompt_version": "v3"}, sender(["C"])[0])
+    assert len(read_recording(tmp_path / "elsewhere" / recording_name("m-1"))) == 1
+
+
+def test_a_user_answer_that_differs_from_the_shipped_one_is_reported(tmp_path, caplog):
+    shipped, user = tmp_path / "cache", tmp_path / "cache" / "local"
+    with CallCache(shipped, mode="record") as maintainers:
+        maintainers.call(REQUEST, sender(["A"])[0])
+    with CallCache(user, mode="refresh", read_also=[shipped]) as mine:  # the user asks again: another answer
+        mine.call(REQUEST, sender(["B"])[0])
+    with CallCache(user, mode="replay", read_also=[shipped]) as replay:
+        assert replay.call(REQUEST, sender([])[0])[0]["response"] == {"content": "B"}  # the user's own wins
+        (warning,) = replay.warnings
+    assert str(user / recording_name("m-1")) in warning and "two or more different answers" in warning
+    assert len(read_recording(shipped / recording_name("m-1"))) == 1

@@ -37,7 +37,8 @@ def test_default_cache_and_review_folders_are_temporary_and_outside_the_checkout
     assert not folder.is_relative_to(ROOT)
     assert config.cache_dir() == folder / "cache" and config.review_dir() == folder / "reviews"
     with CallCache() as cache:  # what Judge() and the CLI open when nothing names a folder
-        assert cache.store_dir == folder / "cache" / "store"
+        assert cache.store_dir == folder / "cache" / "local" / "store"  # the user cache, inside the cache folder
+        assert cache.read_also == (folder / "cache",)
     assert review_store_path("notebook").parent == folder / "reviews"
     assert not (folder / "cache").joinpath("store").is_relative_to(ROOT)
 

@@ -140,3 +140,21 @@ def test_a_failing_block_with_a_live_server_keeps_its_error_and_the_temporary_lo
         assert running.temporary_log and running.log.is_file()
         raise ValueError("the body's own error")
     assert not running.log.exists()
+
+
+def test_record_writes_the_user_cache_and_only_shipped_writes_the_shipped_recording(tmp_path, monkeypatch):
+    """`citeaudit record` appends to the user cache (cache/local/); `--shipped` (the Makefile's
+    targets) to the shipped recording, asking again what only the user cache holds."""
+    shipped = tmp_path / "cache"
+    monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(shipped))
+    monkeypatch.setenv("CITEAUDIT_STRATEGY", "choice")
+    monkeypatch.setenv("CITEAUDIT_TIMEOUT", "300")
+    inputs = ["--document", str(DATA / "lines" / "field_note.txt"), "--answer", str(DATA / "lines" / "good_answer.txt")]
+    name = recording_name("smollm2-135m-instruct-q4_1")
+    for extra, written in (([], shipped / "local" / name), (["--shipped"], shipped / name)):
+        result = subprocess.run([sys.executable, "-m", "citeaudit.cli", "record", "--model", "smollm2", *extra, *inputs],
+                                capture_output=True, text=True, timeout=900)
+        assert result.returncode == 0, result.stderr
+        assert f"2 new answers of smollm2-135m-instruct-q4_1 appended to {written.parent}" in result.stdout
+        assert len(read_recording(written)) == 2
+    assert sorted(p.relative_to(shipped).as_posix() for p in shipped.rglob("*.jsonl")) == [f"local/{name}", name]

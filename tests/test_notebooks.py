@@ -235,3 +235,20 @@ def test_papermill_runs_notebook_05_on_another_file(replay_env):
     assert_ran_cleanly(nb)
     text = outputs_text(nb)
     assert "2 citations wait for review" in text and "epoch_seconds" not in text
+
+
+@pytest.mark.notebooks
+def test_papermill_runs_notebook_09_for_the_shipped_judge(replay_env):
+    """Offline: every call of the shipped Qwen judge is recorded; its calibration (none is copied
+    here) is fitted, saved in the user cache and used by the next audit; nothing else is written."""
+    nb = _papermill("09_bring_your_own_judge.ipynb", replay_env / "out.ipynb", LIMIT=3, REPEATS=0)
+    assert_ran_cleanly(nb)
+    text = outputs_text(nb)
+    assert re.search(r"(\d+) calls \(3 per judged citation\), \1 already recorded, 0 to ask", text)
+    assert "qwen2.5-coder-1.5b-instruct-q4_k_m / panel (shipped)" in text  # the side-by-side table
+    assert any("image/png" in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    saved = replay_env / "cache" / "local" / "calibration" / "qwen2.5-coder-1.5b-instruct-q4_k_m.panel.json"
+    assert f"saved to {saved}" in text and saved.is_file()
+    assert "the calibration of qwen2.5-coder-1.5b-instruct-q4_k_m / panel" in text and "no calibration" not in text
+    for shipped in (ROOT / "cache").glob("*.jsonl"):  # the recordings it read are as they were
+        assert (replay_env / "cache" / shipped.name).read_bytes() == shipped.read_bytes()

@@ -43,9 +43,10 @@ def test_strategy_from_the_environment_and_a_bad_one_exits_2(tmp_path, recorded_
 
 
 @pytest.mark.cli
-def test_calibrate_writes_beside_the_recordings_and_audit_uses_it(tmp_path, recorded_cache):
-    saved = recorded_cache / "calibration" / "qwen2.5-coder-1.5b-instruct-q4_k_m.choice.json"
-    saved.unlink()
+def test_calibrate_writes_the_user_cache_and_audit_uses_it(tmp_path, recorded_cache):
+    shipped = recorded_cache / "calibration" / "qwen2.5-coder-1.5b-instruct-q4_k_m.choice.json"
+    shipped.unlink()
+    saved = recorded_cache / "local" / "calibration" / shipped.name  # the user cache, not the shipped folder
     out = tmp_path / "audit.jsonl"
     run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--strategy", "choice", "--output", str(out))
     assert all(r["score"] == r["confidence"] for r in read_jsonl(out))  # no calibration: the raw confidence
@@ -54,6 +55,7 @@ def test_calibrate_writes_beside_the_recordings_and_audit_uses_it(tmp_path, reco
     assert result.returncode == 0, result.stderr
     fitted = json.loads(saved.read_text())
     assert fitted["strategy"] == "choice" and fitted["cross_validated"]["judged"] == 42
+    assert not shipped.exists()
     audited = run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--strategy", "choice",
                   "--output", str(out))
     assert f"(threshold {fitted['threshold']:.2f}, recommended by the calibration of " in audited.stdout

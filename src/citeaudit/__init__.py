@@ -53,6 +53,7 @@ from .errors import (
 from .fingerprint import fingerprint
 from .formats import load_document
 from .judge import Judge, Judgement
+from .judgesetup import LABELLED_SETS, SetupPlan, SetupResult, labelled_sets, setup_judge, setup_plan
 from .lines import LineAnswer, extract_line_citations, load_line_answer
 from .localmodel import local_server, model_path
 from .locate import Location, locate, locate_citations
@@ -96,6 +97,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "DEFAULT_STRATEGY",
     "DEFAULT_THRESHOLD",
+    "LABELLED_SETS",
     "PROMPT_VERSION",
     "PROMPT_VERSIONS",
     "Audit",
@@ -134,6 +136,8 @@ __all__ = [
     "Routing",
     "Section",
     "SectionRef",
+    "SetupPlan",
+    "SetupResult",
     "SourceError",
     "SourceIdAnswer",
     "SourceRef",
@@ -170,6 +174,7 @@ __all__ = [
     "how_to_record",
     "index_document",
     "judge_citations",
+    "labelled_sets",
     "lines_view",
     "load_calibration",
     "load_citations",
@@ -202,6 +207,8 @@ __all__ = [
     "run_batch",
     "save_calibration",
     "settle",
+    "setup_judge",
+    "setup_plan",
     "source_dirs",
     "step1_view",
     "step2_view",

@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 
 from . import columns as C
 from . import config
-from .calibration import Calibration, Routing, load_calibration
+from .calibration import Calibration, Routing, find_calibration
 from .citations import Citation, SourceRef, load_citations
 from .decide import Decision, apply_reviews, decide, settle
 from .documents import Document
@@ -59,6 +59,13 @@ def _where(row: pd.Series, document_name: str) -> str:
     return f"{'' if found.startswith('page') else 'section '}{found} of {document_name}"
 
 
+def judge_questions(table: pd.DataFrame, document_name: str = "the source") -> dict[Any, tuple[str, str, str, str]]:
+    """What step 2 asks the judge, by row: (claim, evidence, where, what) of every row that has
+    evidence (a fabricated row has none and is never asked)."""
+    return {i: (table.at[i, C.CLAIM], table.at[i, C.EVIDENCE], _where(table.loc[i], document_name),
+                f"citation {table.at[i, C.ID]!r}") for i in table.index if table.at[i, C.EVIDENCE] is not None}
+
+
 def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the source",
                     progress: bool | None = None, concurrency: int | None = None) -> pd.DataFrame:
     """Step 2: ask the judge about every row that has evidence; fabricated rows are skipped.
@@ -74,10 +81,9 @@ def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the
     out = table.copy()
     for column in C.JUDGE_COLUMNS:
         out[column] = pd.Series([None] * len(out), index=out.index, dtype=object)
-    todo = [i for i in out.index if out.at[i, C.EVIDENCE] is not None]
     # the questions are read from the table here, in this thread; workers only call the judge
-    questions = {i: (out.at[i, C.CLAIM], out.at[i, C.EVIDENCE], _where(out.loc[i], document_name),
-                     f"citation {out.at[i, C.ID]!r}") for i in todo}
+    questions = judge_questions(out, document_name)
+    todo = list(questions)
     show = progress if progress is not None else (len(todo) > PROGRESS_MIN and judge.cache.mode != CacheMode.REPLAY)
 
     def ask(i: object) -> Judgement:
@@ -262,10 +268,10 @@ def audit_citations(citations: Iterable[Citation], document: Document | None = N
         if calibration is True and not options.use_calibration:
             calibration = None
         elif calibration is True:  # the options' calibration, unless the judge given is another one
-            same = (judge.model, str(judge.strategy), judge.cache.directory) == \
-                (options.model, str(options.strategy), options.folder)
+            same = (judge.model, str(judge.strategy), judge.cache.folders) == \
+                (options.model, str(options.strategy), options.folders)
             calibration = options.calibration() if same else \
-                load_calibration(judge.model, judge.strategy, judge.cache.directory)
+                find_calibration(judge.model, judge.strategy, judge.cache.folders)
         if not isinstance(calibration, Calibration):
             calibration = None
         if threshold is None:

@@ -27,7 +27,6 @@ import pandas as pd
 from . import columns as C
 from . import config
 from .audit import Audit, audit_lines, audit_quotes, audit_sources
-from .cache import CallCache
 from .calibration import Routing
 from .dataset import ANSWER_ID, LINE, Entry, Item, LinesLine, QuoteLine, read_dataset
 from .documents import Document, load_text
@@ -81,6 +80,7 @@ class Settings:
         cache_dir = self.cache_dir or str(config.cache_dir().resolve())
         options = AuditOptions.from_env(model=self.model, strategy=self.strategy, cache_mode=self.cache_mode,
                                         cache_dir=cache_dir, threshold=self.threshold, concurrency=self.concurrency)
+        options = options.with_(user_dir=options.user_folder.resolve())  # the same on every machine
         return replace(self, options=options, cache_dir=cache_dir)
 
 
@@ -368,7 +368,7 @@ def _run_distributed(parts: list[list[Item]], settings: Settings, scheduler: str
 
     cluster = None
     assert settings.options is not None
-    recordings = CallCache(settings.options.folder, mode=settings.options.cache_mode) if settings.hold else None
+    recordings = settings.options.call_cache() if settings.hold else None
     if scheduler == "processes":
         cluster = local_cluster(workers)
         address: Any = cluster

@@ -7,8 +7,16 @@ confidential), the response with its log-probabilities, seconds, tokens and when
 
 Modes: `replay` never calls and raises `CacheMissError` on a miss; `record` answers from the cache
 and calls on a miss; `refresh` always calls. Calls made in `record`/`refresh` are appended to the
-recording of their model through `stores.append_record` (one whole line per write, under a lock),
-and the diskcache store is rebuilt whenever it no longer matches the recordings. A cache opened
+recording of their model in the cache's own folder through `stores.append_record` (one whole line
+per write, under a lock), and the diskcache store is rebuilt whenever it no longer matches the
+recordings.
+
+Two kinds of recordings: the shipped ones (`cache/*.jsonl`, committed, real answers of the model
+they name) are read-only inputs; a user's own go to the user cache (`cache/local/`, ignored by git,
+or `CITEAUDIT_USER_CACHE`: `config.user_cache_dir`). `CallCache()` writes the user cache and reads
+the shipped recordings as well (`read_also`); the project's own maintenance recordings write the
+shipped folder itself (`citeaudit record --shipped`: `CallCache(config.cache_dir())`). A key
+recorded with different answers in the two is reported like any conflict. A cache opened
 with `hold=True` (a Dask worker's) appends nothing: it keeps its new records in memory, answers
 repeated requests from them, and hands them over with `take_held()`, for the client to `append`.
 """
@@ -23,7 +31,7 @@ import shutil
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -76,19 +84,33 @@ def _state(data: bytes) -> dict | None:
 
 
 class CallCache:
-    """Cached model calls under `directory` (default `cache/`), in one of the three modes.
+    """Cached model calls written under `directory`, in one of the three modes.
 
-    The diskcache store in `<directory>/store` always agrees with the recordings
-    (`<directory>/*.jsonl`): it holds a manifest (size and SHA-256 of every recording it was built
-    from) and is rebuilt from the recordings when they differ (a recording added, edited or
+    `directory` is the folder new recordings are appended to and the store lives in (default: the
+    user cache, `config.user_cache_dir()`). `read_also` are folders whose recordings are read as
+    well and never written (default: the shipped `config.cache_dir()` when `directory` is the
+    default, else none); they are read first, so an answer of the cache's own folder is the one
+    replayed when both hold a key (and the two answers are reported as a conflict).
+
+    The diskcache store in `<directory>/store` always agrees with the recordings (`*.jsonl` of
+    `read_also` and `directory`): it holds a manifest (size and SHA-256 of every recording it was
+    built from) and is rebuilt from the recordings when they differ (a recording added, edited or
     deleted). A corrupted store is deleted and rebuilt. Records are stored as JSON text.
     """
 
-    def __init__(self, directory: str | Path | None = None, mode: str | None = None, hold: bool = False):
+    def __init__(self, directory: str | Path | None = None, mode: str | None = None, hold: bool = False,
+                 read_also: Iterable[str | Path] | None = None):
         self.hold = hold
         self._held: list[dict] = []
         self._fresh: dict[str, dict] = {}
-        self.directory = Path(directory) if directory else config.cache_dir()
+        if directory:
+            self.directory = Path(directory)
+            shipped = [] if read_also is None else [Path(p) for p in read_also]
+        else:
+            self.directory = config.user_cache_dir()
+            shipped = [config.cache_dir()] if read_also is None else [Path(p) for p in read_also]
+        self.read_also = tuple(p for p in shipped if p.resolve() != self.directory.resolve())
+        self.on_new: Callable[[dict], None] | None = None  # told of each new record (a progress bar)
         self.mode = mode or config.cache_mode()
         if self.mode not in config.CACHE_MODES:
             raise InputError(f"cache mode {self.mode!r} is not one of {', '.join(config.CACHE_MODES)}.")
@@ -150,8 +172,21 @@ class CallCache:
                 self.store_dir.mkdir(parents=True, exist_ok=True)
         raise AssertionError("unreachable")
 
+    @property
+    def folders(self) -> tuple[Path, ...]:
+        """Where this cache's recordings (and calibrations) are looked for, the own folder first."""
+        return (self.directory, *self.read_also)
+
+    def _label(self, path: Path) -> str:
+        """A recording's name in the manifest: its file name in the own folder, else its full path."""
+        return path.name if path.parent == self.directory else str(path.resolve())
+
     def _recordings(self) -> dict[str, bytes]:
-        return {path.name: read_store(path) for path in sorted(self.directory.glob("*.jsonl"))}
+        paths = [p for folder in (*self.read_also, self.directory) for p in sorted(folder.glob("*.jsonl"))]
+        return {self._label(path): read_store(path) for path in paths}
+
+    def _path(self, label: str) -> Path:
+        return self.directory / label if "/" not in label else Path(label)
 
     def _sync(self, store: diskcache.Cache) -> None:
         """Rebuild the store from the recordings unless its manifest matches them."""
@@ -172,7 +207,7 @@ class CallCache:
             answers: dict[str, str] = {}
             conflicts: dict[str, list[str]] = {}
             for name, data in contents.items():
-                records = parse_records(data, self.directory / name, RECORD_KEYS)
+                records = parse_records(data, self._path(name), RECORD_KEYS)
                 self.warnings.extend(records.warnings)
                 for record in records:  # the newest answer of a key is used, and a changed one reported
                     response = canonical_json(record["response"])
@@ -190,7 +225,7 @@ class CallCache:
         if not text:
             return
         for name, keys in json.loads(text).items():
-            message = (f"{self.directory / name}: {len(keys)} request key(s) hold two or more different answers "
+            message = (f"{self._path(name)}: {len(keys)} request key(s) hold two or more different answers "
                        f"(first {keys[0][:12]}); the newest answer of each is the one replayed. If that is not "
                        "what you meant, keep one answer per key: re-record into a fresh cache folder.")
             self.warnings.append(message)
@@ -204,12 +239,18 @@ class CallCache:
         """
         data = read_store(path)
         with self.store.transact():
+            old = self.store.get(record["key"])
+            if old is not None and json.loads(old)["response"] != record["response"]:  # refresh changed it
+                conflicts = json.loads(self.store.get(CONFLICTS_KEY) or "{}")
+                keys = set(conflicts.get(self._label(path), [])) | {record["key"]}
+                conflicts[self._label(path)] = sorted(keys)
+                self.store.set(CONFLICTS_KEY, canonical_json(conflicts))
             self.store.set(record["key"], _stored(record))
             if len(data) < after:
                 return
             manifest = json.loads(self.store.get(MANIFEST_KEY, "{}"))
-            if manifest.get(path.name) == _state(data[:before]):
-                manifest[path.name] = _state(data[:after])
+            if manifest.get(self._label(path)) == _state(data[:before]):
+                manifest[self._label(path)] = _state(data[:after])
                 self.store.set(MANIFEST_KEY, canonical_json(manifest))
 
     def _get(self, key: str) -> dict | None:
@@ -253,7 +294,7 @@ class CallCache:
         if self.mode == CacheMode.REPLAY:
             raise CacheMissError(
                 f"No recorded answer for {what or 'this request'} (model {request['model']!r}, "
-                f"prompt {request['prompt_version']}, key {key[:12]}) in {self.directory}. "
+                f"prompt {request['prompt_version']}, key {key[:12]}) in {' or '.join(map(str, self.folders))}. "
                 "Replay mode never calls a model. To record it, point OPENAI_BASE_URL at the "
                 "model's endpoint (for the local one: `citeaudit serve-local --model qwen`) and "
                 "rerun with `--cache-mode record`."
@@ -277,7 +318,14 @@ class CallCache:
                 self._fresh[key] = record
         else:
             self.append([record])
+        if self.on_new is not None:
+            self.on_new(record)
         return record, False
+
+    def recorded(self, request: dict) -> dict | None:
+        """The record of `request`, or None; never calls."""
+        key = request_key(request)
+        return self._fresh.get(key) or self._get(key)
 
     def append(self, records: list[dict]) -> None:
         """Append records made elsewhere (a worker's `take_held()`) to their models' recordings, in

@@ -1,11 +1,12 @@
 """The runtime calibration: a fitted map from the judge's answers to P(pass), its threshold, and
 the `Routing` (threshold and calibration) every surface routes with.
 
-`Calibration` is read from `cache/calibration/<model>.<strategy>.json` (written by `citeaudit
-calibrate`, fitted in `calibrate.py`). `Routing.resolve` is the one place the threshold in force
-is chosen: the one given, else the calibration's recommended one, else `DEFAULT_THRESHOLD`; and
-`Routing.note` says in one line which it is, naming a model that has no calibration and the
-command that fits one.
+`Calibration` is read from `calibration/<model>.<strategy>.json` of the user cache
+(`cache/local/`, written by `citeaudit calibrate` and `citeaudit judge-setup`), else of the shipped
+folder (`cache/calibration/`, written with `--shipped`); fitted in `calibrate.py`.
+`Routing.resolve` is the one place the threshold in force is chosen: the one given, else the
+calibration's recommended one, else `DEFAULT_THRESHOLD`; and `Routing.note` says in one line which
+it is, naming a model that has no calibration and the command that fits one.
 """
 
 from __future__ import annotations
@@ -182,6 +183,16 @@ def load_calibration(model: str, strategy: str, directory: Path | None = None) -
     return calibration
 
 
+def find_calibration(model: str, strategy: str, folders: Iterable[Path]) -> Calibration | None:
+    """The calibration of a model and strategy in the first of `folders` that holds one (a user's
+    own calibration before the shipped one), or None."""
+    for folder in folders:
+        found = load_calibration(model, strategy, folder)
+        if found is not None:
+            return found
+    return None
+
+
 def save_calibration(calibration: Calibration, directory: Path | None = None) -> Path:
     """Write the calibration atomically beside the recordings; returns its path."""
     path = calibration_path(calibration.model, calibration.strategy, directory)
@@ -196,8 +207,8 @@ def fit_command(model: str, strategy: str) -> str:
     """The command that fits a calibration for this model and strategy (the Makefile's labelled sets)."""
     if model == config.DEFAULT_MODEL:
         return "make calibrate-qwen"
-    return (f"citeaudit calibrate --model {model} --strategy {strategy} --source S --citations C "
-            "[--source S2 --citations C2 ...] over labelled sets recorded with this model")
+    return (f"citeaudit judge-setup --model {model} --strategy {strategy} (records the labelled sets with "
+            "the endpoint of OPENAI_BASE_URL, then fits and saves the calibration)")
 
 
 @dataclass(frozen=True)

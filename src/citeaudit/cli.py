@@ -312,9 +312,15 @@ def review(reviews: str, source: str | None, citations: str | None, document: st
 @click.option("--model", "key", type=MODEL_KEY, default=str(LocalModelKey.QWEN), show_default=True)
 @input_options
 @click.option("--refresh", is_flag=True, help="Call the model even for requests already recorded.")
+@click.option("--shipped", is_flag=True,
+              help="Append to the shipped recordings cache/<model>.jsonl (the project's own maintenance "
+                   "recordings: `make record-qwen`) instead of your user cache (cache/local/, ignored by git).")
 def record(key: str, source: str | None, citations: str | None, document: str | None, answer: str | None,
-           answer_json: str | None, sources_json: str | None, refresh: bool) -> None:
-    """Record the local model's answers for a citation file (starts and stops the server)."""
+           answer_json: str | None, sources_json: str | None, refresh: bool, shipped: bool) -> None:
+    """Record the local model's answers for a citation file (starts and stops the server).
+
+    New answers go to your user cache (cache/local/<model>.jsonl, or CITEAUDIT_USER_CACHE), which
+    replay reads with the shipped recordings; `--shipped` appends to the shipped ones instead."""
     from .localmodel import local_server, model_path, require_llama_cpp
 
     inputs = dict(source=source, citations=citations, document=document, answer=answer,
@@ -330,7 +336,7 @@ def record(key: str, source: str | None, citations: str | None, document: str | 
                                          cache_mode=CacheMode.REFRESH if refresh else CacheMode.RECORD,
                                          # the local server answers one request at a time: 1 unless
                                          # CITEAUDIT_CONCURRENCY says otherwise
-                                         concurrency=config.concurrency(default=1))
+                                         concurrency=config.concurrency(default=1), shipped=shipped)
         judge = settings.judge(base_url=server.base_url)
         result = audit_files(**inputs, options=settings, judge=judge, progress=True, locate_only=False)
     _show(step2_view(result.table, text=False))
@@ -444,18 +450,23 @@ def map_formula(fitted: Calibration) -> str:
               help="What the map reads: P(supports), or each yes/no question's P(yes) (default: the answers "
                    "when the strategy asks yes/no questions).")
 @click.option("--no-save", is_flag=True, help="Print the figures only; do not write the calibration file.")
+@click.option("--shipped", is_flag=True,
+              help="Write the shipped calibration cache/calibration/ (`make calibrate-qwen`) instead of your "
+                   "user cache's (cache/local/calibration/, ignored by git), and read only the shipped recordings.")
 def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], settings: AuditOptions, target: float,
-              folds: int, repeats: int, inputs: str | None, no_save: bool) -> None:
+              folds: int, repeats: int, inputs: str | None, no_save: bool, shipped: bool) -> None:
     """Fit a per-model calibration of the routing score on labelled sets and recommend a threshold.
 
     Prints cross-validated figures (fitted on the other folds, scored on the held-out one) and
-    saves cache/calibration/<model>.<strategy>.json, which `audit` then applies.
+    saves <user cache>/calibration/<model>.<strategy>.json (cache/local/ unless CITEAUDIT_USER_CACHE;
+    cache/calibration/ with --shipped), which `audit` then applies.
     """
     from .calibrate import fit_calibration
     from .calibration import save_calibration
 
     if len(sources) != len(citation_files):
         raise click.UsageError("give one --source per --citations")
+    settings = settings.with_(shipped=shipped)
     judge = settings.judge()
     table = pd.concat([audit_quotes(src, cit, judge=judge, calibration=False).table
                        for src, cit in zip(sources, citation_files)], ignore_index=True)
@@ -480,7 +491,81 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
     click.echo(f"\nfitted on all of them: {map_formula(fitted)}; recommended threshold: {shown} "
                f"(target {target:.0%}); folds' thresholds {fitted.cross_validated['fold_thresholds']}")
     if not no_save:
-        click.echo(f"wrote {save_calibration(fitted, settings.folder)}")
+        click.echo(f"wrote {save_calibration(fitted, settings.write_folder)}")
+
+
+def _labelled_pair(value: str) -> tuple[str, str]:
+    source, sep, citations = value.rpartition(":")
+    if not sep or not source or not citations:
+        raise click.BadParameter(f"{value!r} is not SOURCE:CITATIONS (e.g. rfc7519.txt:data/eval_rfc7519.json)",
+                                 param_hint="--set")
+    return source, citations
+
+
+@main.command("judge-setup")
+@click.option("--model", default=None,
+              help="The judge model to set up, as the endpoint names it (default CITEAUDIT_MODEL; qwen and smollm2 "
+                   "stand for the local models).")
+@click.option("--strategy", type=_choice(Strategy), default=None,
+              help=f"How the judge asks (default CITEAUDIT_STRATEGY or {config.DEFAULT_STRATEGY}).")
+@click.option("--cache-mode", type=_choice(CacheMode), default=None,
+              help="record (default: ask what is not recorded), refresh (ask everything again) or replay (offline: "
+                   "fails unless everything is recorded); or CITEAUDIT_CACHE_MODE.")
+@click.option("--concurrency", type=click.IntRange(1, config.MAX_CONCURRENCY), default=None,
+              help="Judge requests in flight at once (default CITEAUDIT_CONCURRENCY, else "
+                   f"{config.DEFAULT_CONCURRENCY}; 1 for a local llama.cpp server).")
+@click.option("--set", "pairs", multiple=True, metavar="SOURCE:CITATIONS",
+              help="A labelled set to record (repeat; default every bundled one, the Makefile's QUOTE_SETS).")
+@click.option("--limit", type=click.IntRange(1), default=None,
+              help="Only the first N citations of each set (a quick trial; a calibration wants them all).")
+@click.option("--target", type=click.FloatRange(0.5, 1), default=0.95, show_default=True,
+              help="Accuracy the verdicts that stand must reach.")
+@click.option("--folds", type=click.IntRange(2, 20), default=10, show_default=True, help="Cross-validation folds.")
+@click.option("--repeats", type=click.IntRange(0, 200), default=20, show_default=True,
+              help="Fold assignments of the repeated cross-validation (0: only the first).")
+@click.option("--dry-run", is_flag=True, help="Print the cost estimate and stop: nothing is asked or written.")
+def judge_setup(model: str | None, strategy: str | None, cache_mode: str | None, concurrency: int | None,
+                pairs: tuple[str, ...], limit: int | None, target: float, folds: int, repeats: int,
+                dry_run: bool) -> None:
+    """Bring your own judge: record every labelled set with the configured endpoint, fit and save
+    the model's calibration, and show it beside the shipped Qwen calibration.
+
+    The endpoint is OPENAI_BASE_URL (with OPENAI_API_KEY as it needs). The cost estimate (calls and
+    prompt tokens, less what is already recorded) is printed before anything is asked; a rerun asks
+    only what is missing. Answers and the calibration go to your user cache (cache/local/, or
+    CITEAUDIT_USER_CACHE); the next `citeaudit audit --model NAME` routes with the calibration.
+    """
+    from .errors import JudgeError
+    from .judgesetup import labelled_sets, setup_judge, setup_plan
+
+    sets = [_labelled_pair(p) for p in pairs] or None
+    mode = cache_mode or os.environ.get("CITEAUDIT_CACHE_MODE") or CacheMode.RECORD
+    settings = AuditOptions.from_env(model=model, strategy=strategy, concurrency=concurrency, cache_mode=mode)
+    if dry_run:
+        click.echo(setup_plan(settings, labelled_sets(sets, limit)).summary())
+        return
+    try:
+        result = setup_judge(settings, sets, limit, target, folds, repeats, say=click.echo)
+    except JudgeError as exc:  # some citations could not be judged: what was answered is recorded
+        click.echo(f"error: {printable_lines(exc)}", err=True)
+        sys.exit(EXIT_JUDGE)
+    fitted = result.calibration
+    click.echo(f"\n{result.plan.to_do} calls asked, {result.plan.cached} reused, in {result.seconds:.0f} s.")
+    click.echo(f"\n{fitted.model} / {fitted.strategy} beside the shipped Qwen judge, same labelled sets, "
+               f"{folds}-fold cross-validated:\n")
+    header, rule = calibration_header(fitted).split("\n")
+    click.echo(f"| judge {header}\n|---{rule}")
+    for name, calibration in result.comparison.calibrations.items():
+        click.echo(f"| {name.rsplit(' / ', 1)[0]}{' (shipped)' if 'shipped' in name else ''} "
+                   + calibration_row(calibration))
+    shown = "none reaches the target" if fitted.threshold is None else f"{fitted.threshold:.2f}"
+    click.echo(f"\nrecommended threshold of {fitted.model} / {fitted.strategy}: {shown} (target {target:.0%}); "
+               f"{map_formula(fitted)}")
+    if result.saved is None:
+        click.echo(f"not saved: the shipped calibration of {fitted.model} / {fitted.strategy} stays in force")
+    else:
+        click.echo(f"wrote {result.saved}; `citeaudit audit --model {fitted.model} --strategy {fitted.strategy}` "
+                   "now routes with it")
 
 
 @main.command()
@@ -540,7 +625,7 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
     items = read_dataset(dataset, allow_outside_sources)
     if not items:
         _fail(f"{dataset} has no answers: give one JSON object per line")
-    options = settings.with_(cache_dir=settings.folder.resolve())
+    options = settings.with_(cache_dir=settings.folder.resolve(), user_dir=settings.user_folder.resolve())
     batch_settings = Settings(locate_only=locate_only, reviews=tuple(load_reviews(reviews)) if reviews else (),
                               cache_dir=str(options.folder), cards=html_path is not None, options=options)
     check_scheduler(scheduler, batch_settings)

@@ -3,7 +3,8 @@
 | variable             | meaning                                                    | default            |
 |----------------------|------------------------------------------------------------|--------------------|
 | CITEAUDIT_DATA_DIR   | folder holding source texts (RFCs) not shipped in `data/`  | see `source_dirs`  |
-| CITEAUDIT_CACHE_DIR  | folder with the JSON Lines recordings and the store        | `<project>/cache`  |
+| CITEAUDIT_CACHE_DIR  | folder with the shipped recordings (read-only inputs)      | `<project>/cache`  |
+| CITEAUDIT_USER_CACHE | folder your own recordings, calibrations and store go to   | `<cache dir>/local`|
 | CITEAUDIT_CACHE_MODE | `replay`, `record` or `refresh`                            | `replay`           |
 | CITEAUDIT_THRESHOLD  | routing threshold, 0 to 1 (`AuditOptions`)                 | the calibration's  |
 | CITEAUDIT_REVIEW_DIR | folder of the review stores notebooks write                | `<project>/reviews`|
@@ -83,6 +84,14 @@ def find_input(path: str | Path) -> Path:
 def cache_dir() -> Path:
     value = os.environ.get("CITEAUDIT_CACHE_DIR")
     return Path(value) if value else project_dir() / "cache"
+
+
+def user_cache_dir(shipped: Path | None = None) -> Path:
+    """`CITEAUDIT_USER_CACHE`, else `local/` inside the shipped cache folder (`shipped`, default
+    `cache_dir()`): where new recordings, calibrations of your own and the working store go. The
+    checkout's `cache/local/` is ignored by git, so recording never changes the checkout."""
+    value = os.environ.get("CITEAUDIT_USER_CACHE")
+    return Path(value) if value else (shipped or cache_dir()) / "local"
 
 
 def review_dir() -> Path:

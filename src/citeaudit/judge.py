@@ -180,14 +180,25 @@ class Judge:
             params["grammar"] = GRAMMAR if self.strategy == Strategy.CHOICE else YESNO_GRAMMAR
         return params
 
+    def _request(self, messages: list[ChatCompletionMessageParam], params: dict,
+                 prompt_version: str | None = None) -> dict:
+        """The request dict the cache keys (`cache.request_key`)."""
+        return {"model": self.model, "messages": messages, "params": params,
+                "prompt_version": prompt_version or self.prompt_version}
+
+    def requests(self, claim: str, evidence: str, where: str = "cited section") -> list[dict]:
+        """The requests `judge` sends for one citation when the endpoint returns log-probabilities
+        (one per question of the strategy), built as `judge` builds them: what a cost estimate
+        counts and what the cache is asked whether it already holds (`CallCache.recorded`)."""
+        if self.strategy == Strategy.CHOICE:
+            return [self._request(build_messages(claim, evidence, where), self._params())]
+        return [self._request(build_messages(claim, evidence, where, question), self._params(),
+                              PROMPT_VERSIONS[Strategy.YESNO] if question in YESNO_QUESTIONS else None)
+                for question in self.questions or ()]
+
     def _call(self, messages: list[ChatCompletionMessageParam], params: dict, what: str,
               prompt_version: str | None = None) -> tuple[dict, bool]:
-        request = {
-            "model": self.model,
-            "messages": messages,
-            "params": params,
-            "prompt_version": prompt_version or self.prompt_version,
-        }
+        request = self._request(messages, params, prompt_version)
 
         def send() -> tuple[dict, dict]:
             sent = {k: v for k, v in params.items() if k != "grammar"}

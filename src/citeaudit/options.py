@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import config
-from .calibration import Calibration, Routing, load_calibration
+from .calibration import Calibration, Routing, find_calibration
 from .errors import InputError
 from .vocab import CacheMode, Strategy
 
 if TYPE_CHECKING:
+    from .cache import CallCache
     from .judge import Judge
 
 
@@ -46,7 +47,11 @@ class AuditOptions:
     `threshold` None means the model's calibrated threshold (the calibration's recommended one),
     else `config.DEFAULT_THRESHOLD` when the model has no calibration, which every surface then
     says (`Routing.note`). `use_calibration` False routes on the model's own probabilities.
-    `cache_dir` None is `config.cache_dir()`. Picklable, so Dask workers get the same settings.
+    `cache_dir` None is `config.cache_dir()`: the shipped recordings and calibrations, read-only
+    inputs. `user_dir` None is `config.user_cache_dir(cache_dir)`: where new answers, the store and
+    calibrations of your own go (`cache/local/`, ignored by git), read before the shipped ones.
+    `shipped` True records into the shipped folder itself (the project's maintenance recordings,
+    `citeaudit record --shipped`). Picklable, so Dask workers get the same settings.
     """
 
     model: str = config.DEFAULT_MODEL
@@ -58,6 +63,8 @@ class AuditOptions:
     concurrency: int | None = None  # None: config.concurrency() (CITEAUDIT_CONCURRENCY, else 4)
     timeout: float = config.DEFAULT_TIMEOUT
     retries: int = config.DEFAULT_RETRIES
+    user_dir: Path | None = None
+    shipped: bool = False
     _calibration: list = field(default_factory=list, init=False, repr=False, compare=False)  # loaded once
 
     def __post_init__(self) -> None:
@@ -73,7 +80,8 @@ class AuditOptions:
     @classmethod
     def from_env(cls, *, model: str | None = None, strategy: str | None = None, cache_mode: str | None = None,
                  cache_dir: str | Path | None = None, threshold: float | None = None,
-                 use_calibration: bool = True, concurrency: int | None = None) -> AuditOptions:
+                 use_calibration: bool = True, concurrency: int | None = None,
+                 shipped: bool = False) -> AuditOptions:
         """The settings given here (None: not given), else the environment's, else the defaults."""
         return cls(
             model=model or config.model(),
@@ -85,6 +93,7 @@ class AuditOptions:
             concurrency=concurrency,
             timeout=config.timeout(),
             retries=config.retries(),
+            shipped=shipped,
         )
 
     def with_(self, **changes: object) -> AuditOptions:
@@ -93,27 +102,49 @@ class AuditOptions:
 
     @property
     def folder(self) -> Path:
-        """The cache folder: the recordings, the store and `calibration/`."""
+        """The shipped cache folder: its recordings and `calibration/` (read-only unless `shipped`)."""
         return self.cache_dir or config.cache_dir()
+
+    @property
+    def user_folder(self) -> Path:
+        """The user cache: new recordings, the working store and calibrations of your own."""
+        return self.user_dir or config.user_cache_dir(self.folder)
+
+    @property
+    def write_folder(self) -> Path:
+        """Where new answers and fitted calibrations go: the user cache, or the shipped folder when `shipped`."""
+        return self.folder if self.shipped else self.user_folder
+
+    @property
+    def folders(self) -> tuple[Path, ...]:
+        """Where recordings and calibrations are looked for, first found first: the write folder,
+        then (unless `shipped`) the shipped one."""
+        return (self.folder,) if self.shipped else (self.user_folder, self.folder)
+
+    def call_cache(self, *, hold: bool = False) -> CallCache:
+        """The `CallCache` of these settings: writes `write_folder`, reads every one of `folders`."""
+        from .cache import CallCache
+
+        return CallCache(self.write_folder, mode=self.cache_mode, hold=hold, read_also=self.folders[1:])
 
     def judge(self, *, hold: bool = False, **overrides: object) -> Judge:
         """The judge these settings describe (the one factory of every surface); `overrides` go to
         `Judge` (e.g. `base_url` of a local server), `hold` to its `CallCache`."""
-        from .cache import CallCache
         from .judge import Judge
 
-        cache = CallCache(self.folder, mode=self.cache_mode, hold=hold)
+        cache = self.call_cache(hold=hold)
         settings: dict[str, object] = dict(model=self.model, strategy=self.strategy, cache=cache,
                                            timeout=self.timeout, max_retries=self.retries)
         settings.update(overrides)
         return Judge(**settings)  # type: ignore[arg-type]
 
     def calibration(self) -> Calibration | None:
-        """The saved calibration of this model and strategy (`cache/calibration/`), or None."""
+        """The saved calibration of this model and strategy (`calibration/` of the user cache, else of
+        the shipped folder), or None."""
         if not self.use_calibration:
             return None
         if not self._calibration:
-            self._calibration.append(load_calibration(self.model, self.strategy, self.folder))
+            self._calibration.append(find_calibration(self.model, self.strategy, self.folders))
         return self._calibration[0]
 
     def routing(self) -> Routing:
