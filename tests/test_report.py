@@ -132,6 +132,47 @@ def test_report_command_writes_one_self_contained_file(tmp_path, replay_cache, m
     assert "make calibrate-qwen" in page
 
 
+def test_a_waiting_card_says_why_and_shows_its_review_command(report_table):
+    """Each card that waits for a human (judge error, or the model not sure enough) names why and the
+    exact `citeaudit review` command; a card decided otherwise has none."""
+    from citeaudit import ReviewCommand
+
+    _, audit = report_table
+    review = ReviewCommand((("--source", "rfc7519.txt"), ("--citations", "my cites.json")), "reviews/r.jsonl")
+    page = render_html(audit, review=review)
+    cards = dict(re.findall(r"<section class='card [a-z-]+' id='citation-([a-z_]+)'>(.*?)</section>", page, re.S))
+    commands = {cid for cid, card in cards.items() if "<pre class='command'>" in card}
+    waiting = set(audit.table.loc[audit.table["state"].isin(["waiting", "judge_error"]), "id"])
+    assert commands == waiting and "sub_should" in commands and "clock_skew" not in commands
+    assert ("<pre class='command'>citeaudit review --reviews reviews/r.jsonl --source rfc7519.txt --citations "
+            "&#x27;my cites.json&#x27; --id sub_should --verdict VERDICT</pre>") in cards["sub_should"]
+    one = next(cid for cid in waiting if cid != "sub_should")
+    row = audit.table[audit.table["id"] == one].iloc[0]
+    assert f"Waits for a human: model says {row['verdict']}" in cards[one].replace(" or contradicted", "") \
+        .replace(" or unsupported", "")
+    assert f"score {row['score']:.2f} &lt; threshold 0.55" in cards[one]
+    assert "<pre class='command'>" not in render_html(audit)  # the library's report without the inputs
+
+
+@pytest.mark.cli
+def test_the_report_command_gives_each_waiting_card_its_review_command(tmp_path, replay_cache, monkeypatch):
+    from test_cli import run
+
+    monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(replay_cache.directory))
+    out = tmp_path / "out.html"
+    citations = str(DATA / "eval_rfc7519.json")
+    result = run("report", "--source", "rfc7519.txt", "--citations", citations, "--html", str(out),
+                 "--reviews", str(tmp_path / "mine.jsonl"))
+    assert result.returncode == 1, result.stderr
+    page = out.read_text()
+    near = page.split("id='citation-jwt_sub_uniqueness_should'>", 1)[1].split("</section>", 1)[0]
+    assert "flagged near_quote (the quote is not verbatim)" in near
+    assert (f"<pre class='command'>citeaudit review --reviews {tmp_path / 'mine.jsonl'} --source rfc7519.txt "
+            f"--citations {citations} --id jwt_sub_uniqueness_should --verdict VERDICT</pre>") in near
+    assert page.count("<pre class='command'>") == page.count("<section class='card waiting") + \
+        page.count("<section class='card error")
+
+
 @pytest.mark.cli
 def test_report_of_line_citations_marks_the_cited_lines(tmp_path, replay_cache, monkeypatch):
     from test_cli import run

@@ -37,7 +37,7 @@ from .lines import LineAnswer, load_line_answer
 from .locate import locate_citations
 from .locators import with_cited_regions
 from .options import AuditOptions
-from .reviews import SEED_VERDICTS, Review, load_reviews
+from .reviews import SEED_VERDICTS, Review, ReviewCommand, load_reviews
 from .route import route
 from .vocab import CacheMode, Kind
 
@@ -196,7 +196,7 @@ class Audit:
         """One row per citation in words: its state, what that means, what to do next (`report.explain`)."""
         from .report import explain
 
-        return explain(self.table, calibrated=self.calibration is not None)
+        return explain(self.table, calibrated=self.calibration is not None, threshold=self.threshold)
 
     def reroute(self, threshold: float) -> Audit:
         """The same results routed at another threshold, with the same calibration; reviews still apply."""
@@ -216,16 +216,17 @@ class Audit:
 
         return write_jsonl(self.table, path, self.document)
 
-    def render_html(self, title: str | None = None) -> str:
+    def render_html(self, title: str | None = None, review: ReviewCommand | None = None) -> str:
         from .report import render_html
 
-        return render_html(self, title)
+        return render_html(self, title, review)
 
-    def write_html(self, path: str | Path, title: str | None = None) -> Path:
-        """A self-contained HTML report: the decision and one card per citation."""
+    def write_html(self, path: str | Path, title: str | None = None, review: ReviewCommand | None = None) -> Path:
+        """A self-contained HTML report: the decision and one card per citation (with `review`, each
+        waiting card shows the `citeaudit review` command that records a review of it)."""
         from .report import write_report
 
-        return write_report(path, self, title)
+        return write_report(path, self, title, review)
 
 
 def audit_citations(citations: Iterable[Citation], document: Document | None = None,
