@@ -77,10 +77,33 @@ def step2_view(table: pd.DataFrame, text: bool = True, calibrated: bool = False)
     return view.astype(object).where(lambda f: f.notna(), "-")
 
 
+# a column whose longest cell is past this many characters is prose (a claim, a quote, a reason)
+PROSE_CHARS = 40
+CELL_PADDING = "0.35em 0.4em"  # JupyterLab pads a cell 0.5em all round
+LONG_WORD_CHARS = 12  # a word past this may break (ids, flags), a shorter one never
+
+
 def styled(view: pd.DataFrame) -> Styler:
-    """A view for a notebook: text left-aligned and wrapped, never cut with "…" (a pandas Styler)."""
-    return view.style.set_properties(**{"white-space": "pre-wrap", "text-align": "left",
-                                        "vertical-align": "top"}).hide(axis="index")
+    """A view for a notebook: text left-aligned and wrapped, never cut with "…" (a pandas Styler).
+
+    A wide table narrows to the notebook's output area (JupyterLab at 1500 px with its file
+    browser open) instead of running off it: prose columns (a cell past `PROSE_CHARS` characters)
+    and columns of long single words (an id, the flag `contradicted_or_unsupported`) may break
+    inside a word down to a readable minimum width, and cells are padded less than JupyterLab's
+    default. Numbers and short words never break; nothing is cut or dropped.
+    """
+    styler = view.style.set_properties(**{"white-space": "pre-wrap", "text-align": "left", "vertical-align": "top",
+                                          "padding": CELL_PADDING}).hide(axis="index")
+    styler = styler.set_table_styles([{"selector": "th", "props": f"padding: {CELL_PADDING}"}], overwrite=False)
+    text = view.astype(str)
+    prose = [col for col in view.columns if text[col].str.len().max() > PROSE_CHARS]
+    long_words = [col for col in view.columns if col not in prose and
+                  text[col].map(lambda v: max((len(w) for w in v.split()), default=0)).max() > LONG_WORD_CHARS]
+    if prose:
+        styler = styler.set_properties(subset=prose, **{"overflow-wrap": "anywhere", "min-width": "6em"})
+    if long_words:
+        styler = styler.set_properties(subset=long_words, **{"overflow-wrap": "anywhere", "min-width": "5em"})
+    return styler
 
 
 def records(table: pd.DataFrame, document: Document | None = None) -> list[dict]:
