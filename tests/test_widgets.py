@@ -151,3 +151,15 @@ def test_only_a_standing_verdict_is_overridden(judged, tmp_path):
     with pytest.raises(InputError, match="sig_reporting"):
         queue.override("sig_reporting", "verified")  # fabricated, with no evidence a review could bind to
     assert not (tmp_path / "reviews.jsonl").exists()
+
+
+def test_the_wrong_verdicts_that_stand_are_listed_alone(judged):
+    """Notebook 04 lists every row once (in the slider's output) and then only what would stand wrongly."""
+    _, audit = judged
+    explorer = ThresholdExplorer(audit.table, 0.0)
+    view = explorer.view()
+    wrong = explorer.wrong_standing(view)
+    assert list(wrong["citation"]) == list(view.loc[(view["route"] == "auto") & (view["right"] == False),  # noqa: E712
+                                                        "citation"])
+    assert "exp_required" in set(wrong["citation"]) and len(wrong) < len(view)
+    assert explorer.wrong_standing(explorer.view(1.0)).empty

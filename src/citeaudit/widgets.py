@@ -100,6 +100,13 @@ class ThresholdExplorer:
                 f"({len(auto) / len(view):.0%}), {wrong} of them wrong on pass/fail; "
                 f"{len(view) - len(auto)} go to review")
 
+    def wrong_standing(self, view: pd.DataFrame | None = None) -> pd.DataFrame:
+        """The rows of `view` (default `self.view()`) whose verdict stands and is wrong on pass or
+        fail: what the threshold lets through. The slider's table has every row; this is the short
+        list to read when the table itself is not shown again."""
+        view = self.view() if view is None else view
+        return view[(view["route"] == Route.AUTO) & (view["right"] == False)]  # noqa: E712
+
     def figure(self) -> Figure:
         from .plots import threshold_figure
 
