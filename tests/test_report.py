@@ -242,3 +242,25 @@ def test_report_highlights_quotes_in_every_format(source, tmp_path):
         kept = Path(keep).with_name(f"report_{source.replace('.', '_')}.png")
         kept.parent.mkdir(parents=True, exist_ok=True)
         kept.write_bytes(shot.read_bytes())
+
+
+@pytest.mark.cli
+def test_a_source_id_report_gives_the_review_command_and_applies_its_store(tmp_path, recorded_cache):
+    """`report --answer-json --sources-json` ended in an internal error (exit 4: the review store and
+    the seed's reviews.json were both passed as `reviews`); it reports, its waiting card's command
+    records the review, and the report with that store applied accepts the answer."""
+    import shlex
+
+    from test_cli import run
+
+    inputs = ["--answer-json", str(DATA / "contract" / "answer.json"), "--sources-json",
+              str(DATA / "contract" / "sources.json")]
+    first = run("report", *inputs, "--html", str(tmp_path / "a.html"))
+    assert first.returncode == 1 and "REVIEW" in first.stdout, first.stderr  # calibrated: C1's score is short
+    command = re.search(r"<pre class='command'>([^<]*)</pre>", (tmp_path / "a.html").read_text()).group(1)
+    args = shlex.split(command.replace("&#x27;", "'").replace("VERDICT", "verified"))
+    assert args[:2] == ["citeaudit", "review"] and args[-4:] == ["--id", "C1", "--verdict", "verified"]
+    assert run(*args[1:]).returncode == 0
+    store = args[args.index("--reviews") + 1]
+    second = run("report", *inputs, "--html", str(tmp_path / "b.html"), "--reviews", store)
+    assert second.returncode == 0 and "ACCEPT" in second.stdout, second.stdout + second.stderr

@@ -302,12 +302,15 @@ def audit_lines(answer: LineAnswer, **options: Any) -> Audit:
 
 
 def audit_sources(answer: object, sources: object, reviews: object | None = None, *,
-                  locate_only: bool = True, **options: Any) -> Audit:
+                  locate_only: bool = True, store: Iterable[Review] | str | Path | None = None,
+                  **options: Any) -> Audit:
     """Seed 000's source-id answer, from its parsed JSON documents.
 
     By default no model is asked and the human reviews decide (the acceptance contract); with
     `locate_only=False` the judge reads each cited source, and a current review still replaces
-    its verdict. A contract violation of the input gives an `Audit` with no rows that REJECTs.
+    its verdict. `store` (a review store, or reviews) applies on top of `reviews` (the seed's
+    reviews.json), later entries winning. A contract violation of the input gives an `Audit` with
+    no rows that REJECTs.
     """
     from .sourceid import ContractViolation, validate_source_id
 
@@ -320,9 +323,8 @@ def audit_sources(answer: object, sources: object, reviews: object | None = None
     content = {s.id: s.content for s in parsed.sources}
     stored = [Review(citation_id=r.claim_id, fingerprint=r.fingerprint, verdict=SEED_VERDICTS[r.verdict])
               for r in parsed.reviews]
-    extra = options.pop("reviews", None)
-    if extra is not None:  # a review store on top of the seed's reviews.json: later entries win
-        stored += list(load_reviews(extra) if isinstance(extra, (str, Path)) else extra)
+    if store is not None:  # a review store on top of the seed's reviews.json: later entries win
+        stored += list(load_reviews(store) if isinstance(store, (str, Path)) else store)
     return audit_citations(citations, None, content, locate_only=locate_only, reviews=stored, **options)
 
 
@@ -358,4 +360,5 @@ def audit_files(*, source: str | None = None, citations: str | Path | None = Non
         return audit_lines(load_line_answer(document, answer), **options)
     if not (answer_json and sources_json):
         raise InputError("source-id citations need both --answer-json and --sources-json")
-    return audit_source_files(answer_json, sources_json, reviews_json, **options)
+    # `reviews` (a review store, as for the other formats) goes on top of the seed's reviews.json
+    return audit_source_files(answer_json, sources_json, reviews_json, store=options.pop("reviews", None), **options)
