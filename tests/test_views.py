@@ -1,6 +1,7 @@
 """The views show what the answer wrote: the claim, the quote, a word diff for near quotes, the
 closest passage for missing ones, highlights on whole words."""
 
+import html
 import re
 
 import pytest
@@ -110,5 +111,16 @@ def test_notebook_00s_tables_fit_jupyterlab_at_1500_px(tmp_path, recorded_cache)
     assert past == {name: 0 for name in views}, past
     for name, (view, styler) in views.items():
         page_html = styler.to_html()
-        for value in view.astype(str).to_numpy().ravel():
-            assert value in page_html, (name, value)  # every cell, whole (the Styler does not escape text)
+        for value in view.map(str).to_numpy().ravel():
+            assert value in html.unescape(page_html), (name, value)  # every cell, whole
+
+
+def test_styled_views_escape_the_answers_text():
+    """A claim is data: in a notebook's table its markup shows as text and never runs."""
+    import pandas as pd
+
+    from citeaudit import styled
+
+    hostile = '<img src=x onerror="alert(1)"> & <script>x()</script>'
+    page = styled(pd.DataFrame({"claim": [hostile], "score": ["0.50"]})).to_html()
+    assert "<img" not in page and "<script>" not in page and hostile in html.unescape(page)

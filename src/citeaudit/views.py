@@ -84,7 +84,8 @@ LONG_WORD_CHARS = 12  # a word past this may break (ids, flags), a shorter one n
 
 
 def styled(view: pd.DataFrame) -> Styler:
-    """A view for a notebook: text left-aligned and wrapped, never cut with "…" (a pandas Styler).
+    """A view for a notebook: text escaped (it comes from the answer under audit), left-aligned and
+    wrapped, never cut with "…" (a pandas Styler).
 
     A wide table narrows to the notebook's output area (JupyterLab at 1500 px with its file
     browser open) instead of running off it: prose columns (a cell past `PROSE_CHARS` characters)
@@ -92,13 +93,15 @@ def styled(view: pd.DataFrame) -> Styler:
     inside a word down to a readable minimum width, and cells are padded less than JupyterLab's
     default. Numbers and short words never break; nothing is cut or dropped.
     """
-    styler = view.style.set_properties(**{"white-space": "pre-wrap", "text-align": "left", "vertical-align": "top",
-                                          "padding": CELL_PADDING}).hide(axis="index")
+    # text of the answer under audit is data: escaped, so a claim's <img onerror=...> is shown, not run
+    styler = view.style.format(escape="html").set_properties(
+        **{"white-space": "pre-wrap", "text-align": "left", "vertical-align": "top", "padding": CELL_PADDING},
+    ).hide(axis="index")
     styler = styler.set_table_styles([{"selector": "th", "props": f"padding: {CELL_PADDING}"}], overwrite=False)
-    text = view.astype(str)
-    prose = [col for col in view.columns if text[col].str.len().max() > PROSE_CHARS]
-    long_words = [col for col in view.columns if col not in prose and
-                  text[col].map(lambda v: max((len(w) for w in v.split()), default=0)).max() > LONG_WORD_CHARS]
+    cells = {col: [str(v) for v in view.iloc[:, i]] for i, col in enumerate(view.columns)}  # as shown
+    prose = [col for col, texts in cells.items() if max(map(len, texts), default=0) > PROSE_CHARS]
+    long_words = [col for col, texts in cells.items() if col not in prose and
+                  max((len(word) for text in texts for word in text.split()), default=0) > LONG_WORD_CHARS]
     if prose:
         styler = styler.set_properties(subset=prose, **{"overflow-wrap": "anywhere", "min-width": "6em"})
     if long_words:
