@@ -51,6 +51,8 @@ check: static
 # .venv (a kernelspec in the venv, which Jupyter prefers there over a user-wide one). The source
 # texts are found from any folder (CITEAUDIT_DATA_DIR above, else data/ or ../shared/data/rfc).
 # Options for Jupyter: make lab LAB_ARGS="--no-browser --port 8890". Ctrl-C stops it.
+# notebooks/jupyter_server_config.json: jupytext's contents manager opens each percent script
+# NN_name.py as a notebook, and the .ipynb built from it is hidden, so each notebook is listed once.
 LAB_ARGS ?=
 $(VENV)/.lab: $(VENV)/.base requirements-lab.txt
 	$(PIP) -r requirements-lab.txt
@@ -58,7 +60,7 @@ $(VENV)/.lab: $(VENV)/.base requirements-lab.txt
 	touch $@
 
 lab: $(VENV)/.lab
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks --config=notebooks/jupyter_server_config.json $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 # Build notebooks/*.ipynb from their percent scripts notebooks/*.py (outputs empty).
 .PHONY: notebooks

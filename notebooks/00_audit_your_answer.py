@@ -114,8 +114,9 @@ for reason in decision.reasons:
 # ## Next
 #
 # - **Review** the citations that wait: notebook `05_review_queue` (set its `CITATIONS` and `SOURCE`
-#   to yours), or `citeaudit review --reviews reviews/mine.jsonl --source SOURCE --citations
-#   CITATIONS --id ID --verdict verified|contradicted|unsupported`.
+#   to yours), or from a shell: `citeaudit audit --source SOURCE --citations CITATIONS` says why
+#   each one waits and prints the exact `citeaudit review ...` command that records its review
+#   (into the same store notebook 05 uses).
 # - **Share** the result as one self-contained HTML page: `citeaudit report --source SOURCE
 #   --citations CITATIONS --html out/report.html` (or `audit.write_html("out/report.html")` here).
 # - **Tune** the threshold on labelled citations: notebook `04_threshold_tuning`.

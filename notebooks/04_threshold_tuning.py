@@ -98,6 +98,18 @@ fig = explorer.figure()
 plt.show()
 
 # %% [markdown]
+# ## Wrong verdicts that would stand
+#
+# The slider above lists every labelled citation; here are only those whose verdict would stand
+# and be wrong at the slider's threshold (the recommended one until you move it): what that
+# threshold lets through without a human. Run the cell again after moving the slider.
+
+# %%
+view = explorer.view()
+print(explorer.summary(view))
+ca.style_threshold_view(explorer.wrong_standing(view))
+
+# %% [markdown]
 # ## Reading it
 #
 # The recorded model is Qwen2.5-Coder-1.5B on two CPU cores. Its answers rank supported citations
@@ -106,6 +118,3 @@ plt.show()
 # this judge a threshold that keeps standing verdicts right 95% of the time lets about half of them
 # stand: the threshold protects the answer, and the human judges the rest. A stronger judge, or a
 # larger labelled set to calibrate on, moves the curves up and to the right.
-
-# %%
-ca.style_threshold_view(explorer.view())

@@ -28,12 +28,19 @@ store = ca.review_store_path(Path(CITATIONS).stem)
 queue = ca.ReviewQueue(audit, store)
 print(f"review store: {store}")
 print(f"{len(queue.pending)} citations wait for review; answer is {queue.decision().status}")
+print(f"verdicts that stood and can be overridden: {', '.join(queue.standing()) or 'none'}")
 
 # %% [markdown]
 # ## Review
 #
 # verified / contradicted / unsupported store a review and move to the next citation; skip leaves
 # it for later. A review recorded earlier stays current until the claim or its evidence changes.
+# Each write is confirmed under the buttons: the verdict, the citation, the store and how many
+# reviews it holds.
+#
+# A verdict that stood without a human (the model's, confident enough, or a fabricated quote with
+# evidence) can be overridden below the queue: pick the citation, the human verdict, record. The
+# override is a review like any other, bound to the same fingerprint, and replaces the verdict.
 
 # %%
 queue.widget(reviewer=REVIEWER)

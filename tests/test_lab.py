@@ -21,6 +21,8 @@ from conftest import ROOT
 
 NOTEBOOK = ROOT / "notebooks" / "00_audit_your_answer.ipynb"
 TOKEN = "citeaudit-test"
+SERVER_CONFIG = ROOT / "notebooks" / "jupyter_server_config.json"  # what `make lab` passes as --config
+SCRIPTS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
 
 
 def _free_port() -> int:
@@ -46,6 +48,43 @@ def test_makefile_lab_target_installs_pins_and_registers_the_kernel():
     pins = (ROOT / "requirements-lab.txt").read_text()
     assert "jupyterlab==" in pins and "ipykernel==" in pins
     assert "papermill==" in pins  # the README's papermill command works after make lab
+    assert "jupytext==" in pins  # opens the percent scripts as notebooks
+    assert "--config=notebooks/jupyter_server_config.json" in makefile
+
+
+def _contents_manager(root):
+    """The contents manager `make lab`'s server builds from its config file: jupytext's (its server
+    extension, enabled there, wraps the default one), with the config's hidden globs."""
+    from jupytext import TextFileContentsManager
+    from traitlets.config.loader import JSONFileConfigLoader
+
+    config = JSONFileConfigLoader(SERVER_CONFIG.name, str(SERVER_CONFIG.parent)).load_config()
+    assert config.ServerApp.jpserver_extensions == {"jupyterlab_jupytext": True}
+    return TextFileContentsManager(config=config, root_dir=str(root))
+
+
+def test_the_lab_lists_each_notebook_once_as_a_notebook_and_saves_a_script_unchanged(tmp_path):
+    """Listed once (the .py, as a notebook; the .ipynb built from it hidden), opened as a notebook,
+    and saved after running (outputs, execution counts) as the very same script: running a
+    notebook in JupyterLab does not change the checkout. No server, no browser."""
+    pytest.importorskip("jupytext")
+    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    manager = _contents_manager(tmp_path / "notebooks")
+    listed = manager.get("", content=True)["content"]
+    assert sorted((m["name"], m["type"]) for m in listed) == [(name, "notebook") for name in SCRIPTS]
+    for name in SCRIPTS:
+        path = tmp_path / "notebooks" / name
+        before = path.read_bytes()
+        model = manager.get(name, content=True, type="notebook")
+        cells = model["content"].cells
+        assert cells[0].cell_type == "markdown" and any("parameters" in c.metadata.get("tags", []) for c in cells)
+        for number, cell in enumerate(c for c in cells if c.cell_type == "code"):
+            cell.execution_count = number + 1
+            cell.outputs = [{"output_type": "stream", "name": "stdout", "text": "ran\n"}]
+        manager.save(model, name)
+        assert path.read_bytes() == before, name
+    assert sorted(p.name for p in (tmp_path / "notebooks").iterdir() if p.suffix == ".ipynb") == \
+        sorted(name.replace(".py", ".ipynb") for name in SCRIPTS)  # no new pairing file written
 
 
 @pytest.fixture
@@ -70,7 +109,7 @@ def lab(tmp_path, monkeypatch):
     with open(tmp_path / "lab.log", "wb") as log:  # the server keeps its own copy of the descriptor
         server = subprocess.Popen([sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
                                    "--ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}", "--allow-root",
-                                   f"--ServerApp.root_dir={ROOT / 'notebooks'}"],
+                                   f"--ServerApp.root_dir={ROOT / 'notebooks'}", f"--config={SERVER_CONFIG}"],
                                   env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -100,6 +139,11 @@ def test_jupyterlab_runs_notebook_00_through_its_kernel(lab):
     base, runtime = lab
     with urllib.request.urlopen(f"{base}/lab?token={TOKEN}", timeout=10) as page:
         assert page.status == 200 and b"JupyterLab" in page.read()
+    # the file browser's listing: each notebook once, the percent script, as a notebook
+    listed = _api(base, "/api/contents/")["content"]
+    assert sorted((m["name"], m["type"]) for m in listed) == [(name, "notebook") for name in SCRIPTS]
+    opened = _api(base, "/api/contents/00_audit_your_answer.py?type=notebook&content=1")
+    assert opened["type"] == "notebook" and opened["content"]["cells"][0]["cell_type"] == "markdown"
     specs = _api(base, "/api/kernelspecs")
     python3 = specs["kernelspecs"]["python3"]["spec"]
     assert python3["display_name"] == "Python 3 (citeaudit .venv)"

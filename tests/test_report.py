@@ -132,6 +132,47 @@ def test_report_command_writes_one_self_contained_file(tmp_path, replay_cache, m
     assert "make calibrate-qwen" in page
 
 
+def test_a_waiting_card_says_why_and_shows_its_review_command(report_table):
+    """Each card that waits for a human (judge error, or the model not sure enough) names why and the
+    exact `citeaudit review` command; a card decided otherwise has none."""
+    from citeaudit import ReviewCommand
+
+    _, audit = report_table
+    review = ReviewCommand((("--source", "rfc7519.txt"), ("--citations", "my cites.json")), "reviews/r.jsonl")
+    page = render_html(audit, review=review)
+    cards = dict(re.findall(r"<section class='card [a-z-]+' id='citation-([a-z_]+)'>(.*?)</section>", page, re.S))
+    commands = {cid for cid, card in cards.items() if "<pre class='command'>" in card}
+    waiting = set(audit.table.loc[audit.table["state"].isin(["waiting", "judge_error"]), "id"])
+    assert commands == waiting and "sub_should" in commands and "clock_skew" not in commands
+    assert ("<pre class='command'>citeaudit review --reviews reviews/r.jsonl --source rfc7519.txt --citations "
+            "&#x27;my cites.json&#x27; --id sub_should --verdict VERDICT</pre>") in cards["sub_should"]
+    one = next(cid for cid in waiting if cid != "sub_should")
+    row = audit.table[audit.table["id"] == one].iloc[0]
+    assert f"Waits for a human: model says {row['verdict']}" in cards[one].replace(" or contradicted", "") \
+        .replace(" or unsupported", "")
+    assert f"score {row['score']:.2f} &lt; threshold 0.55" in cards[one]
+    assert "<pre class='command'>" not in render_html(audit)  # the library's report without the inputs
+
+
+@pytest.mark.cli
+def test_the_report_command_gives_each_waiting_card_its_review_command(tmp_path, replay_cache, monkeypatch):
+    from test_cli import run
+
+    monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(replay_cache.directory))
+    out = tmp_path / "out.html"
+    citations = str(DATA / "eval_rfc7519.json")
+    result = run("report", "--source", "rfc7519.txt", "--citations", citations, "--html", str(out),
+                 "--reviews", str(tmp_path / "mine.jsonl"))
+    assert result.returncode == 1, result.stderr
+    page = out.read_text()
+    near = page.split("id='citation-jwt_sub_uniqueness_should'>", 1)[1].split("</section>", 1)[0]
+    assert "flagged near_quote (the quote is not verbatim)" in near
+    assert (f"<pre class='command'>citeaudit review --reviews {tmp_path / 'mine.jsonl'} --source rfc7519.txt "
+            f"--citations {citations} --id jwt_sub_uniqueness_should --verdict VERDICT</pre>") in near
+    assert page.count("<pre class='command'>") == page.count("<section class='card waiting") + \
+        page.count("<section class='card error")
+
+
 @pytest.mark.cli
 def test_report_of_line_citations_marks_the_cited_lines(tmp_path, replay_cache, monkeypatch):
     from test_cli import run
@@ -201,3 +242,25 @@ def test_report_highlights_quotes_in_every_format(source, tmp_path):
         kept = Path(keep).with_name(f"report_{source.replace('.', '_')}.png")
         kept.parent.mkdir(parents=True, exist_ok=True)
         kept.write_bytes(shot.read_bytes())
+
+
+@pytest.mark.cli
+def test_a_source_id_report_gives_the_review_command_and_applies_its_store(tmp_path, recorded_cache):
+    """`report --answer-json --sources-json` ended in an internal error (exit 4: the review store and
+    the seed's reviews.json were both passed as `reviews`); it reports, its waiting card's command
+    records the review, and the report with that store applied accepts the answer."""
+    import shlex
+
+    from test_cli import run
+
+    inputs = ["--answer-json", str(DATA / "contract" / "answer.json"), "--sources-json",
+              str(DATA / "contract" / "sources.json")]
+    first = run("report", *inputs, "--html", str(tmp_path / "a.html"))
+    assert first.returncode == 1 and "REVIEW" in first.stdout, first.stderr  # calibrated: C1's score is short
+    command = re.search(r"<pre class='command'>([^<]*)</pre>", (tmp_path / "a.html").read_text()).group(1)
+    args = shlex.split(command.replace("&#x27;", "'").replace("VERDICT", "verified"))
+    assert args[:2] == ["citeaudit", "review"] and args[-4:] == ["--id", "C1", "--verdict", "verified"]
+    assert run(*args[1:]).returncode == 0
+    store = args[args.index("--reviews") + 1]
+    second = run("report", *inputs, "--html", str(tmp_path / "b.html"), "--reviews", store)
+    assert second.returncode == 0 and "ACCEPT" in second.stdout, second.stdout + second.stderr

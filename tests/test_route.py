@@ -187,10 +187,10 @@ def test_waiting_reasons_name_what_kept_a_citation_from_standing():
             {C.ID: "down", C.ERROR: "APIConnectionError: refused", C.ERROR_KIND: "endpoint"}]
     reasons = decide(route(table(rows), 0.8), threshold=0.8).reasons
     assert reasons == (
-        "near: no review yet; have its support by section 2 reviewed (model says contradicted, score 0.95, "
-        "but the quote is not verbatim)",
-        "moved: no review yet; have its support by section 2 reviewed (model says verified, score 0.90, "
-        "but the quote is in another section than the one cited)",
+        "near: no review yet; have its support by section 2 reviewed (model says contradicted, score 0.95 ≥ "
+        "threshold 0.80, but flagged near_quote (the quote is not verbatim))",
+        "moved: no review yet; have its support by section 2 reviewed (model says verified, score 0.90 ≥ "
+        "threshold 0.80, but flagged section_mismatch (the quote is in another section than the one cited))",
         "miss: no review yet; have its support by section 2 reviewed (no recorded answer of the judge: record one, "
         "or review it by hand)",
         "down: no review yet; have its support by section 2 reviewed (the judge failed: see the row's error)")

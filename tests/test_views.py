@@ -1,6 +1,7 @@
 """The views show what the answer wrote: the claim, the quote, a word diff for near quotes, the
 closest passage for missing ones, highlights on whole words."""
 
+import html
 import re
 
 import pytest
@@ -62,3 +63,64 @@ def test_window_folds_a_long_section_behind_details(located):
     window, full = page.split("<details>")
     assert "<mark>" in window and "<mark>" in full and len(window) < len(full)
     assert "characters)</summary>" in full
+
+
+# JupyterLab's output area at a 1500 px window with the file browser open: 1500 less the two
+# activity bars (33 px each), the file browser (250 px), the cell's prompt and collapser (72 px)
+# and paddings. The elements and rules around a table are JupyterLab's own (its output area, the
+# rendered HTML box, its table and cell rules: 13 px text, cells padded 0.5em).
+OUTPUT_AREA_PX = 1080
+LAB_CSS = (
+    "body{margin:0;font-family:system-ui,sans-serif;font-size:14px}"
+    f".jp-OutputArea-output{{width:{OUTPUT_AREA_PX}px;overflow:auto;height:auto}}"
+    ".jp-RenderedHTMLCommon{display:flex;flex-direction:column;overflow:auto;padding:2px 5px 2px 0;width:100%;"
+    "min-width:130px}"
+    ".jp-RenderedHTMLCommon table{border-collapse:collapse;border-spacing:0;border:none;font-size:13px;"
+    "table-layout:fixed;margin:0 0 1em 0}"
+    ".jp-RenderedHTMLCommon td,.jp-RenderedHTMLCommon th,.jp-RenderedHTMLCommon tr{vertical-align:middle;"
+    "padding:.5em;line-height:normal;white-space:normal;max-width:none;border:none;text-align:right}")
+
+
+@pytest.mark.browser
+def test_notebook_00s_tables_fit_jupyterlab_at_1500_px(tmp_path, recorded_cache):
+    """Notebook 00's tables, its step-2 table above all (13 columns: claim, quote, three
+    probabilities, P(pass), score, verdict, route, flags, why), fit JupyterLab's output area as a
+    real Chromium lays them out (they ran 150 px past it), and every cell is still on the page
+    whole: long text wraps, nothing is dropped."""
+    from test_report import chromium
+
+    from citeaudit import AuditOptions, styled
+
+    # as notebook 00 runs it: the recorded Qwen judge and its calibration (P(pass), why)
+    audit = audit_quotes("rfc7519.txt", DATA / "your_citations.json", options=AuditOptions.from_env())
+    assert audit.calibration is not None
+    views = {"step1": (step1_view(audit.table), styled(step1_view(audit.table))),
+             "step2": (audit.view(), audit.styled()), "explain": (audit.explain(), styled(audit.explain()))}
+    assert len(views["step2"][0].columns) >= 12
+    body = "".join(f"<div class='jp-OutputArea-output' id='{name}'><div class='jp-RenderedHTMLCommon'>"
+                   f"{styler.to_html()}</div></div>" for name, (_, styler) in views.items())
+    # how far each rendered box runs past its width (> 0: a sideways scrollbar)
+    script = ("for (const o of document.querySelectorAll('.jp-OutputArea-output')) { const r = o.firstElementChild;"
+              " o.setAttribute('data-past', r.scrollWidth - r.clientWidth); }")
+    page = tmp_path / "tables.html"
+    page.write_text(f"<!DOCTYPE html><html><head><meta charset='utf-8'><style>{LAB_CSS}</style></head>"
+                    f"<body>{body}<script>{script}</script></body></html>", encoding="utf-8")
+    dom = chromium("--window-size=1500,1000", "--dump-dom", page.as_uri(), tmp_path=tmp_path)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    past = {name: int(px) for name, px in re.findall(r'id="(\w+)" data-past="(-?\d+)"', dom.stdout)}
+    assert past == {name: 0 for name in views}, past
+    for name, (view, styler) in views.items():
+        page_html = styler.to_html()
+        for value in view.map(str).to_numpy().ravel():
+            assert value in html.unescape(page_html), (name, value)  # every cell, whole
+
+
+def test_styled_views_escape_the_answers_text():
+    """A claim is data: in a notebook's table its markup shows as text and never runs."""
+    import pandas as pd
+
+    from citeaudit import styled
+
+    hostile = '<img src=x onerror="alert(1)"> & <script>x()</script>'
+    page = styled(pd.DataFrame({"claim": [hostile], "score": ["0.50"]})).to_html()
+    assert "<img" not in page and "<script>" not in page and hostile in html.unescape(page)

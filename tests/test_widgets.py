@@ -3,7 +3,7 @@
 import pytest
 from conftest import DATA
 
-from citeaudit import Judge, ReviewQueue, ThresholdExplorer, audit_quotes, load_reviews, load_rfc
+from citeaudit import InputError, Judge, ReviewQueue, ThresholdExplorer, audit_quotes, load_reviews, load_rfc
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,7 @@ def test_review_widget_buttons_write_to_the_store(judged, tmp_path):
     store = tmp_path / "reviews.jsonl"
     queue = ReviewQueue(audit, store)
     box = queue.widget(reviewer="t")
-    card, note, buttons, status = box.children
+    card, note, buttons, status, _override = box.children
     verified, contradicted, unsupported, skip = buttons.children
     note.value = "checked"
     verified.click()
@@ -108,3 +108,58 @@ def test_the_risk_coverage_marker_names_the_sliders_threshold(judged):
     labels = [text.get_text() for text in fig.axes[0].get_legend().get_texts()]
     plt.close(fig)
     assert labels == ["threshold 0.84"]
+
+
+def test_a_standing_verdict_is_overridden_from_the_queue(judged, tmp_path):
+    """Driven through the real widgets: pick a citation whose verdict stood, record a human verdict;
+    the store holds it under the row's fingerprint, the queue confirms the write, and the audit
+    settled again from the store shows that citation reviewed with the human verdict."""
+    from citeaudit import row_fingerprint
+
+    audit = judged[1].reroute(0.7)  # exp_required stands as verified; its gold verdict is contradicted
+    store = tmp_path / "reviews.jsonl"
+    queue = ReviewQueue(audit, store)
+    stood = audit.table[audit.table["id"] == "exp_required"].iloc[0]
+    assert (stood["state"], stood["final_verdict"], stood["expected"]) == ("stands", "verified", "contradicted")
+    assert queue.standing() == ["exp_required"]  # the fabricated one has no evidence to bind a review to
+    box = queue.widget(reviewer="t")
+    status, override = box.children[3], box.children[4]
+    _, pickers, why, record = override.children
+    pick, human = pickers.children
+    assert "ACCEPT" not in status.value
+    assert pick.options == (("exp_required: verified", "exp_required"),)
+    pick.value, human.value, why.value = "exp_required", "contradicted", "4.1.4 says MUST NOT be accepted"
+    record.click()
+    (review,) = load_reviews(store)
+    assert (review.citation_id, review.verdict, review.note, review.reviewer) == \
+        ("exp_required", "contradicted", "4.1.4 says MUST NOT be accepted", "t")
+    assert review.fingerprint == row_fingerprint(stood)
+    assert f"saved contradicted for exp_required to {store} (1 review(s) in the store)" in status.value
+    assert pick.options == () and why.value == ""
+    settled = audit.with_reviews(store)
+    row = settled.table.set_index("id").loc["exp_required"]
+    assert (row["state"], row["review_state"], row["final_verdict"]) == ("reviewed", "current", "contradicted")
+    assert queue.table.set_index("id").at["exp_required", "state"] == "reviewed"
+    assert any(r.startswith("exp_required: review found") for r in settled.decision.reasons)
+
+
+def test_only_a_standing_verdict_is_overridden(judged, tmp_path):
+    queue = ReviewQueue(judged[1].reroute(0.7), tmp_path / "reviews.jsonl")
+    waiting = queue.current()["id"]
+    with pytest.raises(InputError, match=r"no standing verdict to override; those that do: exp_required"):
+        queue.override(waiting, "verified")
+    with pytest.raises(InputError, match="sig_reporting"):
+        queue.override("sig_reporting", "verified")  # fabricated, with no evidence a review could bind to
+    assert not (tmp_path / "reviews.jsonl").exists()
+
+
+def test_the_wrong_verdicts_that_stand_are_listed_alone(judged):
+    """Notebook 04 lists every row once (in the slider's output) and then only what would stand wrongly."""
+    _, audit = judged
+    explorer = ThresholdExplorer(audit.table, 0.0)
+    view = explorer.view()
+    wrong = explorer.wrong_standing(view)
+    assert list(wrong["citation"]) == list(view.loc[(view["route"] == "auto") & (view["right"] == False),  # noqa: E712
+                                                        "citation"])
+    assert "exp_required" in set(wrong["citation"]) and len(wrong) < len(view)
+    assert explorer.wrong_standing(explorer.view(1.0)).empty

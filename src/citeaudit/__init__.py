@@ -38,7 +38,7 @@ from .config import DEFAULT_MODEL, DEFAULT_STRATEGY, DEFAULT_THRESHOLD, find_inp
 from .contract import check_contract, check_contract_files
 from .dashboard import render_dashboard, write_dashboard
 from .dataset import read_dataset
-from .decide import Decision, apply_reviews, decide, row_state, settle
+from .decide import Decision, apply_reviews, decide, row_state, settle, why_it_waits
 from .documents import Document, Section, canonical_section_id, load_rfc, load_text, resolve_source
 from .errors import (
                     CacheMissError,
@@ -60,7 +60,7 @@ from .locate import Location, locate, locate_citations
 from .options import AuditOptions
 from .prompts import PROMPT_VERSION, PROMPT_VERSIONS, build_messages
 from .report import explain, render_html, write_report
-from .reviews import Review, load_reviews, record_review, review_row, review_store_path, row_fingerprint
+from .reviews import Review, ReviewCommand, load_reviews, record_review, review_row, review_store_path, row_fingerprint
 from .route import route
 from .sourceid import ContractViolation, SourceIdAnswer, validate_source_id
 from .textindex import DocumentIndex, index_document, normalize
@@ -130,6 +130,7 @@ __all__ = [
     "QuoteStatus",
     "Relation",
     "Review",
+    "ReviewCommand",
     "ReviewQueue",
     "ReviewState",
     "Route",
@@ -218,6 +219,7 @@ __all__ = [
     "threshold_table",
     "threshold_view",
     "validate_source_id",
+    "why_it_waits",
     "word_diff",
     "write_dashboard",
     "write_jsonl",

@@ -37,7 +37,7 @@ from .lines import LineAnswer, load_line_answer
 from .locate import locate_citations
 from .locators import with_cited_regions
 from .options import AuditOptions
-from .reviews import SEED_VERDICTS, Review, load_reviews
+from .reviews import SEED_VERDICTS, Review, ReviewCommand, load_reviews
 from .route import route
 from .vocab import CacheMode, Kind
 
@@ -202,7 +202,7 @@ class Audit:
         """One row per citation in words: its state, what that means, what to do next (`report.explain`)."""
         from .report import explain
 
-        return explain(self.table, calibrated=self.calibration is not None)
+        return explain(self.table, calibrated=self.calibration is not None, threshold=self.threshold)
 
     def reroute(self, threshold: float) -> Audit:
         """The same results routed at another threshold, with the same calibration; reviews still apply."""
@@ -222,16 +222,17 @@ class Audit:
 
         return write_jsonl(self.table, path, self.document)
 
-    def render_html(self, title: str | None = None) -> str:
+    def render_html(self, title: str | None = None, review: ReviewCommand | None = None) -> str:
         from .report import render_html
 
-        return render_html(self, title)
+        return render_html(self, title, review)
 
-    def write_html(self, path: str | Path, title: str | None = None) -> Path:
-        """A self-contained HTML report: the decision and one card per citation."""
+    def write_html(self, path: str | Path, title: str | None = None, review: ReviewCommand | None = None) -> Path:
+        """A self-contained HTML report: the decision and one card per citation (with `review`, each
+        waiting card shows the `citeaudit review` command that records a review of it)."""
         from .report import write_report
 
-        return write_report(path, self, title)
+        return write_report(path, self, title, review)
 
 
 def audit_citations(citations: Iterable[Citation], document: Document | None = None,
@@ -307,12 +308,15 @@ def audit_lines(answer: LineAnswer, **options: Any) -> Audit:
 
 
 def audit_sources(answer: object, sources: object, reviews: object | None = None, *,
-                  locate_only: bool = True, **options: Any) -> Audit:
+                  locate_only: bool = True, store: Iterable[Review] | str | Path | None = None,
+                  **options: Any) -> Audit:
     """Seed 000's source-id answer, from its parsed JSON documents.
 
     By default no model is asked and the human reviews decide (the acceptance contract); with
     `locate_only=False` the judge reads each cited source, and a current review still replaces
-    its verdict. A contract violation of the input gives an `Audit` with no rows that REJECTs.
+    its verdict. `store` (a review store, or reviews) applies on top of `reviews` (the seed's
+    reviews.json), later entries winning. A contract violation of the input gives an `Audit` with
+    no rows that REJECTs.
     """
     from .sourceid import ContractViolation, validate_source_id
 
@@ -325,9 +329,8 @@ def audit_sources(answer: object, sources: object, reviews: object | None = None
     content = {s.id: s.content for s in parsed.sources}
     stored = [Review(citation_id=r.claim_id, fingerprint=r.fingerprint, verdict=SEED_VERDICTS[r.verdict])
               for r in parsed.reviews]
-    extra = options.pop("reviews", None)
-    if extra is not None:  # a review store on top of the seed's reviews.json: later entries win
-        stored += list(load_reviews(extra) if isinstance(extra, (str, Path)) else extra)
+    if store is not None:  # a review store on top of the seed's reviews.json: later entries win
+        stored += list(load_reviews(store) if isinstance(store, (str, Path)) else store)
     return audit_citations(citations, None, content, locate_only=locate_only, reviews=stored, **options)
 
 
@@ -363,4 +366,5 @@ def audit_files(*, source: str | None = None, citations: str | Path | None = Non
         return audit_lines(load_line_answer(document, answer), **options)
     if not (answer_json and sources_json):
         raise InputError("source-id citations need both --answer-json and --sources-json")
-    return audit_source_files(answer_json, sources_json, reviews_json, **options)
+    # `reviews` (a review store, as for the other formats) goes on top of the seed's reviews.json
+    return audit_source_files(answer_json, sources_json, reviews_json, store=options.pop("reviews", None), **options)

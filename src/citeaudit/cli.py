@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shlex
 import sys
 import threading
 from collections.abc import Callable, Iterable
@@ -31,7 +32,7 @@ from .formats import FORMATS
 from .lines import load_line_answer
 from .options import AuditOptions, check_threshold
 from .printable import printable, printable_lines
-from .reviews import review_row
+from .reviews import ReviewCommand, default_store, review_row
 from .views import how_to_record, lines_view, quote_notes, step2_view
 from .vocab import REVIEW_VERDICTS, WAITING_STATES, CacheMode, ErrorKind, LocalModelKey, Strategy
 
@@ -136,9 +137,17 @@ input_options = _options(
 )
 
 
-def _finish(audit: Audit, output: str | None, html_path: str | None, inputs: str = "") -> NoReturn:
-    """Print the quotes that are not verbatim, the row errors and the decision, write the outputs,
-    exit by the decision."""
+def _review_command(inputs: Iterable[tuple[str, str | None]], reviews: str | None) -> ReviewCommand:
+    """The `citeaudit review` command of the audit's inputs (the options given, in order)."""
+    given = tuple((option, value) for option, value in inputs if value)
+    return ReviewCommand(given, default_store(given, reviews))
+
+
+def _finish(audit: Audit, output: str | None, html_path: str | None, review: ReviewCommand) -> NoReturn:
+    """Print the quotes that are not verbatim, the row errors and the decision (each waiting
+    citation's reason says why it waits), then the review command of each waiting citation; write
+    the outputs, exit by the decision."""
+    inputs = shlex.join(part for pair in review.inputs for part in pair)
     notes = quote_notes(audit.table, audit.document)
     if notes:
         click.echo("\n" + "\n".join(notes))
@@ -151,17 +160,18 @@ def _finish(audit: Audit, output: str | None, html_path: str | None, inputs: str
         audit.write_jsonl(output)
         click.echo(f"\nwrote {len(audit.table)} records to {output}")
     if html_path:
-        audit.write_html(html_path)
+        audit.write_html(html_path, review=review)
         click.echo(f"wrote {html_path}")
     decision = audit.decision
     click.echo(f"\n{decision.status} ({audit.routing_note()})")
     for reason in decision.reasons:
         click.echo(f"  - {reason}")
     waiting = audit.table[audit.table[C.STATE].isin(WAITING_STATES) & audit.table[C.EVIDENCE].notna()]
-    if len(waiting) and inputs:
-        click.echo(f"\nTo record a human review of one (bound to the evidence it shows now): citeaudit review "
-                   f"--reviews reviews/mine.jsonl {inputs} --id {printable(waiting[C.ID].iloc[0])} "
-                   "--verdict verified|contradicted|unsupported; then rerun with --reviews reviews/mine.jsonl.")
+    if len(waiting):
+        click.echo("\nTo record a human review of a waiting citation, run its command with VERDICT replaced:")
+        for citation in waiting[C.ID]:
+            click.echo(f"  {printable(citation)}: {printable(review.command(str(citation)))}")
+        click.echo(review.legend())
     sys.exit(decision.exit_code)
 
 
@@ -243,7 +253,7 @@ def audit(source: str, citations: str, doc_format: str | None, settings: AuditOp
     result = audit_quotes(source, citations, format=doc_format, options=settings, locate_only=locate_only,
                           reviews=reviews)
     _show_audit(result)
-    _finish(result, output, html_path, f"--source {source} --citations {citations}")
+    _finish(result, output, html_path, _review_command((("--source", source), ("--citations", citations)), reviews))
 
 
 @main.command()
@@ -264,7 +274,7 @@ def lines(document: str, answer: str, settings: AuditOptions, output: str | None
     _show(lines_view(result.table).replace("\n", " / ", regex=True))
     click.echo("")
     _show_audit(result)
-    _finish(result, output, html_path, f"--document {document} --answer {answer}")
+    _finish(result, output, html_path, _review_command((("--document", document), ("--answer", answer)), reviews))
 
 
 @main.command()
@@ -584,7 +594,9 @@ def report(source: str | None, citations: str | None, document: str | None, answ
     result = audit_files(source=source, citations=citations, document=document, answer=answer,
                          answer_json=answer_json, sources_json=sources_json, format=doc_format,
                          options=settings, locate_only=locate_only, reviews=reviews)
-    result.write_html(html_path)
+    inputs = (("--source", source), ("--citations", citations), ("--document", document), ("--answer", answer),
+              ("--answer-json", answer_json), ("--sources-json", sources_json))
+    result.write_html(html_path, review=_review_command(inputs, reviews))
     if output:
         result.write_jsonl(output)
     click.echo(f"wrote {html_path}: {len(result.table)} citations, {result.decision.status}")

@@ -155,25 +155,32 @@ FLAG_REASONS = {
 }
 
 
-def _model_says(row: pd.Series, threshold: float | None) -> str:
-    """Why a model verdict waits, with the number that decided it: the score below the threshold,
-    a flag that sends it to a human whatever the score, or a judge error."""
+def why_it_waits(row: pd.Series, threshold: float | None) -> str:
+    """Why a waiting citation needs a human, with the number that decided it: the judge's error,
+    each flag that sends it to a human whatever the score (by name, with what it means, and the
+    score against the threshold), or the score below the threshold. "" for a row no model was
+    asked about (step 1 only, or seed 000's contract, where the reviews decide).
+
+    The decision's reasons, the command line and the HTML report all say it in these words.
+    """
     verdict, score = row[C.VERDICT], row.get(C.SCORE)
     if isinstance(row.get(C.ERROR), str) and row[C.ERROR]:
         if row.get(C.ERROR_KIND) == ErrorKind.REPLAY_MISS:
-            return " (no recorded answer of the judge: record one, or review it by hand)"
-        return " (the judge failed: see the row's error)"
+            return "no recorded answer of the judge: record one, or review it by hand"
+        return "the judge failed: see the row's error"
     if not isinstance(verdict, str):
         return ""
     words = verdict_words(row)
-    blocking = [FLAG_REASONS[Flag(f)] for f in row[C.FLAGS] if f in BLOCKING_FLAGS]
+    blocking = [f"flagged {f} ({FLAG_REASONS[Flag(f)]})" for f in row[C.FLAGS] if f in BLOCKING_FLAGS]
     if not isinstance(score, float):
-        return f" (model says {words}; the calibration cannot score this answer)"
-    if blocking:
-        return f" (model says {words}, score {score:.2f}, but {' and '.join(blocking)})"
+        return f"model says {words}; the calibration cannot score this answer"
     if threshold is None:
-        return f" (model says {words}, score {score:.2f})"
-    return f" (model says {words}, score {score:.2f} < threshold {threshold:.2f})"
+        return f"model says {words}, score {score:.2f}" + (f", but {' and '.join(blocking)}" if blocking else "")
+    if blocking:
+        sign, link = ("≥", "but") if score >= threshold else ("<", "and")
+        flagged = " and ".join(blocking)
+        return f"model says {words}, score {score:.2f} {sign} threshold {threshold:.2f}, {link} {flagged}"
+    return f"model says {words}, score {score:.2f} < threshold {threshold:.2f}"
 
 
 def _rejected_reason(row: pd.Series, label: str, final: str, by_review: bool, threshold: float | None) -> str:
@@ -190,7 +197,8 @@ def _pending_reason(row: pd.Series, label: str, threshold: float | None) -> str:
     if _review_state(row) == ReviewState.STALE:
         return (f"{label}: review is stale (the claim or {_target(row)} changed since it was reviewed); "
                 "review it again")
-    return f"{label}: no review yet; have its support by {_target(row)} reviewed{_model_says(row, threshold)}"
+    why = why_it_waits(row, threshold)
+    return f"{label}: no review yet; have its support by {_target(row)} reviewed" + (f" ({why})" if why else "")
 
 
 def decide(table: pd.DataFrame, input_errors: Sequence[str] = (), needs_review: Sequence[str] = (),

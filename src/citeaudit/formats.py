@@ -9,7 +9,11 @@
             character mapped back to the raw file; a section per ATX or setext heading, its id the
             heading's number when it has one ("2.1 Scope" -> "2.1"), else its GitHub slug
   html      `.html`: parsed with selectolax (lexbor, an HTML5 parser: malformed markup is read the
-            way a browser reads it); scripts, styles, templates and hidden elements dropped; a
+            way a browser reads it); scripts, styles, templates and hidden elements dropped, and so
+            is the page's chrome (`_is_chrome`: navigation, banners, footers, sidebars, search, and
+            anything `hidden` or `aria-hidden="true"`); when the page has a `main` (or, failing
+            that, `article`s) the text and sections come from it alone (a book's theme picker and
+            keyboard help are outside it); a
             section per `h1`-`h6` (ids as for Markdown), and `id` anchors as locators. The raw text
             of an HTML document is its extracted text (what a browser shows, blocks separated by
             blank lines), so spans, lines and the report point into that text, not into the markup
@@ -314,6 +318,46 @@ _BLOCK = frozenset({"address", "article", "aside", "blockquote", "dd", "details"
                     "header", "hgroup", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table",
                     "tbody", "thead", "tfoot", "tr", "ul", "caption", "body", "html"})
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# the page's chrome: never text, never a section (`_is_chrome`)
+_CHROME_TAGS = frozenset({"nav", "aside", "search"})
+_CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "complementary", "search"})
+# a header or footer inside these is the heading or byline of that content, not the page's banner
+# or footer (their ARIA roles, banner and contentinfo, apply only outside them)
+_SECTIONING = frozenset({"article", "section", "main", "aside", "nav"})
+
+
+def _is_chrome(node: LexborNode, scoped: bool) -> bool:
+    """Whether an element is page chrome, not content: `nav`, `aside`, `search`; a `header` or
+    `footer` outside sectioning content (`scoped` False); anything `hidden`, `aria-hidden="true"`,
+    or with a landmark role of navigation, banner, footer, sidebar or search."""
+    tag, attributes = node.tag, node.attributes
+    if tag in _CHROME_TAGS or (tag in ("header", "footer") and not scoped) or "hidden" in attributes:
+        return True
+    if (attributes.get("aria-hidden") or "").strip().lower() == "true":
+        return True
+    return bool(set((attributes.get("role") or "").lower().split()) & _CHROME_ROLES)
+
+
+def _content_roots(body: LexborNode) -> list[LexborNode]:
+    """Where a page's content is: its `main` elements (or `role="main"`), else its outermost
+    `article`s, else the whole body; chrome and skipped elements are not searched. One pass per
+    kind over the tree with an explicit stack (a page nested thousands deep is no RecursionError)."""
+    for wanted in ("main", "article"):
+        roots: list[LexborNode] = []
+        stack: list[tuple[LexborNode, bool]] = [(child, False) for child in reversed(list(body.iter()))]
+        while stack:
+            node, scoped = stack.pop()
+            tag = node.tag
+            if tag in _SKIP or _is_chrome(node, scoped):
+                continue
+            if tag == wanted or (wanted == "main" and (node.attributes.get("role") or "").strip().lower() == "main"):
+                roots.append(node)
+                continue
+            inner = scoped or tag in _SECTIONING
+            stack.extend((child, inner) for child in reversed(list(node.iter())))
+        if roots:
+            return roots
+    return [body]
 
 
 def _html_text(markup: str) -> str:
@@ -357,11 +401,13 @@ class _HtmlText:
             return
         self.add("\n" if separator == "\n\n" and tail.endswith("\n") else separator, pre=True)
 
-    def walk(self, node: LexborNode, pre: bool = False) -> None:
-        """The text of `node`'s descendants in document order. Iterative (an explicit stack), so a
-        page nested thousands of levels deep is read like any other, never a RecursionError."""
-        # ("node", child, pre) visits a child; ("end", tag, start, anchor, block) closes an element
-        stack: list[tuple] = [("children", node, pre)]
+    def walk(self, node: LexborNode, pre: bool = False, scoped: bool = False, itself: bool = False) -> None:
+        """The text of `node`'s descendants (and of `node` itself, its `id` an anchor, when `itself`)
+        in document order, chrome left out (`_is_chrome`; `scoped`: `node` is inside sectioning
+        content). Iterative (an explicit stack), so a page nested thousands of levels deep is read
+        like any other, never a RecursionError."""
+        # ("node", child, pre, scoped) visits a child; ("end", tag, start, anchor, block) closes an element
+        stack: list[tuple] = [("node" if itself else "children", node, pre, scoped)]
         while stack:
             frame = stack.pop()
             if frame[0] == "end":
@@ -375,15 +421,16 @@ class _HtmlText:
                     self.separate()
                 continue
             if frame[0] == "children":
-                _, parent, inside_pre = frame
-                stack.extend(("node", child, inside_pre) for child in reversed(list(parent.iter(include_text=True))))
+                _, parent, inside_pre, inside = frame
+                stack.extend(("node", child, inside_pre, inside)
+                             for child in reversed(list(parent.iter(include_text=True))))
                 continue
-            _, child, inside_pre = frame
+            _, child, inside_pre, inside = frame
             tag = child.tag
             if tag == "-text":
                 self.add(child.text_content or "", inside_pre)
                 continue
-            if tag in _SKIP or "hidden" in child.attributes:
+            if tag in _SKIP or _is_chrome(child, inside):
                 continue
             if tag == "br":
                 self.separate("\n")
@@ -395,7 +442,7 @@ class _HtmlText:
                 self.separate(" | ") if self.parts and not self._tail().endswith("\n") else None
             anchor = child.attributes.get("id") or (child.attributes.get("name") if tag == "a" else None)
             stack.append(("end", tag, self.size, anchor, block))
-            stack.append(("children", child, inside_pre or tag in ("pre", "textarea")))
+            stack.append(("children", child, inside_pre or tag in ("pre", "textarea"), inside or tag in _SECTIONING))
 
 
 def load_html(source: str | Path) -> Document:
@@ -406,8 +453,15 @@ def load_html(source: str | Path) -> Document:
     markup = read_text(path)
     tree = LexborHTMLParser(markup)
     text = _HtmlText()
-    if tree.body is not None:
-        text.walk(tree.body)
+    page = tree.body
+    if page is not None:
+        roots = _content_roots(page)
+        whole = roots[0] is page
+        for root in roots:
+            text.walk(root, itself=not whole)
+        if not whole and not "".join(text.parts).strip():  # an empty main: read the page, less its chrome
+            text = _HtmlText()
+            text.walk(page)
     raw = "".join(text.parts).strip("\n ")
     lead = len("".join(text.parts)) - len("".join(text.parts).lstrip("\n "))
     clean_to_raw = np.arange(len(raw), dtype=np.int64)

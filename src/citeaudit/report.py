@@ -25,12 +25,13 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from . import columns as C
-from .decide import row_state
+from .decide import row_state, why_it_waits
 from .documents import Document
+from .reviews import ReviewCommand
 from .route import score_note, verdict_words
 from .stores import atomic_write_text
 from .views import evidence_html, quote_html
-from .vocab import ReviewState, State, Verdict
+from .vocab import WAITING_STATES, ReviewState, State, Verdict
 
 if TYPE_CHECKING:
     from .audit import Audit
@@ -57,6 +58,7 @@ table.index td.claim{max-width:28rem}
 table.probs td{padding:0 .5rem;font-size:.85rem}
 pre{white-space:pre-wrap;background:#f6f8fa;padding:.6rem;border-radius:4px}
 pre.error{background:#ffebe9;color:#82071e}
+pre.command{background:#eaeef2;font-size:.85rem}
 mark{background:#fff8c5;outline:1px solid #d4a72c}
 details summary{cursor:pointer;color:#0969da;font-size:.9rem}
 a{color:#0969da}
@@ -83,10 +85,11 @@ class CardState:
     sentence: str
 
 
-def card_state(row: pd.Series, calibrated: bool = False) -> CardState:
+def card_state(row: pd.Series, calibrated: bool = False, threshold: float | None = None) -> CardState:
     """How the row's `state` (step 4, `decide.settle`) looks on a card; see the module docstring.
-    Where a calibration turned the model's largest answer around, the sentence says so in one line
-    (`route.score_note`)."""
+    A waiting citation's sentence says why it waits, in the decision's words (`decide.why_it_waits`,
+    against `threshold`, the one the table was routed at). Where a calibration turned the model's
+    largest answer around, the sentence says so in one line (`route.score_note`)."""
     state = row.get(C.STATE)
     if not isinstance(state, str):
         state = row_state(row)
@@ -113,9 +116,7 @@ def card_state(row: pd.Series, calibrated: bool = False) -> CardState:
         return CardState(key, f"{verdict} (stands)", f"The model's verdict stands: score {_score(row)} "
                          f"reaches the threshold and nothing is flagged.{why}{stale}")
     return CardState("waiting", f"model says {verdict}, waits for review",
-                     f"The model says {verdict} with score {_score(row)}: not enough to stand on its own"
-                     + (f" (flags: {', '.join(row[C.FLAGS])})" if row[C.FLAGS] else "")
-                     + f"; a human decides.{why}{stale}")
+                     f"Waits for a human: {why_it_waits(row, threshold)}.{why}{stale}")
 
 
 _NEXT = {
@@ -129,10 +130,11 @@ _NEXT = {
 }
 
 
-def explain(table: pd.DataFrame, calibrated: bool = False) -> pd.DataFrame:
+def explain(table: pd.DataFrame, calibrated: bool = False, threshold: float | None = None) -> pd.DataFrame:
     """One row per citation in words: its state, what that means and what to do next
-    (`calibrated`: the table was scored by a calibration, as `Audit.calibration` says)."""
-    states = [card_state(row, calibrated) for _, row in table.iterrows()]
+    (`calibrated`: the table was scored by a calibration, as `Audit.calibration` says; `threshold`:
+    the one it was routed at)."""
+    states = [card_state(row, calibrated, threshold) for _, row in table.iterrows()]
     return pd.DataFrame({
         "citation": table[C.ID],
         "outcome": [s.badge for s in states],
@@ -152,8 +154,17 @@ def _probabilities_html(probs: object) -> str:
     return f"<p class='meta'>what the model answered:</p><table class='probs'>{cells}</table>"
 
 
-def _card(row: pd.Series, document: Document | None, anchor: str, top: str = "top", calibrated: bool = False) -> str:
-    state = card_state(row, calibrated)
+def _review_html(row: pd.Series, review: ReviewCommand | None) -> str:
+    """The `citeaudit review` command of a waiting citation that shows evidence, else nothing."""
+    if review is None or row.get(C.STATE) not in WAITING_STATES or row[C.EVIDENCE] is None:
+        return ""
+    return (f"<p class='meta'>to record a human review, replace {_e(review.PLACEHOLDER)} and run:</p>"
+            f"<pre class='command'>{_e(review.command(str(row[C.ID])))}</pre><p class='meta'>{_e(review.legend())}</p>")
+
+
+def _card(row: pd.Series, document: Document | None, anchor: str, top: str = "top", calibrated: bool = False,
+          threshold: float | None = None, review: ReviewCommand | None = None) -> str:
+    state = card_state(row, calibrated, threshold)
     error = row.get(C.ERROR)
     flags = ", ".join(row[C.FLAGS]) if row[C.FLAGS] else "none"
     return (
@@ -168,6 +179,7 @@ def _card(row: pd.Series, document: Document | None, anchor: str, top: str = "to
         f"score: {_score(row)} &middot; flags: {_e(flags)}</p>"
         f"{_probabilities_html(row[C.PROBABILITIES])}"
         f"<p class='meta'>evidence the judge reads:</p>{evidence_html(row, document, window=True)}"
+        f"{_review_html(row, review)}"
         f"<p class='meta'><a href='#{_e(top)}'>back to the summary</a></p>"
         "</section>"
     )
@@ -186,12 +198,14 @@ def _index(table: pd.DataFrame, anchors: list[str]) -> str:
             f"<th>score</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
-def render_html(audit: Audit, title: str | None = None) -> str:
-    """The report as one HTML string (inline CSS, no scripts, every text escaped)."""
+def render_html(audit: Audit, title: str | None = None, review: ReviewCommand | None = None) -> str:
+    """The report as one HTML string (inline CSS, no scripts, every text escaped). With `review`
+    (the audit's inputs and a review store) each waiting citation's card shows the exact
+    `citeaudit review` command that records a review of it."""
     table, document, decision = audit.table, audit.document, audit.decision
     title = title or f"Citation audit of {audit.name}"
     calibrated = audit.calibration is not None
-    states = Counter(card_state(row, calibrated).key for _, row in table.iterrows())
+    states = Counter(card_state(row, calibrated, audit.threshold).key for _, row in table.iterrows())
     models = sorted({m for m in table[C.MODEL] if isinstance(m, str)}) or ["none (step 1 only)"]
     counts = ", ".join(f"{_e(k)}: {n}" for k, n in sorted(states.items()))
     reasons = "".join(f"<li>{_e(r)}</li>" for r in decision.reasons)
@@ -203,7 +217,7 @@ def render_html(audit: Audit, title: str | None = None) -> str:
         f" &middot; source: {_e(audit.name)}</p></div>"
     )
     anchors = [f"citation-{row[C.ID]}" for _, row in table.iterrows()]
-    cards = "".join(_card(row, document, anchor, calibrated=calibrated)
+    cards = "".join(_card(row, document, anchor, calibrated=calibrated, threshold=audit.threshold, review=review)
                     for anchor, (_, row) in zip(anchors, table.iterrows(), strict=True))
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
@@ -220,11 +234,11 @@ def answer_html(audit: Audit, anchor: str, top: str = "top") -> str:
     table, document = audit.table, audit.document
     anchors = [f"{anchor}-c{n}" for n in range(1, len(table) + 1)]
     calibrated = audit.calibration is not None
-    cards = "".join(_card(row, document, a, top, calibrated) for a, (_, row) in zip(anchors, table.iterrows(),
-                                                                                     strict=True))
+    cards = "".join(_card(row, document, a, top, calibrated, audit.threshold)
+                    for a, (_, row) in zip(anchors, table.iterrows(), strict=True))
     return _index(table, anchors) + cards
 
 
-def write_report(path: str | Path, audit: Audit, title: str | None = None) -> Path:
-    """Write the report to `path` through a unique temporary file renamed into place."""
-    return atomic_write_text(path, render_html(audit, title))
+def write_report(path: str | Path, audit: Audit, title: str | None = None, review: ReviewCommand | None = None) -> Path:
+    """Write the report (`render_html`) to `path` through a unique temporary file renamed into place."""
+    return atomic_write_text(path, render_html(audit, title, review))

@@ -13,6 +13,9 @@ too, `supported` meaning `verified`.
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -54,6 +57,52 @@ class Review(BaseModel):
 def review_store_path(name: str) -> Path:
     """`<CITEAUDIT_REVIEW_DIR or reviews/>/<name>.jsonl`: where notebooks keep a review store."""
     return config.review_dir() / f"{name}.jsonl"
+
+
+@dataclass(frozen=True)
+class ReviewCommand:
+    """How to record a review of one citation from a shell: `citeaudit review` with the audit's
+    input options (`(option, value)` pairs, as the audit's command was given them) and the store.
+
+    The verdict is the placeholder `VERDICT` (one of `REVIEW_VERDICTS`): the human decides it,
+    so no printed command records a verdict as it stands.
+
+    >>> ReviewCommand((("--source", "rfc7519.txt"), ("--citations", "my cites.json")), "r.jsonl").command("c 1")
+    "citeaudit review --reviews r.jsonl --source rfc7519.txt --citations 'my cites.json' --id 'c 1' --verdict VERDICT"
+    """
+
+    inputs: tuple[tuple[str, str], ...]
+    store: str
+
+    PLACEHOLDER = "VERDICT"
+
+    def command(self, citation_id: str) -> str:
+        """The command, quoted for a POSIX shell."""
+        args = ["citeaudit", "review", "--reviews", self.store]
+        for option, value in self.inputs:
+            args += [option, value]
+        return shlex.join([*args, "--id", citation_id, "--verdict"]) + f" {self.PLACEHOLDER}"
+
+    def legend(self) -> str:
+        """What to put for the placeholder, and what to do after."""
+        return (f"{self.PLACEHOLDER}: {', '.join(REVIEW_VERDICTS[:-1])} or {REVIEW_VERDICTS[-1]}; the review is "
+                f"bound to the evidence the citation shows now. Then rerun with --reviews {shlex.quote(self.store)}.")
+
+
+def default_store(inputs: Sequence[tuple[str, str]], given: str | Path | None = None) -> str:
+    """The review store a printed review command names: `given` when it is a JSON Lines store
+    (not seed 000's reviews.json, which is read, never appended to), else the store notebook 05
+    keeps for the same file (`review_store_path` of the citations' or answer's stem), relative
+    to the working directory when it is under it."""
+    if given is not None and Path(given).suffix != ".json":
+        return str(given)
+    named = dict(inputs)
+    stem = Path(named.get("--citations") or named.get("--answer") or named.get("--answer-json") or "reviews").stem
+    path = review_store_path(stem)
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def row_fingerprint(row: pd.Series) -> str | None:

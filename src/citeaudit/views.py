@@ -77,10 +77,36 @@ def step2_view(table: pd.DataFrame, text: bool = True, calibrated: bool = False)
     return view.astype(object).where(lambda f: f.notna(), "-")
 
 
+# a column whose longest cell is past this many characters is prose (a claim, a quote, a reason)
+PROSE_CHARS = 40
+CELL_PADDING = "0.35em 0.4em"  # JupyterLab pads a cell 0.5em all round
+LONG_WORD_CHARS = 12  # a word past this may break (ids, flags), a shorter one never
+
+
 def styled(view: pd.DataFrame) -> Styler:
-    """A view for a notebook: text left-aligned and wrapped, never cut with "…" (a pandas Styler)."""
-    return view.style.set_properties(**{"white-space": "pre-wrap", "text-align": "left",
-                                        "vertical-align": "top"}).hide(axis="index")
+    """A view for a notebook: text escaped (it comes from the answer under audit), left-aligned and
+    wrapped, never cut with "…" (a pandas Styler).
+
+    A wide table narrows to the notebook's output area (JupyterLab at 1500 px with its file
+    browser open) instead of running off it: prose columns (a cell past `PROSE_CHARS` characters)
+    and columns of long single words (an id, the flag `contradicted_or_unsupported`) may break
+    inside a word down to a readable minimum width, and cells are padded less than JupyterLab's
+    default. Numbers and short words never break; nothing is cut or dropped.
+    """
+    # text of the answer under audit is data: escaped, so a claim's <img onerror=...> is shown, not run
+    styler = view.style.format(escape="html").set_properties(
+        **{"white-space": "pre-wrap", "text-align": "left", "vertical-align": "top", "padding": CELL_PADDING},
+    ).hide(axis="index")
+    styler = styler.set_table_styles([{"selector": "th", "props": f"padding: {CELL_PADDING}"}], overwrite=False)
+    cells = {col: [str(v) for v in view.iloc[:, i]] for i, col in enumerate(view.columns)}  # as shown
+    prose = [col for col, texts in cells.items() if max(map(len, texts), default=0) > PROSE_CHARS]
+    long_words = [col for col, texts in cells.items() if col not in prose and
+                  max((len(word) for text in texts for word in text.split()), default=0) > LONG_WORD_CHARS]
+    if prose:
+        styler = styler.set_properties(subset=prose, **{"overflow-wrap": "anywhere", "min-width": "6em"})
+    if long_words:
+        styler = styler.set_properties(subset=long_words, **{"overflow-wrap": "anywhere", "min-width": "5em"})
+    return styler
 
 
 def records(table: pd.DataFrame, document: Document | None = None) -> list[dict]:

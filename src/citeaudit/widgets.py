@@ -18,10 +18,11 @@ from .audit import Audit
 from .calibrate import pass_fail_right, reliability, threshold_table
 from .calibration import Calibration
 from .decide import Decision
+from .errors import InputError
 from .reviews import Review, load_reviews, review_row
 from .route import route, score_note, verdict_words
 from .views import evidence_html, quote_html
-from .vocab import REVIEW_VERDICTS, WAITING_STATES, Route, Verdict
+from .vocab import REVIEW_VERDICTS, WAITING_STATES, Route, State, Verdict
 
 if TYPE_CHECKING:
     from ipywidgets import Button, VBox
@@ -99,6 +100,13 @@ class ThresholdExplorer:
                 f"({len(auto) / len(view):.0%}), {wrong} of them wrong on pass/fail; "
                 f"{len(view) - len(auto)} go to review")
 
+    def wrong_standing(self, view: pd.DataFrame | None = None) -> pd.DataFrame:
+        """The rows of `view` (default `self.view()`) whose verdict stands and is wrong on pass or
+        fail: what the threshold lets through. The slider's table has every row; this is the short
+        list to read when the table itself is not shown again."""
+        view = self.view() if view is None else view
+        return view[(view["route"] == Route.AUTO) & (view["right"] == False)]  # noqa: E712
+
     def figure(self) -> Figure:
         from .plots import threshold_figure
 
@@ -131,9 +139,15 @@ class ThresholdExplorer:
         return w.VBox([slider, out])
 
 
+# states whose verdict stood without a human: a reviewer may override them (`ReviewQueue.override`)
+OVERRIDABLE_STATES = frozenset({State.STANDS, State.FABRICATED})
+
+
 @dataclass
 class ReviewQueue:
-    """The citations waiting for a human, one at a time; each decision is stored at once."""
+    """The citations waiting for a human, one at a time; each decision is stored at once. A verdict
+    that stood without a human can be overridden too (`standing`, `override`). After each write
+    `saved` says what was written, to which store, and how many reviews it holds."""
 
     audit: Audit
     store: Path
@@ -170,8 +184,27 @@ class ReviewQueue:
         row = self.current()
         if row is None:
             raise IndexError("the review queue is empty")
-        review = review_row(self.table, row[C.ID], self.store, verdict, reviewer, note or None)
-        self.refresh()  # the reviewed row leaves `pending`; the same position is the next one
+        return self._record(str(row[C.ID]), verdict, note, reviewer)
+
+    def standing(self) -> list[str]:
+        """Ids of the citations whose verdict stood without a human (the model's, or fabricated)
+        and that show evidence a review can be bound to: what `override` accepts."""
+        table = self.table
+        mask = table[C.STATE].isin(OVERRIDABLE_STATES) & table[C.EVIDENCE].notna()
+        return [str(i) for i in table.loc[mask, C.ID]]
+
+    def override(self, citation_id: str, verdict: str | Verdict, note: str | None = None,
+                 reviewer: str | None = None) -> Review:
+        """Store a human verdict for a citation whose verdict stood (`standing`), bound by the same
+        fingerprint as any review; once current it replaces the standing verdict."""
+        if citation_id not in self.standing():
+            raise InputError(f"citation {citation_id!r} has no standing verdict to override; those that do: "
+                             f"{', '.join(self.standing()) or 'none'} (a waiting one is reviewed in the queue).")
+        return self._record(citation_id, verdict, note, reviewer)
+
+    def _record(self, citation_id: str, verdict: str | Verdict, note: str | None, reviewer: str | None) -> Review:
+        review = review_row(self.table, citation_id, self.store, verdict, reviewer, note or None)
+        self.refresh()  # a reviewed row leaves `pending`; the same position is the next one
         self.saved = (f"saved {review.verdict} for {review.citation_id} to {self.store} "
                       f"({self.stored} review(s) in the store)")
         return review
@@ -231,7 +264,9 @@ class ReviewQueue:
         )
 
     def widget(self, reviewer: str | None = None) -> VBox:
-        """The card, a note field and buttons verified / contradicted / unsupported / skip."""
+        """The card, a note field and buttons verified / contradicted / unsupported / skip, the
+        status line (the decision, and what the last write saved where), and an override form for
+        a verdict that stood (citation, human verdict, note, record)."""
         import ipywidgets as w
 
         card = w.HTML(self.card_html())
@@ -260,5 +295,28 @@ class ReviewQueue:
         for button in buttons:
             button.on_click(on_verdict)
         skip.on_click(on_skip)
+
+        # overriding a verdict that stood: pick the citation, the human verdict, record
+        pick = w.Dropdown(description="citation", options=self._standing_options())
+        human = w.Dropdown(description="verdict", options=[str(v) for v in REVIEW_VERDICTS])
+        why = w.Text(placeholder="note (optional)", layout=w.Layout(width="60%"))
+        record = w.Button(description="record override", button_style="primary")
+
+        def on_override(_button: Button) -> None:
+            if pick.value is not None:
+                self.override(pick.value, human.value, why.value, reviewer)
+                why.value = ""
+                pick.options = self._standing_options()
+            show()
+
+        record.on_click(on_override)
+        override = w.VBox([w.HTML("<p><b>Override a verdict that stood</b> (the model's, or fabricated): "
+                                  "a human verdict replaces it while the evidence stays the same.</p>"),
+                           w.HBox([pick, human]), why, record])
         show()
-        return w.VBox([card, note, w.HBox([*buttons, skip]), status])
+        return w.VBox([card, note, w.HBox([*buttons, skip]), status, override])
+
+    def _standing_options(self) -> list[tuple[str, str]]:
+        """The override picker's choices: (`id: final verdict`, id) for each `standing` citation."""
+        final = dict(zip(self.table[C.ID].astype(str), self.table[C.FINAL_VERDICT]))
+        return [(f"{cid}: {final[cid]}", cid) for cid in self.standing()]
