@@ -354,7 +354,7 @@ def _locate_one(citation: Citation, document: Document | None, sources: Mapping[
     if found.reason is not None:
         return found
     if citation.quote is not None:
-        reason = f"quote not found in {document.name} (best match {found.match_score:.0f}/100)"
+        reason = f"quote not found in {document.name} (best match {found.match_score:.1f}/100)"
     else:
         reason = f"section {locator.section!r} does not exist in {document.name}"
     return replace(found, reason=reason)
