@@ -242,7 +242,7 @@ def _quoted(citation: VendorCitation, documents: list[Document], at: int, vendor
             return _row(citation, vendor, {**_from_location(elsewhere, other),
                         C.FINDINGS: [{"flag": Flag.SOURCE_MISMATCH, "says": says}]})
     others = " nor in any other source given" if len(documents) > 1 else ""
-    score = f" (best match {found.match_score:.0f}/100)" if found.match_score is not None else ""
+    score = f" (best match {found.match_score:.1f}/100)" if found.match_score is not None else ""
     return _row(citation, vendor, {C.QUOTE_STATUS: found.quote_status, C.MATCH_SCORE: found.match_score,
                 C.CLOSEST: found.closest, C.SOURCE_FILE: document.name,
                 C.FABRICATED_REASON: found.reason or f"quote not found in {document.name}{score}{others}"})
