@@ -287,3 +287,11 @@ def test_a_citation_of_no_answer_text_is_refused():
     with pytest.raises(InputError, match=r"groundingSupports\[0\]\.groundingChunkIndices\[0\]: the citation is "
                                          "attached to no answer text"):
         parse_response(data)
+
+
+def test_langchain_qa_chain_shape():
+    data = {"input_documents": [{"page_content": "Access tokens expire fifteen minutes after they are issued.",
+                                 "metadata": {"source": "token-service.html"}}],
+            "question": "How long do access tokens live?", "output_text": "Fifteen minutes."}
+    parsed = parse_response(data)
+    assert parsed.format == ResponseFormat.LANGCHAIN and parsed.citations[0].id == "input_documents[0]"

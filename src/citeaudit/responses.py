@@ -12,8 +12,9 @@ Six shapes, chosen by what the JSON is or named (`ResponseFormat`):
                     `groundingChunks` (web or `retrievedContext`), REST camelCase or SDK snake_case
   cohere            chat v2 (`message.citations[].sources`) or v1 (`citations[].document_ids` and
                     `documents`)
-  langchain         a RAG result: an answer with `source_documents` / `context` (LangChain
-                    `Document`s) or `source_nodes` (LlamaIndex)
+  langchain         a RAG result: an answer (`result`, `answer`, `output`, `output_text`) with
+                    `source_documents` / `context` / `input_documents` (LangChain `Document`s) or a
+                    `response` with `source_nodes` (LlamaIndex)
 
 Each part citeaudit reads is validated with the vendor SDK's own Pydantic type where one exists
 (the optional extras `anthropic`, `gemini`, `cohere`, `langchain`; `openai` is a dependency).
@@ -705,7 +706,7 @@ class _LlamaSourceNode(BaseModel):
 
 
 _ANSWER_KEYS = ("result", "answer", "output", "response", "output_text")
-_DOCS_KEYS = ("source_documents", "context", "source_nodes")
+_DOCS_KEYS = ("source_documents", "context", "input_documents", "source_nodes")
 
 
 def _page(meta: dict[str, Any]) -> tuple[int, int] | None:
