@@ -233,6 +233,6 @@ def test_unchecked_rows_are_counted_on_the_dashboard_and_kept_out_of_the_review_
 def test_record_refuses_a_bad_response_before_starting_a_server(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"content": "not a list", "role": "assistant"}', encoding="utf-8")
-    result = run("record", "--response", str(bad), "--source", "rfc7519.txt")
+    result = run("record", "--response", str(bad), "--response-format", "anthropic", "--source", "rfc7519.txt")
     assert result.returncode == 2 and "content: expected a list, found a string" in result.stderr
     assert "starting llama.cpp" not in result.stderr
