@@ -60,10 +60,19 @@ from .locate import Location, locate, locate_citations
 from .options import AuditOptions
 from .prompts import PROMPT_VERSION, PROMPT_VERSIONS, build_messages
 from .report import explain, render_html, write_report
+from .responses import (
+                    CitedSource,
+                    ParsedResponse,
+                    VendorCitation,
+                    detect_response_format,
+                    load_response,
+                    parse_response,
+)
 from .reviews import Review, ReviewCommand, load_reviews, record_review, review_row, review_store_path, row_fingerprint
 from .route import route
 from .sourceid import ContractViolation, SourceIdAnswer, validate_source_id
 from .textindex import DocumentIndex, index_document, normalize
+from .vendor_audit import audit_response, locate_response, match_source, response_view
 from .views import (
                     highlight_html,
                     how_to_record,
@@ -84,6 +93,7 @@ from .vocab import (
                     LocalModelKey,
                     QuoteStatus,
                     Relation,
+                    ResponseFormat,
                     ReviewState,
                     Route,
                     State,
@@ -110,6 +120,7 @@ __all__ = [
     "CallCache",
     "Citation",
     "CiteAuditError",
+    "CitedSource",
     "ContractViolation",
     "Decision",
     "Document",
@@ -127,8 +138,10 @@ __all__ = [
     "LocalModelError",
     "LocalModelKey",
     "Location",
+    "ParsedResponse",
     "QuoteStatus",
     "Relation",
+    "ResponseFormat",
     "Review",
     "ReviewCommand",
     "ReviewQueue",
@@ -148,6 +161,7 @@ __all__ = [
     "Strategy",
     "StrategyComparison",
     "ThresholdExplorer",
+    "VendorCitation",
     "Verdict",
     "advise",
     "apply_reviews",
@@ -156,6 +170,7 @@ __all__ = [
     "audit_files",
     "audit_lines",
     "audit_quotes",
+    "audit_response",
     "audit_source_files",
     "audit_sources",
     "build_messages",
@@ -165,6 +180,7 @@ __all__ = [
     "compare_strategies",
     "cross_validate",
     "decide",
+    "detect_response_format",
     "expected_calibration_error",
     "explain",
     "extract_line_citations",
@@ -181,15 +197,19 @@ __all__ = [
     "load_citations",
     "load_document",
     "load_line_answer",
+    "load_response",
     "load_reviews",
     "load_rfc",
     "load_text",
     "local_server",
     "locate",
     "locate_citations",
+    "locate_response",
     "lowest_threshold",
+    "match_source",
     "model_path",
     "normalize",
+    "parse_response",
     "project_dir",
     "quote_html",
     "read_dataset",
@@ -200,6 +220,7 @@ __all__ = [
     "render_html",
     "repeated_cross_validation",
     "resolve_source",
+    "response_view",
     "review_row",
     "review_store_path",
     "route",

@@ -50,6 +50,8 @@ PROGRESS_MIN = 5  # show a progress bar when more model calls than this are due
 def _where(row: pd.Series, document_name: str) -> str:
     """How the prompt names the evidence: a section, lines, or a source of the answer."""
     found = row[C.FOUND_SECTION]
+    if row[C.KIND] == Kind.RESPONSE and isinstance(row.get(C.SOURCE_FILE), str):
+        document_name = row[C.SOURCE_FILE]  # a response's citations each point into their own source
     if row[C.KIND] == Kind.SOURCE:
         return f"source {found}"
     if not found:
@@ -148,6 +150,7 @@ class Audit:
     input_errors: tuple[str, ...] = ()
     summary: Mapping[str, int] = field(default_factory=dict)
     routing: Routing | None = None
+    uncited: tuple[str, ...] = ()  # a vendor response's answer text outside every citation (`vendor_audit`)
 
     @functools.cached_property
     def decision(self) -> Decision:
@@ -252,7 +255,20 @@ def audit_citations(citations: Iterable[Citation], document: Document | None = N
     relation, probabilities and confidence stay None, only fabricated citations get a verdict,
     and no threshold is used.
     """
-    table = locate_citations(citations, document, sources)
+    return audit_table(locate_citations(citations, document, sources), document, sources, options=options,
+                       judge=judge, threshold=threshold, locate_only=locate_only, progress=progress,
+                       reviews=reviews, needs_review=needs_review, summary=summary, concurrency=concurrency,
+                       calibration=calibration)
+
+
+def audit_table(table: pd.DataFrame, document: Document | None = None, sources: Mapping[str, str] | None = None, *,
+                options: AuditOptions | None = None, judge: Judge | None = None, threshold: float | None = None,
+                locate_only: bool = False, progress: bool | None = None,
+                reviews: Iterable[Review] | str | Path | None = None, needs_review: Iterable[str] = (),
+                summary: Mapping[str, int] | None = None, concurrency: int | None = None,
+                calibration: Calibration | bool | None = True) -> Audit:
+    """Steps 2-4 of `audit_citations` over a table step 1 already made (`locate_citations`, or
+    `vendor_audit.locate_response` for a vendor response); the same arguments."""
     routing: Routing | None = None
     if locate_only:
         for column in C.JUDGE_COLUMNS:

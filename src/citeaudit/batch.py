@@ -28,7 +28,7 @@ from . import columns as C
 from . import config
 from .audit import Audit, audit_lines, audit_quotes, audit_sources
 from .calibration import Routing
-from .dataset import ANSWER_ID, LINE, Entry, Item, LinesLine, QuoteLine, read_dataset
+from .dataset import ANSWER_ID, LINE, Entry, Item, LinesLine, QuoteLine, ResponseLine, read_dataset
 from .documents import Document, load_text
 from .errors import CiteAuditError, InputError, JudgeUnavailableError
 from .formats import load_document
@@ -127,6 +127,12 @@ def audit_entry(entry: Entry, settings: Settings) -> Audit:
     if isinstance(entry, LinesLine):
         document = cached_document("lines", entry.document)
         return audit_lines(LineAnswer(document, entry.answer, extract_line_citations(entry.answer)), **options)
+    if isinstance(entry, ResponseLine):
+        from .vendor_audit import audit_response
+
+        documents = [cached_document("quote", d, entry.format) for d in entry.documents]
+        return audit_response(entry.response, documents, response_format=entry.response_format,
+                              require_coverage=entry.require_coverage, **options)
     options.pop("reviews")  # a source-id answer's reviews are its line's "reviews" document
     return audit_sources(entry.answer, entry.sources, entry.reviews, **options)
 
@@ -136,6 +142,8 @@ def _source_name(entry: Entry | None) -> str | None:
         return Path(entry.source).name
     if isinstance(entry, LinesLine):
         return Path(entry.document).name
+    if isinstance(entry, ResponseLine):
+        return ", ".join(Path(d).name for d in entry.documents)
     return None  # a source-id answer carries its sources: each row names its own
 
 

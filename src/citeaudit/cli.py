@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from enum import StrEnum
 from importlib.metadata import version
 from pathlib import Path
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 import pandas as pd
@@ -27,14 +27,14 @@ from . import columns as C
 from . import config
 from .audit import Audit, audit_files, audit_lines, audit_quotes, audit_source_files, unrecognized_reasons
 from .calibration import Calibration
-from .errors import CiteAuditError, JudgeUnavailableError, LocalModelError
+from .errors import CiteAuditError, InputError, JudgeUnavailableError, LocalModelError
 from .formats import FORMATS
 from .lines import load_line_answer
 from .options import AuditOptions, check_threshold
 from .printable import printable, printable_lines
 from .reviews import ReviewCommand, default_store, review_row
 from .views import how_to_record, lines_view, quote_notes, step2_view
-from .vocab import REVIEW_VERDICTS, WAITING_STATES, CacheMode, ErrorKind, LocalModelKey, Strategy
+from .vocab import REVIEW_VERDICTS, WAITING_STATES, CacheMode, ErrorKind, LocalModelKey, ResponseFormat, Strategy
 
 EXIT_USAGE, EXIT_JUDGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 2, 3, 4, 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a reader that closed the pipe
@@ -127,14 +127,40 @@ locate_only_option = click.option("--locate-only", is_flag=True, help="Run step 
 
 # any of the three citation formats, for the commands that take whichever is given
 input_options = _options(
-    click.option("--source", help="Quote citations: the source text ..."),
+    click.option("--source", multiple=True,
+                 help="Quote citations: the source text ... (with --response: each source it cites, repeated)"),
     click.option("--citations", type=click.Path(dir_okay=False), help="... and the quote-citation file."),
     click.option("--document", help="Line citations: the document ..."),
     click.option("--answer", type=click.Path(dir_okay=False), help="... and the answer text."),
     click.option("--answer-json", type=click.Path(dir_okay=False),
                  help="Source-id citations: seed 000's answer.json ..."),
     click.option("--sources-json", type=click.Path(dir_okay=False), help="... and its sources.json."),
+    click.option("--response", type=click.Path(dir_okay=False), default=None,
+                 help="A saved vendor API response, with the --source files it cites."),
+    click.option("--response-format", type=_choice(ResponseFormat), default=None,
+                 help="The --response's format (default: by the JSON's shape)."),
 )
+
+
+_INPUTS = ("citations", "document", "answer", "answer_json", "sources_json")
+
+
+def _audit_inputs(*, source: tuple[str, ...], response: str | None = None, response_format: str | None = None,
+                  **kwargs: Any) -> Audit:
+    """`audit_files` for the commands that take any input (`input_options`), or a vendor response
+    over its sources (`vendor_audit.audit_response`) when `--response` is given."""
+    if response is not None:
+        from .vendor_audit import audit_response
+
+        if any(kwargs.get(name) for name in _INPUTS):
+            raise InputError("give one input: a --response and its --source files, or one of the other pairs")
+        options = {k: v for k, v in kwargs.items() if k not in _INPUTS}
+        return audit_response(response, source, response_format=response_format, **options)
+    if response_format is not None:
+        raise InputError("--response-format names the format of a --response")
+    if len(source) > 1:
+        raise InputError("quote citations are checked against one --source; several go with a --response")
+    return audit_files(source=source[0] if source else None, **kwargs)
 
 
 def _review_command(inputs: Iterable[tuple[str, str | None]], reviews: str | None) -> ReviewCommand:
@@ -240,20 +266,65 @@ format_option = click.option("--format", "doc_format", type=click.Choice(FORMATS
 
 
 @main.command()
-@click.option("--source", required=True,
+@click.option("--source", "sources", required=True, multiple=True,
               help="Source document (RFC or plain text, Markdown, HTML, PDF): a path, or a name found in "
-                   "CITEAUDIT_DATA_DIR or data/.")
-@click.option("--citations", required=True, type=click.Path(dir_okay=False), help="Quote-citation JSON file.")
+                   "CITEAUDIT_DATA_DIR or data/. Repeat it for the documents a --response cites, in the order "
+                   "they were sent.")
+@click.option("--citations", type=click.Path(dir_okay=False), default=None, help="Quote-citation JSON file.")
+@click.option("--response", type=click.Path(dir_okay=False), default=None,
+              help="Instead of --citations: a saved API response whose own citations are audited (Anthropic, "
+                   "OpenAI Responses or Chat Completions, Gemini, Cohere, LangChain/LlamaIndex).")
+@click.option("--response-format", type=_choice(ResponseFormat), default=None,
+              help="The --response's format (default: by the JSON's shape).")
+@click.option("--require-coverage", is_flag=True,
+              help="With --response: answer text outside every citation keeps the answer in REVIEW.")
 @format_option
 @judge_options
 @locate_only_option
-def audit(source: str, citations: str, doc_format: str | None, settings: AuditOptions, output: str | None,
+def audit(sources: tuple[str, ...], citations: str | None, response: str | None, response_format: str | None,
+          require_coverage: bool, doc_format: str | None, settings: AuditOptions, output: str | None,
           html_path: str | None, reviews: str | None, locate_only: bool) -> NoReturn:
-    """Audit quote citations (id, claim, quote, section) over one source document."""
+    """Audit quote citations (id, claim, quote, section) over one source document, or the citations
+    of a saved API response (--response) over the sources it cites."""
+    if response is not None:
+        if citations is not None:
+            raise click.UsageError("give --citations (quote citations) or --response (an API response), not both")
+        _audit_response(response, sources, response_format, require_coverage, doc_format, settings, output,
+                        html_path, reviews, locate_only)
+    if citations is None:
+        raise click.UsageError("give --citations (a quote-citation file) or --response (a saved API response)")
+    if response_format is not None or require_coverage:
+        raise click.UsageError("--response-format and --require-coverage go with --response")
+    if len(sources) != 1:
+        raise click.UsageError("quote citations are checked against one --source")
+    source = sources[0]
     result = audit_quotes(source, citations, format=doc_format, options=settings, locate_only=locate_only,
                           reviews=reviews)
     _show_audit(result)
     _finish(result, output, html_path, _review_command((("--source", source), ("--citations", citations)), reviews))
+
+
+def _audit_response(response: str, sources: tuple[str, ...], response_format: str | None, require_coverage: bool,
+                    doc_format: str | None, settings: AuditOptions, output: str | None, html_path: str | None,
+                    reviews: str | None, locate_only: bool) -> NoReturn:
+    """`audit --response`: the vendor's citations, each vendor finding, the uncited text, the decision."""
+    from .vendor_audit import audit_response
+
+    result = audit_response(response, sources, response_format=response_format, format=doc_format,
+                            require_coverage=require_coverage, options=settings, locate_only=locate_only,
+                            reviews=reviews)
+    _show_audit(result)
+    for _, row in result.table.iterrows():
+        for finding in row[C.FINDINGS]:
+            click.echo(f"  {printable(row[C.ID])}: {finding['flag']}: {printable(finding['says'])}")
+    if result.uncited:
+        click.echo(f"\nuncited answer text ({len(result.uncited)}"
+                   + ("; REVIEW: --require-coverage" if require_coverage else "; --require-coverage makes it REVIEW")
+                   + "):")
+        for text in result.uncited:
+            click.echo(f"  - {printable(text)}")
+    inputs = (("--response", response), *(("--source", source) for source in sources))
+    _finish(result, output, html_path, _review_command(inputs, reviews))
 
 
 @main.command()
@@ -307,12 +378,13 @@ def contract(answer: str, sources: str, reviews: str, use_judge: bool, settings:
 @click.option("--verdict", required=True, type=_choice(REVIEW_VERDICTS))
 @click.option("--reviewer", default=None, help="Who reviewed.")
 @click.option("--note", default=None, help="Why.")
-def review(reviews: str, source: str | None, citations: str | None, document: str | None, answer: str | None,
-           answer_json: str | None, sources_json: str | None, citation_id: str, verdict: str,
-           reviewer: str | None, note: str | None) -> None:
+def review(reviews: str, source: tuple[str, ...], citations: str | None, document: str | None, answer: str | None,
+           answer_json: str | None, sources_json: str | None, response: str | None, response_format: str | None,
+           citation_id: str, verdict: str, reviewer: str | None, note: str | None) -> None:
     """Record a human review of one citation, bound to the evidence it shows now."""
-    located = audit_files(source=source, citations=citations, document=document, answer=answer,
-                          answer_json=answer_json, sources_json=sources_json, locate_only=True)
+    located = _audit_inputs(source=source, citations=citations, document=document, answer=answer,
+                            answer_json=answer_json, sources_json=sources_json, response=response,
+                            response_format=response_format, locate_only=True)
     recorded = review_row(located.table, citation_id, reviews, verdict, reviewer, note)
     click.echo(f"recorded {recorded.verdict} for {printable(recorded.citation_id)} "
                f"(fingerprint {recorded.fingerprint[:12]}) in {reviews}")
@@ -325,17 +397,19 @@ def review(reviews: str, source: str | None, citations: str | None, document: st
 @click.option("--shipped", is_flag=True,
               help="Append to the shipped recordings cache/<model>.jsonl (the project's own maintenance "
                    "recordings: `make record-qwen`) instead of your user cache (cache/local/, ignored by git).")
-def record(key: str, source: str | None, citations: str | None, document: str | None, answer: str | None,
-           answer_json: str | None, sources_json: str | None, refresh: bool, shipped: bool) -> None:
+def record(key: str, source: tuple[str, ...], citations: str | None, document: str | None, answer: str | None,
+           answer_json: str | None, sources_json: str | None, response: str | None, response_format: str | None,
+           refresh: bool, shipped: bool) -> None:
     """Record the local model's answers for a citation file (starts and stops the server).
 
     New answers go to your user cache (cache/local/<model>.jsonl, or CITEAUDIT_USER_CACHE), which
     replay reads with the shipped recordings; `--shipped` appends to the shipped ones instead."""
     from .localmodel import local_server, model_path, require_llama_cpp
 
-    inputs = dict(source=source, citations=citations, document=document, answer=answer,
-                  answer_json=answer_json, sources_json=sources_json)
-    audit_files(**inputs, locate_only=True)  # bad input fails before a server starts
+    inputs: dict[str, Any] = dict(source=source, citations=citations, document=document, answer=answer,
+                                  answer_json=answer_json, sources_json=sources_json, response=response,
+                                  response_format=response_format)
+    _audit_inputs(**inputs, locate_only=True)  # bad input fails before a server starts
     require_llama_cpp()  # before a 1 GB model download, not after
     say = functools.partial(click.echo, err=True)
     model_path(key, install=True, progress=say)
@@ -348,7 +422,7 @@ def record(key: str, source: str | None, citations: str | None, document: str | 
                                          # CITEAUDIT_CONCURRENCY says otherwise
                                          concurrency=config.concurrency(default=1), shipped=shipped)
         judge = settings.judge(base_url=server.base_url)
-        result = audit_files(**inputs, options=settings, judge=judge, progress=True, locate_only=False)
+        result = _audit_inputs(**inputs, options=settings, judge=judge, progress=True, locate_only=False)
     _show(step2_view(result.table, text=False))
     new = int((result.table["cached"] == False).sum())  # noqa: E712 (None means not judged)
     click.echo(f"\n{new} new answers of {judge.model} appended to {judge.cache.directory}")
@@ -587,15 +661,18 @@ def judge_setup(model: str | None, strategy: str | None, cache_mode: str | None,
               help="Also write one JSON object per citation.")
 @click.option("--reviews", type=click.Path(dir_okay=False), default=None, help="Review store to apply.")
 @locate_only_option
-def report(source: str | None, citations: str | None, document: str | None, answer: str | None,
-           answer_json: str | None, sources_json: str | None, doc_format: str | None, html_path: str,
-           settings: AuditOptions, output: str | None, reviews: str | None, locate_only: bool) -> NoReturn:
+def report(source: tuple[str, ...], citations: str | None, document: str | None, answer: str | None,
+           answer_json: str | None, sources_json: str | None, response: str | None, response_format: str | None,
+           doc_format: str | None, html_path: str, settings: AuditOptions, output: str | None, reviews: str | None,
+           locate_only: bool) -> NoReturn:
     """Write a self-contained HTML report of an audit (no scripts, no network fetches)."""
-    result = audit_files(source=source, citations=citations, document=document, answer=answer,
-                         answer_json=answer_json, sources_json=sources_json, format=doc_format,
-                         options=settings, locate_only=locate_only, reviews=reviews)
-    inputs = (("--source", source), ("--citations", citations), ("--document", document), ("--answer", answer),
-              ("--answer-json", answer_json), ("--sources-json", sources_json))
+    result = _audit_inputs(source=source, citations=citations, document=document, answer=answer,
+                           answer_json=answer_json, sources_json=sources_json, response=response,
+                           response_format=response_format, format=doc_format,
+                           options=settings, locate_only=locate_only, reviews=reviews)
+    inputs = (*(("--source", one) for one in source), ("--citations", citations), ("--document", document),
+              ("--answer", answer), ("--answer-json", answer_json), ("--sources-json", sources_json),
+              ("--response", response), ("--response-format", response_format))
     result.write_html(html_path, review=_review_command(inputs, reviews))
     if output:
         result.write_jsonl(output)

@@ -40,6 +40,14 @@ REVIEW_STATE = "review_state"
 FINAL_VERDICT = "final_verdict"  # the review's verdict when a current review exists, else `verdict`
 STATE = "state"  # vocab.State
 
+# vendor responses only (`vendor_audit.py`): where a vendor's own citation points and what of it holds
+SOURCE_FILE = "source_file"  # the --source a vendor citation was matched to (or where its quote really is)
+VENDOR = "vendor"  # vocab.ResponseFormat of the response
+VENDOR_LOCATION = "vendor_location"  # the vendor's offsets, pages or blocks in words ("chars 120-180")
+FINDINGS = "findings"  # [{"flag": vocab.Flag, "says": str}]: the vendor's location checks that failed
+UNCHECKED_REASON = "unchecked_reason"  # why a citation could not be checked (its source was not given)
+RESPONSE_FIELDS = [SOURCE_FILE, VENDOR, VENDOR_LOCATION, FINDINGS, UNCHECKED_REASON]
+
 LOCATE_COLUMNS = [ID, KIND, CLAIM, QUOTE, CITED_SECTION, EXPECTED, QUOTE_STATUS, FOUND_SECTION,
                   SECTION_MATCH, MATCH_SCORE, SPAN, EVIDENCE, CLOSEST, FABRICATED_REASON]
 JUDGE_COLUMNS = [RELATION, PROBABILITIES, ANSWERS, CONFIDENCE, METHOD, MODEL, CACHED, ERROR, ERROR_KIND]

@@ -85,17 +85,21 @@ def decision_counts(result: BatchResult) -> dict[str, int]:
 
 
 def verdict_counts(citations: pd.DataFrame) -> pd.DataFrame:
-    """Per verdict (plus `judge error` and `not judged`): how many stand, how many wait for review."""
+    """Per verdict (plus `judge error`, `not judged`, and `unchecked` when a vendor citation's source
+    was not given): how many stand, how many wait for review."""
     names = []
     for _, row in citations.iterrows():
         if row[C.STATE] == State.JUDGE_ERROR:
             names.append("judge error")
         elif row[C.STATE] == State.NOT_JUDGED:
             names.append("not judged")
+        elif row[C.STATE] == State.UNCHECKED:  # a vendor citation of a source not given
+            names.append("unchecked")
         else:
             names.append(str(row[C.VERDICT]))
     frame = pd.DataFrame({"verdict": names, "stands": ~citations[C.STATE].isin(WAITING_STATES).to_numpy()})
-    order = [str(v) for v in Verdict] + ["judge error", "not judged"]
+    order = [str(v) for v in Verdict] + ["judge error", "not judged"] + \
+        (["unchecked"] if "unchecked" in names else [])
     table = pd.DataFrame({"verdict": order})
     table["stands"] = [int(((frame.verdict == v) & frame.stands).sum()) for v in order]
     table["waits for review"] = [int(((frame.verdict == v) & ~frame.stands).sum()) for v in order]

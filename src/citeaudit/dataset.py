@@ -3,6 +3,7 @@
   {"answer_id": "a1", "source": "rfc7519.txt", "citations": [...]}          quote citations
   {"answer_id": "a2", "document": "data/lines/field_note.txt", "answer": "... [L2]"}   line citations
   {"answer_id": "a3", "answer": {...}, "sources": {...}, "reviews": {...}?}  source ids (seed 000)
+  {"answer_id": "a4", "response": {...}, "documents": ["rfc7519.txt", ...]}  a vendor's API response
 
 A quote line may add `"format"` (as `--format`). Paths are tried beside the dataset file first,
 then as `formats.load_document` finds any source. Every line is validated on its own (Pydantic):
@@ -73,11 +74,23 @@ class SourceIdLine(_Line):
     reviews: dict[str, Any] | None = None
 
 
-Entry = QuoteLine | LinesLine | SourceIdLine
+class ResponseLine(_Line):
+    """A saved vendor API response (its JSON body) and the documents it cites, in the order they were
+    sent (`vendor_audit.audit_response`); `response_format` as `--response-format`."""
+
+    response: dict[str, Any]
+    documents: list[str] = Field(min_length=1)
+    response_format: str | None = None
+    require_coverage: bool = False
+    format: str | None = None
+
+
+Entry = QuoteLine | LinesLine | SourceIdLine | ResponseLine
 _KINDS: tuple[tuple[str, type[_Line], str], ...] = (
     ("citations", QuoteLine, '{"answer_id", "source", "citations": [...]}'),
     ("document", LinesLine, '{"answer_id", "document", "answer": "text with [L..] markers"}'),
     ("sources", SourceIdLine, '{"answer_id", "answer": {...}, "sources": {...}}'),
+    ("response", ResponseLine, '{"answer_id", "response": {...}, "documents": ["source", ...]}'),
 )
 FORMAT_HELP = "; ".join(shape for _, _, shape in _KINDS)
 
@@ -153,6 +166,8 @@ def parse_line(text: str, number: int, base: Path | None = None, confine: bool =
         entry = entry.model_copy(update={"source": _beside(entry.source, base)})
     elif isinstance(entry, LinesLine):
         entry = entry.model_copy(update={"document": _beside(entry.document, base)})
+    elif isinstance(entry, ResponseLine):
+        entry = entry.model_copy(update={"documents": [_beside(d, base) for d in entry.documents]})
     outside = _outside(entry, allowed if allowed is not None else allowed_folders(base)) if confine else None
     if outside is not None:
         return Item(number, name, error=f"line {number}: the source {printable(outside)} is outside the dataset's "
@@ -175,16 +190,21 @@ def _outside(entry: object, allowed: Sequence[Path]) -> str | None:
     """The source an entry names when it resolves to a file outside `allowed_folders`, else None
     (a source not found is left for the loader to report)."""
     if isinstance(entry, QuoteLine):
-        named = entry.source
+        names = [entry.source]
     elif isinstance(entry, LinesLine):
-        named = entry.document
+        names = [entry.document]
+    elif isinstance(entry, ResponseLine):
+        names = list(entry.documents)
     else:
         return None  # a source-id answer carries its sources in the line
-    try:
-        found = resolve_source(named, download=False).resolve()
-    except SourceError:
-        return None
-    return None if any(found.is_relative_to(folder) for folder in allowed) else named
+    for named in names:
+        try:
+            found = resolve_source(named, download=False).resolve()
+        except SourceError:
+            continue
+        if not any(found.is_relative_to(folder) for folder in allowed):
+            return named
+    return None
 
 
 def _beside(path: str, base: Path | None) -> str:

@@ -108,6 +108,8 @@ def row_state(row: pd.Series) -> State:
     """
     if _review_state(row) == ReviewState.CURRENT:
         return State.REVIEWED
+    if isinstance(row.get(C.UNCHECKED_REASON), str):
+        return State.UNCHECKED
     if row[C.VERDICT] == Verdict.FABRICATED:
         return State.FABRICATED
     if isinstance(row.get(C.ERROR), str) and row[C.ERROR]:
@@ -145,6 +147,10 @@ def _target(row: pd.Series) -> str:
         return f"source {quoted(cited)}"
     if row[C.KIND] == Kind.LINES:
         return f"lines {cited}"
+    if row[C.KIND] == Kind.RESPONSE:
+        where = row.get(C.SOURCE_FILE) or "its source"
+        found = row[C.FOUND_SECTION]
+        return f"{'' if not found or found.startswith('page') else 'section '}{found} of {where}" if found else where
     return f"section {cited}" if cited else "the source"
 
 
@@ -152,6 +158,9 @@ FLAG_REASONS = {
     Flag.NEAR_QUOTE: "the quote is not verbatim",
     Flag.SECTION_MISMATCH: "the quote is in another section than the one cited",
     Flag.JUDGE_ERROR: "the judge failed",
+    Flag.OFFSET_MISMATCH: "the response's offsets do not point at the quote",
+    Flag.PAGE_MISMATCH: "the quote is not on the page the response cites",
+    Flag.SOURCE_MISMATCH: "the quote is in another source than the one the response cites",
 }
 
 
@@ -194,6 +203,8 @@ def _rejected_reason(row: pd.Series, label: str, final: str, by_review: bool, th
 
 
 def _pending_reason(row: pd.Series, label: str, threshold: float | None) -> str:
+    if row.get(C.STATE) == State.UNCHECKED:
+        return f"{label}: unchecked: {row[C.UNCHECKED_REASON]}"
     if _review_state(row) == ReviewState.STALE:
         return (f"{label}: review is stale (the claim or {_target(row)} changed since it was reviewed); "
                 "review it again")

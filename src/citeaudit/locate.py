@@ -14,7 +14,9 @@ clean text and so in the raw file, and a token index). The same `normalize` is a
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
@@ -44,6 +46,7 @@ NEAR_MAX_POSTINGS = 50_000  # a token this frequent votes only when no rarer one
 NEAR_MAX_WINDOWS = 256  # candidate windows aligned per quote, most votes first
 
 _ELLIPSIS = re.compile(r"\s*\.\.\.\s*")
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -325,6 +328,30 @@ def locate(
         return _found(index, QuoteStatus.NEAR, cited_section, start, end, score)
     closest = document.clean_slice(*index.raw_span(start, end)) if end > start else None
     return Location(QuoteStatus.MISSING, None, None, round(score, 1), None, None, closest)
+
+
+def best_passage(index: DocumentIndex, text: str) -> tuple[str | None, str, tuple[int, int]] | None:
+    """The section whose words best match `text` (BM25 over the document's sections), with its id,
+    text and raw span: the evidence of a claim-only citation that names no part of its source.
+    None when no section shares a word with `text`."""
+    wanted = {w for w in _WORD.findall(normalize(text).lower()) if len(w) > 1}
+    sections = [s for s in index.document.sections.values() if s.text.strip()]
+    if not wanted or not sections:
+        return None
+    bags = [Counter(_WORD.findall(normalize(s.text).lower())) for s in sections]
+    mean = sum(sum(b.values()) for b in bags) / len(bags) or 1.0
+    df = {w: sum(1 for b in bags if w in b) for w in wanted}
+    idf = {w: math.log(1 + (len(bags) - n + 0.5) / (n + 0.5)) for w, n in df.items() if n}
+    k1, b = 1.2, 0.75
+    best, best_score = None, 0.0
+    for section, bag in zip(sections, bags):
+        scale = k1 * (1 - b + b * sum(bag.values()) / mean)
+        score = sum(weight * bag[w] * (k1 + 1) / (bag[w] + scale) for w, weight in idf.items() if bag[w])
+        if score > best_score:
+            best, best_score = section, score
+    if best is None:
+        return None
+    return best.id, best.text, (best.start, best.end)
 
 
 def _locate_line_range(document: Document, lines: LineRange) -> Location:

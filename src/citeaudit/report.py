@@ -49,7 +49,8 @@ table.index td.claim{max-width:28rem}
 .s-auto-pass{background:#1a7f37;color:#fff} .s-auto-fail{background:#cf222e;color:#fff}
 .s-fabricated{background:#6e40c9;color:#fff} .s-reviewed{background:#0969da;color:#fff}
 .s-waiting{background:#fff8c5;color:#7d4e00;border:2px dashed #bf8700}
-.s-error{background:#fff;color:#a40e26;border:2px solid #cf222e} .s-unjudged{background:#eaeef2;color:#424a53}
+.s-error{background:#fff;color:#a40e26;border:2px solid #cf222e}
+.s-unjudged,.s-unchecked{background:#eaeef2;color:#424a53}
 .card.auto-pass{border-left-color:#1a7f37} .card.auto-fail{border-left-color:#cf222e}
 .card.fabricated{border-left-color:#6e40c9} .card.reviewed{border-left-color:#0969da}
 .card.waiting{border-left-color:#bf8700;border-left-style:dashed}
@@ -105,6 +106,9 @@ def card_state(row: pd.Series, calibrated: bool = False, threshold: float | None
         first = str(row[C.ERROR]).split(". ")[0].rstrip(".")
         return CardState("error", "judge error, waits for review",
                          f"The judge gave no verdict for this citation ({first}); a human decides.")
+    if state == State.UNCHECKED:
+        return CardState("unchecked", "unchecked: source not given",
+                         f"Nothing to check it against: {row.get(C.UNCHECKED_REASON)}.")
     if state == State.NOT_JUDGED:
         return CardState("unjudged", "not judged", "Step 1 only: no model was asked about this citation.")
     stale = " An earlier review no longer matches this evidence (stale)." if \
@@ -127,6 +131,7 @@ _NEXT = {
     "auto-fail": "Fix the answer: the source does not back this claim (or review it if you disagree).",
     "waiting": "Review it: notebook 05, or `citeaudit review --id ... --verdict ...`.",
     "unjudged": "Run the judge (without --locate-only / locate_only=True).",
+    "unchecked": "Give the source it cites (--source), or review it by hand.",
 }
 
 
@@ -154,6 +159,15 @@ def _probabilities_html(probs: object) -> str:
     return f"<p class='meta'>what the model answered:</p><table class='probs'>{cells}</table>"
 
 
+def _findings_html(row: pd.Series) -> str:
+    """A vendor response's location checks that failed (`vendor_audit.py`), one line each."""
+    findings = row.get(C.FINDINGS)
+    if not isinstance(findings, list) or not findings:
+        return ""
+    items = "".join(f"<li><b>{_e(f['flag'])}</b>: {_e(f['says'])}</li>" for f in findings)
+    return f"<p class='meta'>the response's own location does not hold:</p><ul class='findings'>{items}</ul>"
+
+
 def _review_html(row: pd.Series, review: ReviewCommand | None) -> str:
     """The `citeaudit review` command of a waiting citation that shows evidence, else nothing."""
     if review is None or row.get(C.STATE) not in WAITING_STATES or row[C.EVIDENCE] is None:
@@ -173,6 +187,7 @@ def _card(row: pd.Series, document: Document | None, anchor: str, top: str = "to
         f"<p class='claim-text'>{_e(row[C.CLAIM])}</p>"
         f"<p class='meta state'>{_e(state.sentence)}</p>"
         + (f"<pre class='error'>{_e(error)}</pre>" if isinstance(error, str) and error else "")
+        + _findings_html(row)
         + quote_html(row, document)
         + f"<p class='meta'>cited: {_e(row[C.CITED_SECTION])} &middot; quote: {_e(row[C.QUOTE_STATUS])} &middot; "
         f"found in: {_e(row[C.FOUND_SECTION])} &middot; route: <b>{_e(row[C.ROUTE])}</b> &middot; "

@@ -49,6 +49,9 @@ def flags_of(row: pd.Series) -> list[Flag]:
         flags.append(Flag.SECTION_MISMATCH)
     if isinstance(row[C.ERROR], str) and row[C.ERROR]:
         flags.append(Flag.JUDGE_ERROR)
+    findings = row.get(C.FINDINGS)  # a vendor response's location checks (vendor_audit.py)
+    if isinstance(findings, list):
+        flags.extend(Flag(f["flag"]) for f in findings if not _fabricated(row))
     return flags
 
 

@@ -118,7 +118,8 @@ def records(table: pd.DataFrame, document: Document | None = None) -> list[dict]
     out = []
     for _, row in table.iterrows():
         record = {}
-        for field in C.OUTPUT_FIELDS:
+        # a vendor response's rows also say where its citation pointed and what of that held
+        for field in C.OUTPUT_FIELDS + [f for f in C.RESPONSE_FIELDS if f in table.columns]:
             value = row[field] if field in row.index else None
             if field == C.SPAN and value is not None:
                 value = {"start": int(value[0]), "end": int(value[1])}

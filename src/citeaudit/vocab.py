@@ -17,6 +17,7 @@ class Kind(StrEnum):
     QUOTE = "quote"  # {id, claim, quote|null, section} over one source
     LINES = "lines"  # an answer text with [L2-L3] markers over a line-numbered document
     SOURCE = "source"  # seed 000: claims citing retrieved sources by id
+    RESPONSE = "response"  # a vendor's own citation in a saved API response (responses.py)
 
 
 class QuoteStatus(StrEnum):
@@ -73,9 +74,15 @@ class Flag(StrEnum):
     # informational: the citation fails, but contradicts and says-nothing are close, so the word
     # (contradicted or unsupported) is uncertain; the answer is rejected either way
     FAILURE_KIND_UNSURE = "contradicted_or_unsupported"
+    # a vendor response's own location of the quote is wrong (vendor_audit.py): its character
+    # offsets or block indices, its pages, or its source (the quote is in another given source)
+    OFFSET_MISMATCH = "offset_mismatch"
+    PAGE_MISMATCH = "page_mismatch"
+    SOURCE_MISMATCH = "source_mismatch"
 
 
-BLOCKING_FLAGS = frozenset({Flag.NEAR_QUOTE, Flag.SECTION_MISMATCH, Flag.JUDGE_ERROR})
+BLOCKING_FLAGS = frozenset({Flag.NEAR_QUOTE, Flag.SECTION_MISMATCH, Flag.JUDGE_ERROR, Flag.OFFSET_MISMATCH,
+                            Flag.PAGE_MISMATCH, Flag.SOURCE_MISMATCH})
 
 
 class Strategy(StrEnum):
@@ -103,9 +110,10 @@ class State(StrEnum):
     WAITING = "waiting"  # the model's verdict waits for a human (not confident enough, or flagged)
     JUDGE_ERROR = "judge_error"  # the judge gave no verdict (see `error_kind`); waits for a human
     NOT_JUDGED = "not_judged"  # step 1 only: no model was asked; waits for a human
+    UNCHECKED = "unchecked"  # the source it cites was not given: nothing to check it against; waits
 
 
-WAITING_STATES = frozenset({State.WAITING, State.JUDGE_ERROR, State.NOT_JUDGED})
+WAITING_STATES = frozenset({State.WAITING, State.JUDGE_ERROR, State.NOT_JUDGED, State.UNCHECKED})
 
 
 class ErrorKind(StrEnum):
@@ -122,6 +130,17 @@ class Status(StrEnum):
     ACCEPT = "ACCEPT"
     REVIEW = "REVIEW"
     REJECT = "REJECT"
+
+
+class ResponseFormat(StrEnum):
+    """The saved API responses whose own citations citeaudit reads (`responses.py`)."""
+
+    ANTHROPIC = "anthropic"  # Messages API text blocks with citations
+    OPENAI_RESPONSES = "openai-responses"  # Responses API output_text annotations
+    OPENAI_CHAT = "openai-chat"  # Chat Completions message.annotations
+    GEMINI = "gemini"  # groundingMetadata: groundingSupports over groundingChunks
+    COHERE = "cohere"  # chat citations (v2 message.citations, v1 citations + documents)
+    LANGCHAIN = "langchain"  # a RAG result: answer + source_documents (LangChain) or source_nodes (LlamaIndex)
 
 
 class CacheMode(StrEnum):

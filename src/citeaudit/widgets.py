@@ -169,7 +169,8 @@ class ReviewQueue:
         reviews = load_reviews(self.store)
         self.stored = len(reviews)
         self.audit = self.audit.with_reviews(reviews)
-        self.pending = list(self.table.index[self.table[C.STATE].isin(WAITING_STATES)])
+        # an unchecked vendor citation has no evidence to review: it waits for its source, not a human
+        self.pending = list(self.table.index[self.table[C.STATE].isin(WAITING_STATES) & self.table[C.EVIDENCE].notna()])
         self.position = min(self.position, len(self.pending))
 
     @property
