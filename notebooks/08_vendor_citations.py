@@ -23,7 +23,7 @@ RESPONSES = {  # vendor: (saved response, its sources in the order they were sen
     "langchain": ("data/responses/langchain_retrievalqa.json",
                   ["data/formats/reservoir-report.pdf", "data/formats/field-note.txt"]),
 }
-REQUIRE_COVERAGE = False  # True: answer text outside every citation keeps the answer in REVIEW
+REQUIRE_COVERAGE = True  # answer text outside every citation keeps the answer in REVIEW (False: listed only)
 THRESHOLD = None  # None: the model's calibrated threshold (or CITEAUDIT_THRESHOLD); else 0 to 1
 CACHE_MODE = None  # None: CITEAUDIT_CACHE_MODE, else replay (recorded answers only, no network)
 MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
@@ -82,8 +82,8 @@ for vendor, audit in audits.items():
 #
 # - The same from a shell, one response at a time: `citeaudit audit --response
 #   data/responses/anthropic_messages.json --source rfc7519.txt --source data/formats/lantern-sync.md
-#   --source data/formats/reservoir-report.pdf` (add `--require-coverage` to hold uncited text for review,
-#   `--output rows.jsonl` for the records with their `findings`).
+#   --source data/formats/reservoir-report.pdf` (`--allow-uncited` lists uncited text without
+#   holding the answer for review, `--output rows.jsonl` for the records with their `findings`).
 # - Your own response: save the API's response body as JSON and give the documents it cites, in the
 #   order they were sent (`--response-format` when its shape is ambiguous).
 # - Citations a human should confirm: notebook `05_review_queue`.

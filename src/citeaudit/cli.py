@@ -276,25 +276,26 @@ format_option = click.option("--format", "doc_format", type=click.Choice(FORMATS
                    "OpenAI Responses or Chat Completions, Gemini, Cohere, LangChain/LlamaIndex).")
 @click.option("--response-format", type=_choice(ResponseFormat), default=None,
               help="The --response's format (default: by the JSON's shape).")
-@click.option("--require-coverage", is_flag=True,
-              help="With --response: answer text outside every citation keeps the answer in REVIEW.")
+@click.option("--require-coverage/--allow-uncited", default=None,
+              help="With --response: answer text outside every citation keeps the answer in REVIEW (the "
+                   "default: fail closed); --allow-uncited lists that text but lets the citations decide.")
 @format_option
 @judge_options
 @locate_only_option
 def audit(sources: tuple[str, ...], citations: str | None, response: str | None, response_format: str | None,
-          require_coverage: bool, doc_format: str | None, settings: AuditOptions, output: str | None,
+          require_coverage: bool | None, doc_format: str | None, settings: AuditOptions, output: str | None,
           html_path: str | None, reviews: str | None, locate_only: bool) -> NoReturn:
     """Audit quote citations (id, claim, quote, section) over one source document, or the citations
     of a saved API response (--response) over the sources it cites."""
     if response is not None:
         if citations is not None:
             raise click.UsageError("give --citations (quote citations) or --response (an API response), not both")
-        _audit_response(response, sources, response_format, require_coverage, doc_format, settings, output,
+        _audit_response(response, sources, response_format, require_coverage is not False, doc_format, settings, output,
                         html_path, reviews, locate_only)
     if citations is None:
         raise click.UsageError("give --citations (a quote-citation file) or --response (a saved API response)")
-    if response_format is not None or require_coverage:
-        raise click.UsageError("--response-format and --require-coverage go with --response")
+    if response_format is not None or require_coverage is not None:
+        raise click.UsageError("--response-format and --require-coverage/--allow-uncited go with --response")
     if len(sources) != 1:
         raise click.UsageError("quote citations are checked against one --source")
     source = sources[0]
@@ -319,7 +320,8 @@ def _audit_response(response: str, sources: tuple[str, ...], response_format: st
             click.echo(f"  {printable(row[C.ID])}: {finding['flag']}: {printable(finding['says'])}")
     if result.uncited:
         click.echo(f"\nuncited answer text ({len(result.uncited)}"
-                   + ("; REVIEW: --require-coverage" if require_coverage else "; --require-coverage makes it REVIEW")
+                   + ("; it keeps the answer in REVIEW, unless --allow-uncited" if require_coverage
+                      else "; --allow-uncited: listed only")
                    + "):")
         for text in result.uncited:
             click.echo(f"  - {printable(text)}")

@@ -81,7 +81,7 @@ class ResponseLine(_Line):
     response: dict[str, Any]
     documents: list[str] = Field(min_length=1)
     response_format: str | None = None
-    require_coverage: bool = False
+    require_coverage: bool = True  # as audit_response: uncited answer text keeps the answer in REVIEW
     format: str | None = None
 
 

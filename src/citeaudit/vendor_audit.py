@@ -21,8 +21,8 @@ Each vendor citation becomes one row of the audit table, of kind `response`:
   section holding the cited characters); with no location, the whole source when it is short,
   else the section whose text best matches the claim (`locate.best_passage`).
 
-The answer text outside every citation's span is `Audit.uncited`; with `require_coverage` each
-piece is a review reason, so an answer with uncited text is at best REVIEW.
+The answer text outside every citation's span is `Audit.uncited`; with `require_coverage` (the
+default) each piece is a review reason, so an answer with uncited text is at best REVIEW.
 """
 
 from __future__ import annotations
@@ -303,13 +303,14 @@ def _documents(sources: Iterable[str | Path | Document], format: str | None) -> 
 
 def audit_response(response: str | Path | Mapping[str, Any] | ParsedResponse,
                    sources: Iterable[str | Path | Document], *, response_format: str | None = None,
-                   format: str | None = None, require_coverage: bool = False, **options: Any) -> Audit:
+                   format: str | None = None, require_coverage: bool = True, **options: Any) -> Audit:
     """Audit the citations of a saved vendor response (a path, its parsed JSON or a
     `ParsedResponse`) against the given sources (paths, names or `Document`s; `format` names their
     document format when the extension does not).
 
-    `response_format` names the vendor format (default: by the JSON's shape). With
-    `require_coverage`, answer text outside every citation keeps the answer in REVIEW. The
+    `response_format` names the vendor format (default: by the JSON's shape). Answer text outside
+    every citation keeps the answer in REVIEW unless `require_coverage` is False (fail closed: an
+    assertion nobody cited is not accepted by default); it is `Audit.uncited` either way. The
     other keyword arguments are `audit_citations`'s (`options`, `locate_only`, `reviews`, ...).
     """
     if isinstance(response, ParsedResponse):
