@@ -108,3 +108,15 @@ def test_cli_takes_concurrency(tmp_path):
     assert runner.invoke(main, [*args, "--concurrency", "0"]).exit_code == 2
     result = runner.invoke(main, [*args, "--concurrency", "8"])
     assert result.exit_code == 1 and "sig_reporting" in result.output
+
+
+@pytest.mark.parametrize(("model", "most"), [(config.DEFAULT_MODEL, 1), ("scripted", config.DEFAULT_CONCURRENCY)])
+def test_a_local_model_is_asked_one_request_at_a_time_by_default(scripted, tmp_path, monkeypatch, model, most):
+    """llama.cpp's server reuses the previous prompt's tokens: interleaving citations would waste it
+    (tools/bench_local_judge.py); another endpoint gets several requests at once."""
+    monkeypatch.delenv("CITEAUDIT_CONCURRENCY", raising=False)
+    endpoint = scripted(0.1)
+    judge = Judge(model=model, base_url=endpoint.url, api_key="x", grammar=False, max_retries=0, strategy="choice",
+                  cache=CallCache(tmp_path / "cache", mode="record"))
+    audit_citations(citations(8), None, SOURCES, judge=judge)
+    assert endpoint.most_in_flight == most

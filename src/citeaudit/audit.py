@@ -77,7 +77,8 @@ def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the
     `error`. `JudgeUnavailableError` (no row can be judged) cancels the requests not yet sent and
     propagates. Cache keys do not depend on it: each request is the same as one at a time.
     """
-    workers = config.concurrency() if concurrency is None else concurrency
+    workers = config.concurrency(default=config.default_concurrency(judge.model)) if concurrency is None \
+        else concurrency
     if not 1 <= workers <= config.MAX_CONCURRENCY:
         raise InputError(f"concurrency must be a whole number from 1 to {config.MAX_CONCURRENCY}, not {workers!r}")
     out = table.copy()

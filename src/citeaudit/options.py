@@ -60,7 +60,7 @@ class AuditOptions:
     cache_dir: Path | None = None
     threshold: float | None = None
     use_calibration: bool = True
-    concurrency: int | None = None  # None: config.concurrency() (CITEAUDIT_CONCURRENCY, else 4)
+    concurrency: int | None = None  # None: CITEAUDIT_CONCURRENCY, else config.default_concurrency(model)
     timeout: float = config.DEFAULT_TIMEOUT
     retries: int = config.DEFAULT_RETRIES
     user_dir: Path | None = None
