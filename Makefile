@@ -97,5 +97,13 @@ calibrate-qwen: $(VENV)/.base
 	for strategy in $(STRATEGIES); do \
 		$(VENV)/bin/citeaudit calibrate --model qwen --strategy $$strategy $(LABELLED) || exit 1; done
 
+# The public TRAIN sets (SciFact, Climate-FEVER half A, Check-COVID; issue 19) as labelled sets in
+# build/public/ (git-ignored: the data is never committed), read from ../shared/data/public or
+# CITEAUDIT_PUBLIC_DIR and checked against pinned SHA-256s. Options: PUBLIC_ARGS="--per-label 48".
+PUBLIC_ARGS ?=
+.PHONY: public-sets
+public-sets: $(VENV)/.base
+	$(PY) tools/public_sets.py $(PUBLIC_ARGS)
+
 clean:
 	rm -rf $(VENV) cache/store out
