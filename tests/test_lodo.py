@@ -1,11 +1,15 @@
 """Leave-one-domain-out figures (`calibrate.leave_one_domain_out`, `domain_figures`,
-`worst_domain_threshold`) on small synthetic score tables."""
+`worst_domain_threshold`) on small synthetic score tables, and `citeaudit calibrate --domain` on the
+project's recorded sets."""
 
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import DATA
 
 from citeaudit import columns as C
 from citeaudit.calibrate import (
@@ -17,6 +21,7 @@ from citeaudit.calibrate import (
     leave_one_domain_out,
     worst_domain_threshold,
 )
+from citeaudit.calibration import load_calibration
 
 
 def held_rows(rows):
@@ -111,3 +116,37 @@ def test_one_domain_is_refused_and_files_get_their_domain(tmp_path):
     data = tmp_path / "data"
     assert domain_of(data / "formats" / "x_citations.json", data) == PROJECT_DOMAIN
     assert domain_of(tmp_path / "build" / "public" / "check-covid_citations.json", data) == "check-covid"
+
+
+SETS = [("rfc7519.txt", DATA / "eval_rfc7519_more.json", "jwt"), ("rfc6749.txt", DATA / "eval_rfc6749_more.json", "oauth"),
+        (DATA / "docs" / "sensor_telemetry.txt", DATA / "eval_sensor_telemetry.json", "telemetry")]
+
+
+def calibrate(*extra):
+    args = ["calibrate", "--model", "qwen", "--strategy", "panel", "--cache-mode", "replay", "--repeats", "0"]
+    for source, citations, _ in SETS:
+        args += ["--source", str(source), "--citations", str(citations)]
+    return subprocess.run([sys.executable, "-m", "citeaudit.cli", *args, *extra], capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.cli
+def test_calibrate_prints_each_held_out_domain_and_keeps_them_in_the_file(recorded_cache):
+    shipped = (recorded_cache / "calibration" / "qwen2.5-coder-1.5b-instruct-q4_k_m.panel.json").read_text()
+    done = calibrate(*(x for _, _, name in SETS for x in ("--domain", name)), "--threshold-rule", "worst-domain")
+    assert done.returncode == 0, done.stderr
+    table = done.stdout.split("leave-one-domain-out")[1]
+    for name in ("jwt", "oauth", "telemetry", "all"):
+        assert f"\n| {name} | " in table
+    fitted = load_calibration("qwen2.5-coder-1.5b-instruct-q4_k_m", "panel", recorded_cache)
+    lodo = fitted.cross_validated["leave_one_domain_out"]
+    assert [d["domain"] for d in lodo["domains"]] == ["jwt", "oauth", "telemetry", "all"]
+    assert fitted.threshold == lodo["worst_domain_threshold"]  # the rule asked for
+    assert f"threshold rule worst-domain: the calibration's threshold is {fitted.threshold:.2f}" in done.stdout
+    assert shipped != (recorded_cache / "calibration" / "qwen2.5-coder-1.5b-instruct-q4_k_m.panel.json").read_text()
+
+
+@pytest.mark.cli
+def test_calibrate_refuses_a_domain_count_that_does_not_match():
+    done = calibrate("--domain", "jwt")
+    assert done.returncode == 2 and "one --domain per --citations" in done.stderr
