@@ -26,12 +26,14 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from . import columns as C
+from . import config
 from .calibration import ANSWERS, DEFAULT_TARGET, SUPPORTS, Calibration, _sigmoid, log_odds
 from .errors import InputError
 from .route import judge_outcome, model_verdict, route, stands
@@ -576,3 +578,121 @@ def compare_strategies(tables: dict[str, pd.DataFrame], model: str, target: floa
     """Fit a calibration per strategy (`fit_calibration`) over its judged labelled table."""
     calibrations = {name: fit_calibration(table, model, name, target, folds) for name, table in tables.items()}
     return StrategyComparison(dict(tables), calibrations, target)
+
+
+# ---- leave one domain out -----------------------------------------------------------------------
+
+PROJECT_DOMAIN = "project"  # the project's own labelled sets (every citation file under data/)
+
+
+def domain_of(citation_file: str | Path, project_data: Path | None = None) -> str:
+    """The domain a labelled citation file belongs to when none is given: `project` for a file
+    under the project's `data/` folder (its own sets), else the file's name without `.json` and
+    without a `_citations` suffix or an `eval_` prefix (`build/public/scifact_citations.json` ->
+    `scifact`).
+
+    >>> domain_of("elsewhere/scifact_citations.json"), domain_of("x/eval_contracts.json")
+    ('scifact', 'contracts')
+    """
+    path = Path(citation_file).resolve()
+    data = (project_data or config.project_dir() / "data").resolve()
+    if path.is_relative_to(data):
+        return PROJECT_DOMAIN
+    return path.stem.removesuffix("_citations").removeprefix("eval_")
+
+
+def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series, target: float = DEFAULT_TARGET,
+                         inputs: str | None = None) -> pd.DataFrame:
+    """Each judged row scored by a map and threshold fitted on the other domains only.
+
+    `domains` names each row's domain (aligned with `table`'s rows; a Series by index). For each
+    domain, the map (of `inputs`, default `default_inputs`) and its recommended threshold are fitted
+    on the judged rows of every other domain read from log-probabilities (`_fit`, the procedure of
+    `fit_calibration`), and the domain's rows are scored with them by `route.judge_outcome`. Returns
+    one row per judged row: `domain`, `verdict`, `score`, `threshold` (the one fitted without the
+    domain), `blocked` (a blocking flag: never stands), `right` (pass or fail right), `gold_pass`,
+    `stand` (at that threshold, by `route.stands`). `domain_figures` summarises it.
+    """
+    labelled = _labelled(table)
+    if len(domains) != len(table):
+        raise ValueError(f"{len(domains)} domains given for {len(table)} rows")
+    given = domains if isinstance(domains, pd.Series) else pd.Series(list(domains), index=table.index)
+    rows = judged_rows(table)
+    row_domains = given.reindex(rows.index).astype(str)
+    names = sorted(set(row_domains))
+    if len(names) < 2:
+        raise ValueError(f"leave-one-domain-out needs judged rows of at least two domains, not {names}")
+    inputs = inputs or default_inputs(table)
+    blocked = _blocked(labelled).reindex(rows.index)
+    parts = []
+    for name in names:
+        held_out = (row_domains == name).to_numpy()
+        train = rows[~held_out & (rows["method"] == "logprobs").to_numpy()]
+        fitted = _fit(train, target, inputs=inputs) if not train.empty else None
+        t = fitted.threshold if fitted is not None else None
+        test = rows[held_out]
+        verdicts, scores = outcomes(test, fitted)
+        parts.append(pd.DataFrame({
+            "domain": name,
+            "verdict": pd.Series(verdicts, index=test.index, dtype=object),
+            "score": scores,
+            "threshold": t,
+            "blocked": blocked[held_out].astype(bool).to_numpy(),
+            "right": pass_fail_right(verdicts, test["gold"]),
+            "gold_pass": test["gold_pass"].astype(bool).to_numpy(),
+        }, index=test.index))
+    held = pd.concat(parts)
+    held["stand"] = _standing(held, held["threshold"])
+    return held
+
+
+def _standing(held: pd.DataFrame, thresholds: pd.Series | float | None) -> np.ndarray:
+    """Whether each held-out row's verdict stands at its threshold (`route.stands`)."""
+    ts = thresholds if isinstance(thresholds, pd.Series) else pd.Series(thresholds, index=held.index, dtype=object)
+    return np.array([stands(v, s, None if t is None or pd.isna(t) else float(t), bool(b))
+                     for v, s, t, b in zip(held["verdict"], held["score"], ts, held["blocked"])], dtype=bool)
+
+
+def domain_figures(held: pd.DataFrame, threshold: float | str | None = "own") -> pd.DataFrame:
+    """Per domain of `leave_one_domain_out` rows, and over all of them (`all`): `judged`, `failing`
+    (gold fails), `threshold`, `stand`, `coverage` (stand / judged), `stand_right`, `precision`
+    (stand_right / stand, NaN when none stands), `false_verified` (standing `verified` verdicts of
+    failing citations) and `false_verified_share` (of the failing citations). `threshold` "own" uses
+    each domain's threshold fitted without it; a number (or None) uses that one for every domain."""
+    own = isinstance(threshold, str)
+    stand = held["stand"].to_numpy() if isinstance(threshold, str) else _standing(held, threshold)
+    frame = held.assign(stand=stand, false_verified=stand & (held["verdict"] == Verdict.VERIFIED).to_numpy()
+                        & ~held["gold_pass"].to_numpy())
+    out = []
+    for name, part in [*frame.groupby("domain", sort=True), ("all", frame)]:
+        n_stand, right = int(part["stand"].sum()), int((part["stand"] & part["right"]).sum())
+        failing, false_verified = int((~part["gold_pass"]).sum()), int(part["false_verified"].sum())
+        ts = {None if pd.isna(t) else round(float(t), 2) for t in part["threshold"]} if own else {threshold}
+        out.append({
+            "domain": name, "judged": len(part), "failing": failing,
+            "threshold": ts.pop() if len(ts) == 1 else None,
+            "stand": n_stand, "coverage": n_stand / len(part) if len(part) else float("nan"),
+            "stand_right": right, "precision": right / n_stand if n_stand else float("nan"),
+            "false_verified": false_verified,
+            "false_verified_share": false_verified / failing if failing else float("nan"),
+        })
+    return pd.DataFrame(out).set_index("domain")
+
+
+def worst_domain_threshold(held: pd.DataFrame, target: float = DEFAULT_TARGET,
+                           grid: Sequence[float] = FINE_GRID) -> float | None:
+    """The lowest threshold of `grid` (above 0.5) at which, every domain scored by the map fitted on
+    the others (`leave_one_domain_out`), the standing verdicts of the WORST domain are still at least
+    `target` right (a domain where none stands passes), and at least one verdict stands; else None.
+
+    It reads the held-out domains' labels, so the figures at it are a selection on them, not a
+    further held-out estimate.
+    """
+    for t in grid:
+        if t <= 0.5:
+            continue
+        figures = domain_figures(held, float(t)).drop(index="all")
+        standing = figures[figures["stand"] > 0]
+        if not standing.empty and (standing["precision"] >= target).all():
+            return float(t)
+    return None

@@ -472,6 +472,7 @@ def thresholds(sources: tuple[str, ...], citation_files: tuple[str, ...], target
     click.echo(advice.statement)
 
 
+THRESHOLD_RULES = ("pooled", "worst-domain")  # how `calibrate` recommends a threshold
 CALIBRATION_HEADER = ("| strategy | calls per citation | judged | accuracy | balanced accuracy (one class: 0.333) "
                       "| AUROC of P(supports) | threshold | verdicts that stand | of them right "
                       "| stand, mean of R fold assignments (sd) | right, mean (sd) |\n"
@@ -539,23 +540,41 @@ def map_formula(fitted: Calibration) -> str:
 @click.option("--shipped", is_flag=True,
               help="Write the shipped calibration cache/calibration/ (`make calibrate-qwen`) instead of your "
                    "user cache's (cache/local/calibration/, ignored by git), and read only the shipped recordings.")
+@click.option("--domain", "domains", multiple=True,
+              help="Domain of each --citations file, in order (give one per file, or none: then the project's "
+                   "own files under data/ are `project` and any other file is named by its file name without "
+                   "`_citations.json`). With two domains or more, leave-one-domain-out figures are printed.")
+@click.option("--threshold-rule", type=click.Choice(THRESHOLD_RULES), default="pooled", show_default=True,
+              help="pooled: the lowest threshold reaching the target on all the labelled sets together; "
+                   "worst-domain: the lowest at which, each domain scored by the map fitted on the others, "
+                   "the worst domain still reaches the target (needs two domains).")
 def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], settings: AuditOptions, target: float,
-              folds: int, repeats: int, inputs: str | None, no_save: bool, shipped: bool) -> None:
+              folds: int, repeats: int, inputs: str | None, no_save: bool, shipped: bool, domains: tuple[str, ...],
+              threshold_rule: str) -> None:
     """Fit a per-model calibration of the routing score on labelled sets and recommend a threshold.
 
-    Prints cross-validated figures (fitted on the other folds, scored on the held-out one) and
-    saves <user cache>/calibration/<model>.<strategy>.json (cache/local/ unless CITEAUDIT_USER_CACHE;
+    Prints cross-validated figures (fitted on the other folds, scored on the held-out one), and
+    with labelled sets of two domains or more the leave-one-domain-out figures (each domain scored
+    by the map and threshold fitted on the other domains), and saves
+    <user cache>/calibration/<model>.<strategy>.json (cache/local/ unless CITEAUDIT_USER_CACHE;
     cache/calibration/ with --shipped), which `audit` then applies.
     """
-    from .calibrate import fit_calibration
+    from .calibrate import domain_of, fit_calibration
     from .calibration import save_calibration
 
     if len(sources) != len(citation_files):
         raise click.UsageError("give one --source per --citations")
     settings = settings.with_(shipped=shipped)
+    if domains and len(domains) != len(citation_files):
+        raise click.UsageError("give one --domain per --citations (in the same order), or none")
+    names = list(domains) or [domain_of(c) for c in citation_files]
+    if threshold_rule == "worst-domain" and len(set(names)) < 2:
+        raise click.UsageError("--threshold-rule worst-domain needs labelled sets of two domains or more "
+                               "(see --domain)")
     judge = settings.judge()
-    table = pd.concat([audit_quotes(src, cit, judge=judge, calibration=False).table
-                       for src, cit in zip(sources, citation_files)], ignore_index=True)
+    tables = [audit_quotes(src, cit, judge=judge, calibration=False).table for src, cit in zip(sources, citation_files)]
+    table = pd.concat(tables, ignore_index=True)
+    row_domains = [name for name, part in zip(names, tables) for _ in range(len(part))]
     if table["expected"].isna().all():
         _fail("no citation has a gold `expected` verdict; calibration needs a labelled set")
     errors = sorted({e for e in table["error"] if isinstance(e, str)})
@@ -576,6 +595,8 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
     shown = "none reaches the target" if fitted.threshold is None else f"{fitted.threshold:.2f}"
     click.echo(f"\nfitted on all of them: {map_formula(fitted)}; recommended threshold: {shown} "
                f"(target {target:.0%}); folds' thresholds {fitted.cross_validated['fold_thresholds']}")
+    if len(set(names)) >= 2:
+        fitted = _leave_one_domain_out(fitted, table, row_domains, target, threshold_rule)
     if not no_save:
         click.echo(f"wrote {save_calibration(fitted, settings.write_folder)}")
 
@@ -652,6 +673,66 @@ def judge_setup(model: str | None, strategy: str | None, cache_mode: str | None,
     else:
         click.echo(f"wrote {result.saved}; `citeaudit audit --model {fitted.model} --strategy {fitted.strategy}` "
                    "now routes with it")
+
+
+DOMAIN_HEADER = ("| held-out domain | judged | threshold | verdicts that stand | of them right "
+                 "| false verified (of the failing) |\n|---|---|---|---|---|---|")
+
+
+def domain_rows(figures: pd.DataFrame) -> list[str]:
+    """The leave-one-domain-out table's rows, one per domain of `calibrate.domain_figures` and `all`."""
+    rows = []
+    per_domain = figures.drop(index="all", errors="ignore")["threshold"]
+    mixed = per_domain.nunique(dropna=False) > 1
+    for name, f in figures.iterrows():
+        judged, stand, right, failing, false = (int(f[k]) for k in (
+            "judged", "stand", "stand_right", "failing", "false_verified"))
+        threshold = "each its own" if name == "all" and mixed else \
+            "none" if pd.isna(f["threshold"]) else f"{f['threshold']:.2f}"
+        rows.append(f"| {name} | {judged} | {threshold} | {stand}/{judged} ({f['coverage']:.1%}) "
+                    f"| {f'{right}/{stand} ({right / stand:.1%})' if stand else '-'} "
+                    f"| {f'{false}/{failing} ({false / failing:.1%})' if failing else '-'} |")
+    return rows
+
+
+def _leave_one_domain_out(fitted: Calibration, table: pd.DataFrame, row_domains: list[str], target: float,
+                          threshold_rule: str) -> Calibration:
+    """Print the leave-one-domain-out figures and what the worst-domain rule picks; the calibration
+    with them in `cross_validated` (and, with rule `worst-domain`, that threshold)."""
+    from dataclasses import replace
+
+    from .calibrate import domain_figures, leave_one_domain_out, worst_domain_threshold
+
+    try:
+        held = leave_one_domain_out(table, row_domains, target, fitted.inputs)
+    except ValueError as exc:
+        _fail(str(exc))
+    own = domain_figures(held)
+    worst = worst_domain_threshold(held, target)
+    click.echo(f"\nleave-one-domain-out (each domain scored by the map and threshold fitted on the other "
+               f"domains, target {target:.0%}):\n")
+    click.echo(DOMAIN_HEADER)
+    for row in domain_rows(own):
+        click.echo(row)
+    summary = {"domains": own.reset_index().to_dict(orient="records"), "worst_domain_threshold": worst}
+    if worst is None:
+        click.echo(f"\nworst held-out domain ≥{target:.0%} right: no threshold reaches it")
+    else:
+        at = domain_figures(held, worst)
+        click.echo(f"\nworst held-out domain ≥{target:.0%} right: threshold {worst:.2f} (one threshold for "
+                   "every domain, each scored by the map fitted on the others; chosen on these held-out "
+                   "figures, so they are not a further held-out estimate):\n")
+        click.echo(DOMAIN_HEADER)
+        for row in domain_rows(at):
+            click.echo(row)
+        summary["at_worst_domain_threshold"] = at.reset_index().to_dict(orient="records")
+    fitted = replace(fitted, cross_validated={**fitted.cross_validated, "leave_one_domain_out": summary})
+    if threshold_rule == "worst-domain":
+        click.echo(f"threshold rule worst-domain: the calibration's threshold is "
+                   f"{'none' if worst is None else f'{worst:.2f}'} (pooled rule: "
+                   f"{'none' if fitted.threshold is None else f'{fitted.threshold:.2f}'})")
+        fitted = replace(fitted, threshold=worst)
+    return fitted
 
 
 @main.command()

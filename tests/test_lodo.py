@@ -1,0 +1,152 @@
+"""Leave-one-domain-out figures (`calibrate.leave_one_domain_out`, `domain_figures`,
+`worst_domain_threshold`) on small synthetic score tables, and `citeaudit calibrate --domain` on the
+project's recorded sets."""
+
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import DATA
+
+from citeaudit import columns as C
+from citeaudit.calibrate import (
+    PROJECT_DOMAIN,
+    _fit,
+    domain_figures,
+    domain_of,
+    judged_rows,
+    leave_one_domain_out,
+    worst_domain_threshold,
+)
+from citeaudit.calibration import load_calibration
+
+
+def held_rows(rows):
+    """A `leave_one_domain_out`-shaped table: (domain, verdict, score, right, gold_pass)."""
+    frame = pd.DataFrame(rows, columns=["domain", "verdict", "score", "right", "gold_pass"])
+    return frame.assign(threshold=0.9, blocked=False, stand=frame["score"] >= 0.9)
+
+
+HELD = held_rows([
+    ("a", "verified", 0.95, True, True),
+    ("a", "unsupported", 0.90, True, False),
+    ("a", "verified", 0.70, False, False),
+    ("b", "verified", 0.97, False, False),  # a failing citation passed with a high score
+    ("b", "verified", 0.80, True, True),
+    ("b", "contradicted", 0.99, True, False),
+])
+
+
+def test_domain_figures_count_per_domain_and_over_all():
+    figures = domain_figures(HELD, 0.9)
+    a, b, everything = figures.loc["a"], figures.loc["b"], figures.loc["all"]
+    assert (a["judged"], a["stand"], a["stand_right"], a["false_verified"]) == (3, 2, 2, 0)
+    assert (b["stand"], b["stand_right"], b["failing"], b["false_verified"]) == (2, 1, 2, 1)
+    assert b["precision"] == 0.5 and b["false_verified_share"] == 0.5 and a["coverage"] == pytest.approx(2 / 3)
+    assert (everything["judged"], everything["stand"], everything["stand_right"]) == (6, 4, 3)
+    # at 0.99 only b's contradicted verdict stands: a has none (precision NaN), b is right
+    high = domain_figures(HELD, 0.99)
+    assert high.loc["a", "stand"] == 0 and np.isnan(high.loc["a", "precision"]) and high.loc["b", "precision"] == 1.0
+
+
+def test_the_worst_domain_rule_waits_for_the_worst_domain():
+    # at 0.90-0.97 domain b's wrong 0.97 verdict stands beside one right one (50%); at 0.98 it no longer does
+    assert worst_domain_threshold(HELD, 0.95) == 0.98
+    # b's one right standing verdict is gone too: nothing above 0.99 stands anywhere, so no threshold
+    assert worst_domain_threshold(HELD.drop(index=5), 0.95) is None
+    # the blocked row never stands, whatever its score: then only a's wrong 0.70 verdict holds it up
+    blocked = HELD.assign(blocked=[False, False, False, True, False, False])
+    assert worst_domain_threshold(blocked, 0.95) == 0.71
+
+
+def table(domains, seed=3):
+    """Judged labelled rows: in a `normal` domain P(supports) is high when the citation passes; in
+    an `odd` one it is high when the citation fails (what the project's map never saw)."""
+    rng = random.Random(seed)
+    rows, names = [], []
+    for domain, n in domains:
+        for i in range(n):
+            passes = i % 2 == 0
+            high = passes if domain != "odd" else not passes
+            p = rng.uniform(0.85, 0.99) if high else rng.uniform(0.01, 0.15)
+            rows.append({C.ID: f"{domain}{i}", C.QUOTE_STATUS: "exact", C.SECTION_MATCH: True,
+                         C.FABRICATED_REASON: None, C.ERROR: None, C.METHOD: "logprobs",
+                         C.RELATION: "supports" if p >= 0.5 else "says_nothing", C.CONFIDENCE: max(p, 1 - p),
+                         C.PROBABILITIES: {"supports": p, "contradicts": (1 - p) / 4, "says_nothing": 3 * (1 - p) / 4},
+                         C.EXPECTED: "verified" if passes else "unsupported"})
+            names.append(domain)
+    return pd.DataFrame(rows, dtype=object), names
+
+
+def test_each_domain_is_scored_by_a_map_fitted_without_it():
+    frame, names = table([("normal", 40), ("plain", 40), ("odd", 20)])
+    held = leave_one_domain_out(frame, names, 0.95, inputs="supports")
+    figures = domain_figures(held)
+    # the map of the two normal domains trusts a high P(supports): on the odd domain every standing
+    # verdict is wrong, and its failing citations pass
+    assert figures.loc["odd", "stand"] > 0 and figures.loc["odd", "precision"] == 0.0
+    assert figures.loc["odd", "false_verified"] == 10 and figures.loc["odd", "false_verified_share"] == 1.0
+    # fitted on the normal domain and the odd one, no threshold is 95% right: nothing of plain stands
+    assert pd.isna(figures.loc["plain", "threshold"]) and figures.loc["plain", "stand"] == 0
+    rows = judged_rows(frame)
+    others = rows[[n != "odd" for n in names]]
+    assert held.loc[held["domain"] == "odd", "threshold"].iloc[0] == _fit(others, 0.95, inputs="supports").threshold
+    # the held-out domain's labels never reach its own map: flipped, its scores and threshold stay
+    flipped = frame.copy()
+    odd = [i for i, n in enumerate(names) if n == "odd"]
+    flipped.loc[odd, C.EXPECTED] = ["unsupported" if e == "verified" else "verified" for e in frame.loc[odd, C.EXPECTED]]
+    again = leave_one_domain_out(flipped, names, 0.95, inputs="supports")
+    assert again.loc[odd, "score"].tolist() == held.loc[odd, "score"].tolist()
+    assert again.loc[odd, "threshold"].tolist() == held.loc[odd, "threshold"].tolist()
+    assert domain_figures(again).loc["odd", "precision"] == 1.0
+    # and no threshold makes the odd domain right: the worst-domain rule recommends none
+    assert worst_domain_threshold(held, 0.95) is None
+    assert worst_domain_threshold(again, 0.95) is not None
+
+
+def test_one_domain_is_refused_and_files_get_their_domain(tmp_path):
+    frame, names = table([("normal", 10)])
+    with pytest.raises(ValueError, match="two domains"):
+        leave_one_domain_out(frame, names, inputs="supports")
+    with pytest.raises(ValueError, match="domains given"):
+        leave_one_domain_out(frame, names[:5], inputs="supports")
+    data = tmp_path / "data"
+    assert domain_of(data / "formats" / "x_citations.json", data) == PROJECT_DOMAIN
+    assert domain_of(tmp_path / "build" / "public" / "check-covid_citations.json", data) == "check-covid"
+
+
+SETS = [("rfc7519.txt", DATA / "eval_rfc7519_more.json", "jwt"), ("rfc6749.txt", DATA / "eval_rfc6749_more.json", "oauth"),
+        (DATA / "docs" / "sensor_telemetry.txt", DATA / "eval_sensor_telemetry.json", "telemetry")]
+
+
+def calibrate(*extra):
+    args = ["calibrate", "--model", "qwen", "--strategy", "panel", "--cache-mode", "replay", "--repeats", "0"]
+    for source, citations, _ in SETS:
+        args += ["--source", str(source), "--citations", str(citations)]
+    return subprocess.run([sys.executable, "-m", "citeaudit.cli", *args, *extra], capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.cli
+def test_calibrate_prints_each_held_out_domain_and_keeps_them_in_the_file(recorded_cache):
+    shipped = (recorded_cache / "calibration" / "qwen2.5-coder-1.5b-instruct-q4_k_m.panel.json").read_text()
+    done = calibrate(*(x for _, _, name in SETS for x in ("--domain", name)), "--threshold-rule", "worst-domain")
+    assert done.returncode == 0, done.stderr
+    table = done.stdout.split("leave-one-domain-out")[1]
+    for name in ("jwt", "oauth", "telemetry", "all"):
+        assert f"\n| {name} | " in table
+    fitted = load_calibration("qwen2.5-coder-1.5b-instruct-q4_k_m", "panel", recorded_cache)
+    lodo = fitted.cross_validated["leave_one_domain_out"]
+    assert [d["domain"] for d in lodo["domains"]] == ["jwt", "oauth", "telemetry", "all"]
+    assert fitted.threshold == lodo["worst_domain_threshold"]  # the rule asked for
+    assert f"threshold rule worst-domain: the calibration's threshold is {fitted.threshold:.2f}" in done.stdout
+    assert shipped != (recorded_cache / "calibration" / "qwen2.5-coder-1.5b-instruct-q4_k_m.panel.json").read_text()
+
+
+@pytest.mark.cli
+def test_calibrate_refuses_a_domain_count_that_does_not_match():
+    done = calibrate("--domain", "jwt")
+    assert done.returncode == 2 and "one --domain per --citations" in done.stderr

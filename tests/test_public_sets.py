@@ -1,0 +1,75 @@
+"""tools/public_sets.py: the public TRAIN sets become labelled sets step 1 reads as intended.
+
+The data is not in the repository: these tests run when ../shared/data/public is beside the checkout
+(as CI has it, like ../shared/data/rfc) and are skipped otherwise; the helpers' tests always run.
+"""
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+
+import public_sets
+
+from citeaudit import audit_quotes
+
+ROOT = Path(__file__).resolve().parents[1]
+PUBLIC = ROOT.parent / "shared" / "data" / "public"
+needs_data = pytest.mark.skipif(not PUBLIC.is_dir(), reason=f"no public data at {PUBLIC}")
+
+
+def test_nearest_sentence_counts_shared_content_words_and_keeps_the_first_on_a_tie():
+    sentences = ["The cat sat on the mat.", "Warming raises sea levels.", "Sea levels rise with warming oceans."]
+    assert public_sets.nearest_sentence("Ocean warming makes sea levels rise", sentences) == sentences[2]
+    assert public_sets.nearest_sentence("the of and", sentences) == sentences[0]  # stop words only: a tie
+
+
+def test_rationale_sentences_join_with_an_elision_only_where_they_are_not_adjacent():
+    s = ["A.", "B.", "C.", "D."]
+    assert public_sets.join_sentences(s, [0, 1, 3]) == "A. B. ... D."
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("public")
+    return out, public_sets.build(PUBLIC, out)
+
+
+@needs_data
+def test_every_quote_is_found_in_its_own_section_and_labels_are_balanced(built):
+    _, written = built
+    for domain, (document, cited) in written.items():
+        records = json.loads(cited.read_text(encoding="utf-8"))
+        counts = Counter(r["expected"] for r in records)
+        assert counts == {label: public_sets.DEFAULT_PER_LABEL for label in public_sets.LABELS}, domain
+        assert all(r["section"].isdigit() for r in records)  # plain numbers: the prompt names "section 12"
+        table = audit_quotes(document, cited, locate_only=True).table
+        assert set(table["quote_status"]) <= {"exact", "elided"}, domain
+        assert table["section_match"].all(), domain
+        assert table["evidence"].notna().all(), domain
+
+
+@needs_data
+def test_output_is_deterministic(built, tmp_path):
+    out, written = built
+    public_sets.build(PUBLIC, tmp_path)
+    for document, cited in written.values():
+        for path in (document, cited):
+            assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+@needs_data
+def test_an_altered_input_file_is_refused_with_its_name(tmp_path, capsys):
+    source = PUBLIC / "climate-fever" / "climate-fever-halfA.jsonl"
+    altered = tmp_path / "climate-fever" / source.name
+    altered.parent.mkdir()
+    altered.write_bytes(source.read_bytes().replace(b"polar bears", b"polar beers", 1))
+    code = public_sets.main(["--public-dir", str(tmp_path), "--out", str(tmp_path / "out"), "--domain", "climate-fever"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert str(altered) in err and "SHA-256" in err and "restore the original file" in err
+    assert not (tmp_path / "out" / "climate-fever.txt").exists()
