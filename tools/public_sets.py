@@ -52,6 +52,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from citeaudit.localmodel import file_sha256
+
 ROOT = Path(__file__).resolve().parent.parent
 DOMAINS = ("scifact", "climate-fever", "check-covid")
 DEFAULT_PER_LABEL = 48
@@ -124,21 +126,13 @@ def join_sentences(sentences: list[str], indices: list[int]) -> str:
     return out
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def checked(public_dir: Path, relative: str) -> Path:
     """The path of a pinned input file, after its SHA-256 matched the pin."""
     path = public_dir / relative
     if not path.is_file():
         raise PublicDataError(f"{path}: not found. Fix: pass --public-dir (or set CITEAUDIT_PUBLIC_DIR) to the "
                               "folder holding scifact/, climate-fever/ and check-covid/.")
-    actual = sha256_file(path)
+    actual = file_sha256(path)
     if actual != PINS[relative]:
         raise PublicDataError(f"{path}: SHA-256 {actual} differs from the pinned {PINS[relative]}. The file is not "
                               "the public release this tool was written for; restore the original file.")
