@@ -33,11 +33,9 @@ import pandas as pd
 import citeaudit as ca
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, use_calibration=False)  # fitted below
-tables = {}
-for strategy in STRATEGIES:
-    by_strategy = options.with_(strategy=strategy)
-    tables[strategy] = pd.concat([ca.audit_quotes(source, ca.find_input(cites), options=by_strategy).table
-                                  for source, cites in LABELLED], ignore_index=True)
+by_set = {strategy: [ca.audit_quotes(source, ca.find_input(cites), options=options.with_(strategy=strategy)).table
+                     for source, cites in LABELLED] for strategy in STRATEGIES}  # one table per labelled set
+tables = {strategy: pd.concat(parts, ignore_index=True) for strategy, parts in by_set.items()}
 first = tables[STRATEGIES[0]]
 print(f"{len(first)} labelled citations, {first['confidence'].notna().sum()} judged by the model; gold verdicts:",
       first["expected"].map(str).value_counts().to_dict())
@@ -126,10 +124,14 @@ from IPython.display import display
 
 from citeaudit.calibrate import domain_figures, leave_one_domain_out
 
-public = sorted((ca.config.project_dir() / "build" / "public").glob("*_citations.json"))
-held_out_sets = [*LABELLED, *((str(p.with_name(p.name.replace("_citations.json", ".txt"))), str(p)) for p in public)]
+public = [(str(p.with_name(p.name.replace("_citations.json", ".txt"))), str(p))
+          for p in sorted((ca.config.project_dir() / "build" / "public").glob("*_citations.json"))]
+held_out_sets = [*LABELLED, *public]
 panel = options.with_(strategy="panel")
-parts = [ca.audit_quotes(source, ca.find_input(cites), options=panel).table for source, cites in held_out_sets]
+# the labelled sets' panel tables of the first cell, and the public sets' (audited here only)
+parts = [*(by_set.get("panel") or [ca.audit_quotes(source, ca.find_input(cites), options=panel).table
+                                   for source, cites in LABELLED]),
+         *(ca.audit_quotes(source, cites, options=panel).table for source, cites in public)]
 domains = [Path(source).stem for (source, _), part in zip(held_out_sets, parts) for _ in range(len(part))]
 if len(set(domains)) < 2:
     print("one source document only: nothing to hold out")
