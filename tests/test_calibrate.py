@@ -27,6 +27,7 @@ from citeaudit.calibrate import (
 )
 from citeaudit.calibration import Calibration, load_calibration, save_calibration
 from citeaudit.errors import InputError
+from citeaudit.route import judge_outcome
 
 
 def labelled(rows):
@@ -257,6 +258,45 @@ def test_the_map_of_the_answers_sees_what_p_supports_misses():
     default, _ = cross_validate(answered(), 0.9, folds=4)  # the answers, when every row has them
     assert default == by_answers
     assert by_answers["pass_fail_accuracy_cv"] > 0.9 > by_supports["pass_fail_accuracy_cv"]
+
+
+def lengthy(n=64, seed=3):
+    """A labelled yes/no table where a yes to "true" means less after a short sentence: a passing
+    citation scores about 0.6 on a long section and 0.4 on a short one, a failing one 0.45 and 0.25."""
+    import random
+
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        passes, short = i % 2 == 0, i % 4 < 2
+        q_true = (0.4 if short else 0.6) if passes else (0.25 if short else 0.45)
+        q_true += rng.uniform(-0.04, 0.04)
+        probabilities = {"supports": q_true, "contradicts": (1 - q_true) / 2, "says_nothing": (1 - q_true) / 2}
+        rows.append({C.ID: f"r{i}", C.RELATION: "supports" if q_true >= 0.5 else "says_nothing",
+                     C.METHOD: "logprobs", C.CONFIDENCE: max(q_true, 1 - q_true), C.PROBABILITIES: probabilities,
+                     C.ANSWERS: {"true": q_true, "false": 0.5, "contradict": 0.5},
+                     C.EVIDENCE: "x" * (rng.randint(120, 200) if short else rng.randint(1500, 3000)),
+                     C.EXPECTED: "verified" if passes else "unsupported"})
+    return labelled(rows)
+
+
+def test_the_evidence_length_lets_the_map_read_a_yes_by_the_passage_it_answers(tmp_path):
+    by_length, _ = cross_validate(lengthy(), 0.9, folds=4, inputs="answers+length")
+    by_answers, _ = cross_validate(lengthy(), 0.9, folds=4, inputs="answers")
+    default, _ = cross_validate(lengthy(), 0.9, folds=4)  # rows carry their evidence: the length is read
+    assert default == by_length
+    assert by_length["pass_fail_accuracy_cv"] > 0.9 > by_answers["pass_fail_accuracy_cv"]
+    fitted = fit_calibration(lengthy(), "m", "yesno", 0.9, folds=4, repeats=0)
+    assert fitted.inputs == "answers+length"
+    assert list(fitted.weights) == ["true", "false", "contradict", "evidence_chars", "true*evidence_chars"]
+    assert Calibration.from_json(fitted.to_json()) == fitted
+    answers = {"true": 0.4, "false": 0.5, "contradict": 0.5}
+    short, long = (judge_outcome({"supports": 0.4, "contradicts": 0.3, "says_nothing": 0.3}, "supports", 0.6,
+                                 "logprobs", answers, fitted, "x" * chars) for chars in (150, 2000))
+    assert short.verdict == "verified" and long.verdict != "verified"  # the same 0.4, read by the length
+    unread = judge_outcome({"supports": 0.4, "contradicts": 0.3, "says_nothing": 0.3}, "supports", 0.6,
+                           "logprobs", answers, fitted, None)
+    assert unread.score is None  # no evidence to measure: no score, so it goes to review
 
 
 def test_repeated_cross_validation_reports_mean_and_spread():

@@ -34,7 +34,8 @@ import pandas as pd
 
 from . import columns as C
 from . import config
-from .calibration import ANSWERS, DEFAULT_TARGET, SUPPORTS, Calibration, _sigmoid, log_odds
+from .calibration import (ANSWERS, ANSWERS_LENGTH, DEFAULT_TARGET, EVIDENCE_CHARS, PRODUCT, SUPPORTS, Calibration,
+                          _sigmoid, feature_values, log_odds)
 from .errors import InputError
 from .route import judge_outcome, model_verdict, route, stands
 from .vocab import Route, Verdict
@@ -121,7 +122,8 @@ def lowest_threshold(table: pd.DataFrame, target: float = DEFAULT_TARGET,
 
 def judged_rows(table: pd.DataFrame) -> pd.DataFrame:
     """The labelled rows the model judged: what the judge answered (raw confidence, method,
-    probabilities, P(supports), relation, the yes/no answers), the uncalibrated verdict, gold, right."""
+    probabilities, P(supports), relation, the yes/no answers, the judged evidence), the uncalibrated
+    verdict, gold, right."""
     labelled = _labelled(table)
     judged = labelled[labelled[C.CONFIDENCE].notna()]
     nothing = pd.Series([None] * len(judged), index=judged.index, dtype=object)
@@ -135,6 +137,7 @@ def judged_rows(table: pd.DataFrame) -> pd.DataFrame:
         "relation": judged[C.RELATION],
         "p_supports": pd.Series(p_supports, index=judged.index, dtype=float),
         "answers": judged.get(C.ANSWERS, nothing),
+        "evidence": judged.get(C.EVIDENCE, nothing),
         "verdict": pd.Series(verdicts, index=judged.index, dtype=object),
         "gold": judged[C.EXPECTED],
         "correct": pass_fail_right(verdicts, judged[C.EXPECTED]).astype(float),
@@ -146,9 +149,10 @@ def outcomes(rows: pd.DataFrame, calibration: Calibration | None = None) -> tupl
     """Verdict and routing score of each of `judged_rows`, by the pipeline's own rule
     (`route.judge_outcome`); a row that gets no score (a map of answers it lacks) scores 0."""
     verdicts, scores = [], []
-    for probabilities, relation, confidence, method, answers in zip(
-            rows["probabilities"], rows["relation"], rows["confidence"], rows["method"], rows["answers"]):
-        verdict, score, _ = judge_outcome(probabilities, relation, confidence, method, answers, calibration)
+    evidence = rows["evidence"] if "evidence" in rows else pd.Series(None, index=rows.index, dtype=object)
+    for probabilities, relation, confidence, method, answers, text in zip(
+            rows["probabilities"], rows["relation"], rows["confidence"], rows["method"], rows["answers"], evidence):
+        verdict, score, _ = judge_outcome(probabilities, relation, confidence, method, answers, calibration, text)
         verdicts.append(verdict)
         scores.append(0.0 if score is None else score)
     return verdicts, np.array(scores, dtype=float)
@@ -301,6 +305,8 @@ def recommend_threshold(mapped: Sequence[float] | np.ndarray, correct: Sequence[
     m = np.asarray(mapped, dtype=float)
     y = np.asarray(correct, dtype=float)
     for t in grid:
+        if t <= 0.5:  # every score is at least 0.5: such a threshold is no routing (and no file takes it)
+            continue
         standing = m >= t
         if standing.any() and y[standing].mean() >= target and m[standing].mean() >= target:
             return float(t)
@@ -354,32 +360,66 @@ def choose_l2(features: np.ndarray, outcome: Sequence[float] | np.ndarray, strat
 
 
 def default_inputs(table: pd.DataFrame) -> str:
-    """`answers` when every labelled row judged from log-probabilities carries yes/no answers
-    (strategies `yesno`, `panel`), else `supports`."""
+    """`answers+length` when every labelled row judged from log-probabilities carries yes/no
+    answers (strategies `yesno`, `panel`) and its evidence text, `answers` when the answers only,
+    else `supports`."""
     rows = judged_rows(table)
-    return ANSWERS if answer_keys(rows[rows["method"] == "logprobs"]) else SUPPORTS
+    read = rows[rows["method"] == "logprobs"]
+    if not answer_keys(read):
+        return SUPPORTS
+    return ANSWERS_LENGTH if all(isinstance(e, str) for e in read["evidence"]) else ANSWERS
+
+
+def input_keys(rows: pd.DataFrame, inputs: str) -> list[str]:
+    """What a map of the answers reads (`calibration.feature_value` keys): each question's key;
+    in inputs `answers+length` also the evidence's length and the first question's log-odds times
+    it (a yes to "is the claim true?" weighs differently after a short sentence than after a long
+    section; chosen by the leave-one-domain-out figures over four domains, README)."""
+    keys = answer_keys(rows)
+    if inputs == ANSWERS_LENGTH and keys:
+        return [*keys, EVIDENCE_CHARS, f"{keys[0]}{PRODUCT}{EVIDENCE_CHARS}"]
+    return keys
+
+
+def fit_standardized(features: np.ndarray, outcome: Sequence[float] | np.ndarray,
+                     strata: Sequence[object]) -> tuple[float, np.ndarray, float]:
+    """(intercept, slopes, l2) of `fit_logistic` on the features scaled to mean 0 and variance 1,
+    the penalty chosen there (`choose_l2`, so it weighs every input alike whatever its units),
+    with the weights turned back to the features' own units."""
+    mean, scale = features.mean(axis=0), features.std(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    z = (features - mean) / scale
+    l2 = choose_l2(z, outcome, strata)
+    w = fit_logistic(z, outcome, l2)
+    slopes = w[1:] / scale
+    return float(w[0] - slopes @ mean), slopes, l2
 
 
 def _fit(rows: pd.DataFrame, target: float, model: str = "", strategy: str = "",
          inputs: str = SUPPORTS) -> Calibration:
     """Map and threshold fitted on `rows` (judged rows read from log-probabilities)."""
-    if inputs == ANSWERS:
-        keys = answer_keys(rows)
+    if inputs in (ANSWERS, ANSWERS_LENGTH):
+        keys = input_keys(rows, inputs)
         if not keys:
             raise InputError("the calibration of the yes/no answers needs rows judged by a yes/no strategy "
                              "(yesno, panel); fit this one with inputs `supports`")
-        features = np.column_stack([log_odds(np.array([a[k] for a in rows["answers"]], dtype=float)) for k in keys])
-        l2 = choose_l2(features, rows["gold_pass"], rows["gold"])
-        w = fit_logistic(features, rows["gold_pass"], l2)
-        fitted = Calibration(model=model, strategy=strategy, a=float(w[0]), b=0.0, threshold=None, target=target,
-                             weights={k: float(v) for k, v in zip(keys, w[1:])}, l2=l2)
-        # the failing word: contradicted against unsupported, on the rows that fail
+        values = [feature_values(keys, a, len(e) if isinstance(e, str) else None)
+                  for a, e in zip(rows["answers"], rows["evidence"])]
+        if any(v is None for v in values):
+            raise InputError(f"the calibration of {inputs} needs every judged row to carry {keys}")
+        features = np.array(values, dtype=float)
+        a, slopes, l2 = fit_standardized(features, rows["gold_pass"].to_numpy(dtype=float), rows["gold"])
+        fitted = Calibration(model=model, strategy=strategy, a=a, b=0.0, threshold=None, target=target,
+                             weights={k: float(v) for k, v in zip(keys, slopes)}, l2=l2)
+        # the failing word: contradicted against unsupported, on the rows that fail, from the answers alone
+        answers = features[:, :len(answer_keys(rows))]
         failing = (rows["gold"].isin((Verdict.CONTRADICTED, Verdict.UNSUPPORTED))).to_numpy()
         contradicted = (rows["gold"] == Verdict.CONTRADICTED).to_numpy()[failing]
         if min(contradicted.sum(), (~contradicted).sum()) >= NAMING_MIN:
-            named = features[failing]
+            named = answers[failing]
             v = fit_logistic(named, contradicted, choose_l2(named, contradicted, contradicted))
-            fitted = replace(fitted, name_a=float(v[0]), name_weights={k: float(x) for k, x in zip(keys, v[1:])})
+            fitted = replace(fitted, name_a=float(v[0]),
+                             name_weights={k: float(x) for k, x in zip(answer_keys(rows), v[1:])})
     else:
         a, b = fit_platt(log_odds(rows["p_supports"].to_numpy(dtype=float)), rows["gold_pass"])
         fitted = Calibration(model=model, strategy=strategy, a=a, b=b, threshold=None, target=target)

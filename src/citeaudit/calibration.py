@@ -27,7 +27,10 @@ from .documents import read_bounded
 from .errors import InputError
 
 DEFAULT_TARGET = 0.95
-SUPPORTS, ANSWERS = "supports", "answers"  # what a calibration maps: P(supports), or each yes/no answer
+# what a calibration maps: P(supports); each yes/no answer; or each answer and the evidence's length
+SUPPORTS, ANSWERS, ANSWERS_LENGTH = "supports", "answers", "answers+length"
+EVIDENCE_CHARS = "evidence_chars"  # feature: log of the judged evidence's length in characters
+PRODUCT = "*"  # a feature "a*b" is the product of features a and b
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -40,16 +43,44 @@ def log_odds(p: float | np.ndarray, eps: float = 1e-6) -> np.ndarray:
     return np.log(q / (1 - q))
 
 
+def feature_value(key: str, answers: dict[str, float], evidence_chars: int | None) -> float | None:
+    """One input of a map of the answers: the log-odds of a question's P(yes) (`key` is the
+    question's key), the log of the evidence's length in characters (`EVIDENCE_CHARS`), or the
+    product of two of these ("true*evidence_chars": how much a yes weighs, by the passage's
+    length); None when the row lacks it.
+
+    >>> round(feature_value("true*evidence_chars", {"true": 0.5}, 100), 6), feature_value(EVIDENCE_CHARS, {}, None)
+    (0.0, None)
+    """
+    if PRODUCT in key:
+        parts = [feature_value(part, answers, evidence_chars) for part in key.split(PRODUCT)]
+        return None if any(p is None for p in parts) else float(np.prod(parts))
+    if key == EVIDENCE_CHARS:
+        return math.log(max(evidence_chars, 1)) if isinstance(evidence_chars, int) else None
+    value = answers.get(key)
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return float(log_odds(value))
+    return None
+
+
+def feature_values(keys: Iterable[str], answers: object, evidence_chars: int | None) -> list[float] | None:
+    """`feature_value` of each key, or None when any is missing (the row cannot be mapped)."""
+    if not isinstance(answers, dict):
+        return None
+    values = [feature_value(key, answers, evidence_chars) for key in keys]
+    return None if any(v is None for v in values) else [float(v) for v in values]  # type: ignore[arg-type]
+
 
 @dataclass(frozen=True)
 class Calibration:
     """A fitted map to P(pass), and the threshold it recommends.
 
     The map is a logistic curve (Platt scaling) in the log-odds of what the judge answered: of
-    P(supports), with slope `b`, when `weights` is empty (inputs `supports`); of each yes/no
-    question's P(yes) (`Judgement.answers`), with the weight of its key in `weights`, otherwise
-    (inputs `answers`; `b` is then 0; ridge penalty `l2`, chosen by `choose_l2`), and then a
-    second map of the same answers may name a failure (`name_weights`, `p_contradicted`).
+    P(supports), with slope `b`, when `weights` is empty (inputs `supports`); otherwise of each
+    yes/no question's P(yes) (`Judgement.answers`), with the weight of its key in `weights`
+    (inputs `answers`), and in inputs `answers+length` also of the evidence's length and its
+    products with answers (`feature_value`; `b` is then 0; ridge penalty `l2`, chosen by
+    `choose_l2`); a second map of the answers may name a failure (`name_weights`, `p_contradicted`).
     `p_pass` applies to answers read from log-probabilities; `threshold` is on the routing score
     max(P(pass), 1 − P(pass)) (None when no threshold reached `target` on the fitted set: nothing
     the model says should stand). `cross_validated` holds the
@@ -75,32 +106,39 @@ class Calibration:
 
     @property
     def inputs(self) -> str:
-        """What the map reads: `supports` (P(supports)) or `answers` (each question's P(yes))."""
-        return ANSWERS if self.weights else SUPPORTS
+        """What the map reads: `supports` (P(supports)), `answers` (each question's P(yes)) or
+        `answers+length` (those and the evidence's length, `EVIDENCE_CHARS`)."""
+        if not self.weights:
+            return SUPPORTS
+        return ANSWERS_LENGTH if any(EVIDENCE_CHARS in key for key in self.weights) else ANSWERS
 
-    def maps(self, answers: object) -> bool:
-        """Whether a row with these yes/no `answers` (or None) can be mapped: always for a map of
-        P(supports); for a map of the answers, when every question it weighs was answered."""
-        return not self.weights or _answered(answers, self.weights)
+    def maps(self, answers: object, evidence_chars: int | None = None) -> bool:
+        """Whether a row with these yes/no `answers` (or None) and evidence of `evidence_chars`
+        characters can be mapped: always for a map of P(supports); for a map of the answers, when
+        every input it weighs is there (`feature_values`)."""
+        return not self.weights or feature_values(self.weights, answers, evidence_chars) is not None
 
     def p_contradicted(self, answers: object) -> float | None:
         """P(contradicted | the citation fails) from the answers, when this calibration names
         failures (`name_weights`) and the row answered its questions; else None."""
-        if not self.name_weights or not _answered(answers, self.name_weights):
+        values = feature_values(self.name_weights, answers, None) if self.name_weights else None
+        if values is None:
             return None
-        assert isinstance(answers, dict)
-        z = self.name_a + sum(w * float(log_odds(answers[key])) for key, w in self.name_weights.items())
+        z = self.name_a + sum(w * x for w, x in zip(self.name_weights.values(), values))
         return float(_sigmoid(np.array(z)))
 
-    def p_pass(self, p_supports: float, answers: dict[str, float] | None = None) -> float:
-        """P(the citation passes): a logistic curve in the log-odds of P(supports), or of the
-        answers' P(yes) when the map reads them (`maps(answers)` must hold: else ValueError)."""
+    def p_pass(self, p_supports: float, answers: dict[str, float] | None = None,
+               evidence_chars: int | None = None) -> float:
+        """P(the citation passes): a logistic curve in the log-odds of P(supports), or in the
+        inputs of a map of the answers (`feature_value`; `maps(answers, evidence_chars)` must
+        hold: else ValueError)."""
         if not self.weights:
             return float(_sigmoid(np.array(self.a + self.b * log_odds(p_supports))))
-        if answers is None or not self.maps(answers):
-            raise ValueError(f"this calibration reads the answers to {sorted(self.weights)}; the row has "
-                             f"{sorted(answers or {})}")
-        z = self.a + sum(weight * float(log_odds(answers[key])) for key, weight in self.weights.items())
+        values = feature_values(self.weights, answers, evidence_chars)
+        if values is None:
+            raise ValueError(f"this calibration reads {sorted(self.weights)}; the row has answers to "
+                             f"{sorted(answers or {})} and evidence of {evidence_chars} characters")
+        z = self.a + sum(w * x for w, x in zip(self.weights.values(), values))
         return float(_sigmoid(np.array(z)))
 
     @property
@@ -152,10 +190,6 @@ class CalibrationFile(BaseModel):
     name_a: FiniteFloat = 0.0
     name_weights: dict[StrictStr, FiniteFloat] = {}
 
-
-def _answered(answers: object, keys: Iterable[str]) -> bool:
-    return isinstance(answers, dict) and all(isinstance(answers.get(key), (int, float)) and
-                                             math.isfinite(answers[key]) for key in keys)
 
 
 def calibration_path(model: str, strategy: str, directory: Path | None = None) -> Path:

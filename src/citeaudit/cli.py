@@ -26,7 +26,7 @@ import pandas as pd
 from . import columns as C
 from . import config
 from .audit import Audit, audit_files, audit_lines, audit_quotes, audit_source_files, unrecognized_reasons
-from .calibration import Calibration
+from .calibration import EVIDENCE_CHARS, PRODUCT, Calibration
 from .errors import CiteAuditError, InputError, JudgeUnavailableError, LocalModelError
 from .formats import FORMATS
 from .lines import load_line_answer
@@ -518,7 +518,11 @@ def map_formula(fitted: Calibration) -> str:
     """The fitted map as a formula: P(pass) from the log-odds of P(supports) or of each answer."""
     if not fitted.weights:
         return f"P(pass) = 1 / (1 + exp(-({fitted.a:.3f} + {fitted.b:.3f} x log-odds of P(supports))))"
-    terms = " ".join(f"{w:+.3f} x lo({key})" for key, w in fitted.weights.items())
+    def term(key: str) -> str:
+        return " x ".join("ln(evidence chars)" if part == EVIDENCE_CHARS else f"lo({part})"
+                          for part in key.split(PRODUCT))
+
+    terms = " ".join(f"{w:+.3f} x {term(key)}" for key, w in fitted.weights.items())
     return f"P(pass) = 1 / (1 + exp(-({fitted.a:.3f} {terms}))), lo(q) the log-odds of P(yes) to question q"
 
 
@@ -533,9 +537,9 @@ def map_formula(fitted: Calibration) -> str:
 @click.option("--folds", type=click.IntRange(2, 20), default=10, show_default=True, help="Cross-validation folds.")
 @click.option("--repeats", type=click.IntRange(0, 200), default=20, show_default=True,
               help="Fold assignments of the repeated cross-validation (0: only the first).")
-@click.option("--inputs", type=click.Choice(["supports", "answers"]), default=None,
-              help="What the map reads: P(supports), or each yes/no question's P(yes) (default: the answers "
-                   "when the strategy asks yes/no questions).")
+@click.option("--inputs", type=click.Choice(["supports", "answers", "answers+length"]), default=None,
+              help="What the map reads: P(supports); each yes/no question's P(yes); or those and the evidence's "
+                   "length (default answers+length when the strategy asks yes/no questions, else supports).")
 @click.option("--no-save", is_flag=True, help="Print the figures only; do not write the calibration file.")
 @click.option("--shipped", is_flag=True,
               help="Write the shipped calibration cache/calibration/ (`make calibrate-qwen`) instead of your "

@@ -133,15 +133,17 @@ class Outcome(NamedTuple):
 
 
 def judge_outcome(probabilities: object, relation: object, confidence: object, method: object = None,
-                  answers: object = None, calibration: Calibration | None = None) -> Outcome:
+                  answers: object = None, calibration: Calibration | None = None,
+                  evidence: object = None) -> Outcome:
     """A judged answer's verdict and routing score: the one scoring rule of every surface.
 
     Uncalibrated, the score is the judge's `confidence` (max(P(supports), 1 − P(supports)), or a
     sampled lower bound). A calibration maps P(supports) to P(pass), the probability that the
     citation passes (`Calibration.p_pass`), for answers read from log-probabilities: the verdict
     passes when P(pass) ≥ 1/2 and the score is max(P(pass), 1 − P(pass)), the chance that the
-    pass-or-fail call is right. A map of the yes/no answers reads `answers`; an answer without
-    them gets no score (it goes to review); when the map also names failures, P(contradicted |
+    pass-or-fail call is right. A map of the yes/no answers reads `answers` (and, in inputs
+    `answers+length`, the length of the judged `evidence` text); an answer without them gets no
+    score (it goes to review); when the map also names failures, P(contradicted |
     fails) ≥ 1/2 makes a failing verdict `contradicted`, else `unsupported`. A sampled bound is
     never mapped.
 
@@ -152,9 +154,10 @@ def judge_outcome(probabilities: object, relation: object, confidence: object, m
     has_probs = isinstance(probabilities, dict) and Relation.SUPPORTS in probabilities
     if calibration is not None and has_probs and number is not None and not is_sampled(method):
         assert isinstance(probabilities, dict)
-        if not calibration.maps(answers):  # a map of answers this row lacks: no score, so review
+        chars = len(evidence) if isinstance(evidence, str) else None
+        if not calibration.maps(answers, chars):  # a map of inputs this row lacks: no score, so review
             return Outcome(model_verdict(probabilities, relation), None)
-        p = calibration.p_pass(probabilities[Relation.SUPPORTS], answers if isinstance(answers, dict) else None)
+        p = calibration.p_pass(probabilities[Relation.SUPPORTS], answers if isinstance(answers, dict) else None, chars)
         named = calibration.p_contradicted(answers)
         if p < 0.5 and named is not None:
             return Outcome(Verdict.CONTRADICTED if named >= 0.5 else Verdict.UNSUPPORTED, 1.0 - p, p)
@@ -176,7 +179,7 @@ def stands(verdict: object, score: float | None, threshold: float | None, blocke
 def judged_verdict(row: pd.Series, calibration: Calibration | None = None) -> Outcome:
     """A judged row's verdict, routing score and P(pass) (`judge_outcome` of its columns)."""
     return judge_outcome(row.get(C.PROBABILITIES), row[C.RELATION], row[C.CONFIDENCE], row.get(C.METHOD),
-                         row.get(C.ANSWERS), calibration)
+                         row.get(C.ANSWERS), calibration, row.get(C.EVIDENCE))
 
 
 def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
