@@ -97,9 +97,13 @@ record-qwen: $(VENV)/.test
 
 # Fit the per-model calibration of every strategy on the labelled sets, from the recordings (offline);
 # prints each strategy's cross-validated figures and writes cache/calibration/<model>.<strategy>.json.
-calibrate-qwen: $(VENV)/.base
-	for strategy in $(STRATEGIES); do \
-		$(VENV)/bin/citeaudit calibrate --shipped --model qwen --strategy $$strategy $(LABELLED) || exit 1; done
+# yesno and panel are fitted on the project's sets and the public ones (panel recorded them; yesno's
+# two questions are panel's first two), with leave-one-domain-out figures; choice on the project's.
+calibrate-qwen: public-sets
+	$(VENV)/bin/citeaudit calibrate --shipped --model qwen --strategy choice $(LABELLED) || exit 1
+	for strategy in yesno panel; do \
+		$(VENV)/bin/citeaudit calibrate --shipped --model qwen --strategy $$strategy $(LABELLED) $(PUBLIC_LABELLED) \
+			|| exit 1; done
 
 # The public TRAIN sets (SciFact, Climate-FEVER half A, Check-COVID; issue 19) as labelled sets in
 # build/public/ (git-ignored: the data is never committed), read from ../shared/data/public or
@@ -115,16 +119,11 @@ PUBLIC_LABELLED := $(foreach d,$(PUBLIC_DOMAINS),--source build/public/$(d).txt 
 
 # Record the public sets with the local Qwen model in the default strategy (about 35 s per citation
 # on 2 busy cores: hours; answers appended to the recording like record-qwen's).
-.PHONY: record-public-qwen calibrate-public-qwen
+.PHONY: record-public-qwen
 record-public-qwen: public-sets
 	export CITEAUDIT_STRATEGY=panel; for d in $(PUBLIC_DOMAINS); do \
 		$(VENV)/bin/citeaudit record --model qwen --shipped --source build/public/$$d.txt \
 			--citations build/public/$${d}_citations.json || exit 1; done
-
-# The default strategy's figures over the project's sets and the public ones, with leave-one-domain-out
-# figures per domain; prints only (--no-save): the committed calibrations are calibrate-qwen's.
-calibrate-public-qwen: public-sets
-	$(VENV)/bin/citeaudit calibrate --model qwen --strategy panel $(LABELLED) $(PUBLIC_LABELLED) --no-save
 
 clean:
 	rm -rf $(VENV) cache/store out

@@ -233,11 +233,11 @@ def test_cli_writes_rows_and_decisions_and_exits_by_the_answers(tmp_path, record
     rows, decisions = tmp_path / "rows.jsonl", tmp_path / "decisions.jsonl"
     result = _run([str(EXAMPLE), "--output", str(rows), "--decisions", str(decisions)])
     assert result.exit_code == 1, result.output
-    assert "5 answers, 15 rows: 1 ACCEPT, 1 REVIEW, 3 REJECT" in result.output
+    assert "5 answers, 15 rows: 1 ACCEPT, 2 REVIEW, 2 REJECT" in result.output
     written = [json.loads(line) for line in rows.read_text(encoding="utf-8").splitlines()]
     assert len(written) == 15 and written[0][ANSWER_ID] == "jwt-times" and written[0]["id"] == "epoch_seconds"
     assert [json.loads(line)["status"] for line in decisions.read_text(encoding="utf-8").splitlines()] == \
-        ["REJECT", "REJECT", "REVIEW", "REJECT", "ACCEPT"]
+        ["REJECT", "REVIEW", "REVIEW", "REJECT", "ACCEPT"]
     accepted = _write(tmp_path / "ok.jsonl", [{"answer_id": "a", **CONTRACT}, {"answer_id": "b", **CONTRACT}])
     ok = _run([str(accepted), "--locate-only"])
     assert ok.exit_code == 0, ok.output

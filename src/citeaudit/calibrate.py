@@ -34,8 +34,18 @@ import pandas as pd
 
 from . import columns as C
 from . import config
-from .calibration import (ANSWERS, ANSWERS_LENGTH, DEFAULT_TARGET, EVIDENCE_CHARS, PRODUCT, SUPPORTS, Calibration,
-                          _sigmoid, feature_values, log_odds)
+from .calibration import (
+    ANSWERS,
+    ANSWERS_LENGTH,
+    DEFAULT_TARGET,
+    EVIDENCE_CHARS,
+    PRODUCT,
+    SUPPORTS,
+    Calibration,
+    _sigmoid,
+    feature_values,
+    log_odds,
+)
 from .errors import InputError
 from .route import judge_outcome, model_verdict, route, stands
 from .vocab import Route, Verdict

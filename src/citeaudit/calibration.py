@@ -53,8 +53,13 @@ def feature_value(key: str, answers: dict[str, float], evidence_chars: int | Non
     (0.0, None)
     """
     if PRODUCT in key:
-        parts = [feature_value(part, answers, evidence_chars) for part in key.split(PRODUCT)]
-        return None if any(p is None for p in parts) else float(np.prod(parts))
+        product = 1.0
+        for part in key.split(PRODUCT):
+            value = feature_value(part, answers, evidence_chars)
+            if value is None:
+                return None
+            product *= value
+        return product
     if key == EVIDENCE_CHARS:
         return math.log(max(evidence_chars, 1)) if isinstance(evidence_chars, int) else None
     value = answers.get(key)
