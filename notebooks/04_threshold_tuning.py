@@ -22,23 +22,42 @@ LABELLED = [("rfc7519.txt", "data/rfc7519_citations.json"),
             ("data/formats/reservoir-report.pdf", "data/formats/reservoir-report_citations.json"),
             ("data/formats/field-note.txt", "data/formats/field-note_citations.json")]
 STRATEGIES = ["choice", "yesno", "panel"]
+WITH_PUBLIC = True  # fit the yes/no strategies on the public TRAIN sets too, as the shipped calibrations are
 TARGET = 0.95  # accuracy the verdicts that stand must reach
 CACHE_MODE = None  # None: CITEAUDIT_CACHE_MODE, else replay (recorded answers only, no network)
 MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
 
+# %% [markdown]
+# The yes/no strategies are fitted, as `make calibrate-qwen` fits the shipped calibrations, on these
+# sets and on the public TRAIN sets (SciFact, Climate-FEVER, Check-COVID) that `make public-sets`
+# builds in `build/public/`; the cell below builds them when the public data is beside the checkout.
+# `choice` has no recorded answers for them and is fitted on the project's sets.
+
 # %%
+import importlib
+import sys
+
 import matplotlib.pyplot as plt
 import pandas as pd
 
 import citeaudit as ca
 
+built = ca.config.project_dir() / "build" / "public"
+sys.path.insert(0, str(ca.config.project_dir() / "tools"))
+public_sets = importlib.import_module("public_sets")  # tools/public_sets.py, what `make public-sets` runs
+
+if WITH_PUBLIC and not list(built.glob("*_citations.json")) and public_sets.default_public_dir().is_dir():
+    public_sets.build(public_sets.default_public_dir(), built)
+PUBLIC = [(str(built / f"{domain}.txt"), str(built / f"{domain}_citations.json")) for domain in public_sets.DOMAINS
+          if WITH_PUBLIC and (built / f"{domain}_citations.json").is_file()]
+fitted_on = {strategy: LABELLED if strategy == "choice" else [*LABELLED, *PUBLIC] for strategy in STRATEGIES}
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, use_calibration=False)  # fitted below
 by_set = {strategy: [ca.audit_quotes(source, ca.find_input(cites), options=options.with_(strategy=strategy)).table
-                     for source, cites in LABELLED] for strategy in STRATEGIES}  # one table per labelled set
+                     for source, cites in fitted_on[strategy]] for strategy in STRATEGIES}  # one table per set
 tables = {strategy: pd.concat(parts, ignore_index=True) for strategy, parts in by_set.items()}
-first = tables[STRATEGIES[0]]
-print(f"{len(first)} labelled citations, {first['confidence'].notna().sum()} judged by the model; gold verdicts:",
-      first["expected"].map(str).value_counts().to_dict())
+for strategy, table in tables.items():
+    print(f"{strategy}: {len(table)} labelled citations, {table['confidence'].notna().sum()} judged by the model; "
+          "gold verdicts:", table["expected"].map(str).value_counts().to_dict())
 
 # %% [markdown]
 # ## Strategies side by side
@@ -112,8 +131,7 @@ ca.style_threshold_view(explorer.wrong_standing(view))
 #
 # The figures above are cross-validated over all the labelled sets pooled, so every held-out fold
 # still comes from documents the map was fitted on. Here each source document is held out in turn
-# (with the public sets too, once `make public-sets` has built them in `build/public/` and their
-# answers are recorded): the map and threshold are fitted on the other documents only and scored
+# (the public sets among them): the map and threshold are fitted on the other documents only and scored
 # on it, as `citeaudit calibrate --domain ...` does. A domain whose standing verdicts fall below the
 # target is what a new kind of document may look like.
 
@@ -124,27 +142,12 @@ from IPython.display import display
 
 from citeaudit.calibrate import domain_figures, leave_one_domain_out
 
-public = [(str(p.with_name(p.name.replace("_citations.json", ".txt"))), str(p))
-          for p in sorted((ca.config.project_dir() / "build" / "public").glob("*_citations.json"))]
-held_out_sets = [*LABELLED, *public]
-panel = options.with_(strategy="panel")
-# the labelled sets' panel tables of the first cell, and the public sets' (audited here only)
-parts = [*(by_set.get("panel") or [ca.audit_quotes(source, ca.find_input(cites), options=panel).table
-                                   for source, cites in LABELLED]),
-         *(ca.audit_quotes(source, cites, options=panel).table for source, cites in public)]
+held_out_sets = fitted_on["panel"]
+parts = by_set.get("panel") or [ca.audit_quotes(source, ca.find_input(cites), options=options.with_(
+    strategy="panel")).table for source, cites in held_out_sets]  # the first cell's panel tables
 domains = [Path(source).stem for (source, _), part in zip(held_out_sets, parts) for _ in range(len(part))]
 if len(set(domains)) < 2:
     print("one source document only: nothing to hold out")
 else:
     by_domain = domain_figures(leave_one_domain_out(pd.concat(parts, ignore_index=True), domains, TARGET))
     display(by_domain.style.format(precision=2, na_rep="-"))
-
-# %% [markdown]
-# ## Reading it
-#
-# The recorded model is Qwen2.5-Coder-1.5B on two CPU cores. Its answers rank supported citations
-# above failing ones fairly well (AUROC about 0.93 for P(supports) alone, a little more for the
-# calibrated map of all its answers), but a few confident mistakes remain on both sides, so with
-# this judge a threshold that keeps standing verdicts right 95% of the time lets about half of them
-# stand: the threshold protects the answer, and the human judges the rest. A stronger judge, or a
-# larger labelled set to calibrate on, moves the curves up and to the right.
