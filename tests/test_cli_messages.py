@@ -136,14 +136,14 @@ def test_each_waiting_citation_says_why_and_gets_its_exact_review_command(record
     the command printed for one records its review as printed, and the rerun applies it."""
     import shlex
 
-    citations = str(DATA / "eval_rfc7519.json")
-    result = run("audit", "--source", "rfc7519.txt", "--citations", citations)
+    citations = str(DATA / "eval_rfc6749.json")
+    result = run("audit", "--source", "rfc6749.txt", "--citations", citations)
     assert result.returncode == 1, result.stderr
     lines = result.stdout.splitlines()
     waiting = [line.split(":")[0].removeprefix("  - ") for line in lines if ": no review yet;" in line]
-    near = next(line for line in lines if line.startswith("  - jwt_sub_uniqueness_should:"))
+    near = next(line for line in lines if line.startswith("  - oauth_code_lifetime_hours:"))
     # the issue's case: a score above the threshold, and yet it waits, because of a flag
-    said = re.search(r"\(model says unsupported or contradicted, score (0\.\d\d) ≥ threshold (0\.\d\d), "
+    said = re.search(r"\(model says (?:contradicted|unsupported)(?: or \w+)?, score (0\.\d\d) ≥ threshold (0\.\d\d), "
                      r"but flagged near_quote \(the quote is not verbatim\)\)$", near)
     assert said and float(said[1]) >= float(said[2]), near
     assert any("< threshold 0." in line for line in lines if ": no review yet;" in line)
@@ -151,17 +151,17 @@ def test_each_waiting_citation_says_why_and_gets_its_exact_review_command(record
                 if line.startswith("  ") and ": citeaudit review " in line}
     assert sorted(commands) == sorted(waiting) and len(waiting) > 3
     assert "VERDICT: verified, contradicted or unsupported" in result.stdout
-    args = shlex.split(commands["jwt_sub_uniqueness_should"].replace("VERDICT", "contradicted"))
-    assert args[:2] == ["citeaudit", "review"] and args[-4:] == ["--id", "jwt_sub_uniqueness_should",
+    args = shlex.split(commands["oauth_code_lifetime_hours"].replace("VERDICT", "contradicted"))
+    assert args[:2] == ["citeaudit", "review"] and args[-4:] == ["--id", "oauth_code_lifetime_hours",
                                                                   "--verdict", "contradicted"]
     store = args[args.index("--reviews") + 1]
-    assert store.endswith("/reviews/eval_rfc7519.jsonl")  # notebook 05's store for the same file
+    assert store.endswith("/reviews/eval_rfc6749.jsonl")  # notebook 05's store for the same file
     recorded = run(*args[1:])
     assert recorded.returncode == 0, recorded.stderr
     out = tmp_path / "reviewed.jsonl"
-    rerun = run("audit", "--source", "rfc7519.txt", "--citations", citations, "--reviews", store, "--output", str(out))
+    rerun = run("audit", "--source", "rfc6749.txt", "--citations", citations, "--reviews", store, "--output", str(out))
     row = next(json.loads(line) for line in out.read_text().splitlines()
-               if json.loads(line)["id"] == "jwt_sub_uniqueness_should")
+               if json.loads(line)["id"] == "oauth_code_lifetime_hours")
     assert (row["review_state"], row["final_verdict"]) == ("current", "contradicted")
-    assert "  jwt_sub_uniqueness_should: citeaudit review" not in rerun.stdout
+    assert "  oauth_code_lifetime_hours: citeaudit review" not in rerun.stdout
     assert f"--reviews {store} " in rerun.stdout  # the store given is the one the commands name
