@@ -111,7 +111,7 @@ def test_one_domain_is_refused_and_files_get_their_domain(tmp_path):
     frame, names = table([("normal", 10)])
     with pytest.raises(ValueError, match="two domains"):
         leave_one_domain_out(frame, names, inputs="supports")
-    with pytest.raises(ValueError, match="domains given"):
+    with pytest.raises(ValueError, match="labels given"):
         leave_one_domain_out(frame, names[:5], inputs="supports")
     data = tmp_path / "data"
     assert domain_of(data / "formats" / "x_citations.json", data) == PROJECT_DOMAIN
@@ -151,3 +151,63 @@ def test_calibrate_prints_each_held_out_domain_and_keeps_them_in_the_file(record
 def test_calibrate_refuses_a_domain_count_that_does_not_match():
     done = calibrate("--domain", "jwt")
     assert done.returncode == 2 and "one --domain per --citations" in done.stderr
+
+
+def answered_table(domains, seed=5):
+    """Judged rows with yes/no answers: in a `clear` domain a passing citation gets yes to "true"
+    and a failing one no; in a `murky` domain the model says no to everything, whatever the truth
+    (what a small model does on text it cannot read)."""
+    rng = random.Random(seed)
+    rows, names = [], []
+    for domain, n in domains:
+        for i in range(n):
+            passes = i % 2 == 0
+            yes = rng.uniform(0.7, 0.9) if passes and domain != "murky" else rng.uniform(0.1, 0.3)
+            rows.append({C.ID: f"{domain}{i}", C.QUOTE_STATUS: "exact", C.SECTION_MATCH: True,
+                         C.FABRICATED_REASON: None, C.ERROR: None, C.METHOD: "logprobs",
+                         C.RELATION: "supports" if yes >= 0.5 else "says_nothing", C.CONFIDENCE: max(yes, 1 - yes),
+                         C.PROBABILITIES: {"supports": yes, "contradicts": (1 - yes) / 2, "says_nothing": (1 - yes) / 2},
+                         C.ANSWERS: {"true": yes, "false": rng.uniform(0.1, 0.3)},
+                         C.EXPECTED: "verified" if passes else "unsupported"})
+            names.append(domain)
+    return pd.DataFrame(rows, dtype=object), names
+
+
+def test_a_document_answered_no_to_everything_beyond_the_fitted_ones_is_not_covered():
+    from citeaudit import Audit
+    from citeaudit.calibrate import fit_calibration
+    from citeaudit.calibration import COVER_MIN, Calibration, Routing
+    from citeaudit.decide import settle
+    from citeaudit.route import route
+
+    frame, names = answered_table([("clear", 40), ("plain", 40), ("murky", 40)])
+    # fitted on the two readable domains, each a document: half their citations fail, so half say no
+    readable = frame[[n != "murky" for n in names]].reset_index(drop=True)
+    fitted = fit_calibration(readable, "m", "yesno", 0.95, folds=4, repeats=0, inputs="answers",
+                             documents=[n for n in names if n != "murky"])
+    assert fitted.no_share_max == pytest.approx(0.5)
+    assert Calibration.from_json(fitted.to_json()) == fitted
+    murky = frame[[n == "murky" for n in names]].reset_index(drop=True)
+    why = fitted.uncovered(murky[C.ANSWERS])
+    assert why and "100.0% of this document's 40 judged citations" in why and "(at most 50.0%)" in why
+    assert fitted.uncovered(readable[C.ANSWERS]) is None  # what it was fitted on is covered
+    assert fitted.uncovered(murky[C.ANSWERS][:COVER_MIN - 1]) is None  # too few citations to tell
+    routed = route(murky, fitted.route_threshold, fitted)
+    assert all("uncovered" in flags for flags in routed[C.FLAGS]) and set(routed[C.ROUTE]) == {"review"}
+    assert not any("uncovered" in flags for flags in route(readable, fitted.route_threshold, fitted)[C.FLAGS])
+    audit = Audit(table=settle(routed.assign(**{C.MODEL: "m", C.KIND: "quote", C.CITED_SECTION: "1", C.FOUND_SECTION: "1"})), routing=Routing.resolve(None, fitted, "m", "yesno"))
+    assert audit.decision.status == "REVIEW" and audit.decision.reasons[-1] == f"calibration: {why}"
+    assert audit.routing_note().endswith(f"; but {why}")
+    assert "flagged uncovered (the calibration does not cover this document" in audit.decision.reasons[0]
+    # without the check the murky domain's passing citations would stand as failing
+    unchecked = route(murky, fitted.route_threshold, fitted.__class__(**{**fitted.__dict__, "no_share_max": None}))
+    assert (unchecked[C.ROUTE] == "auto").any()
+
+
+def test_leave_one_domain_out_applies_the_check_of_the_map_fitted_without_the_domain():
+    frame, names = answered_table([("clear", 40), ("plain", 40), ("murky", 40)])
+    without = domain_figures(leave_one_domain_out(frame, names, 0.95, inputs="answers"))
+    checked = domain_figures(leave_one_domain_out(frame, names, 0.95, inputs="answers", documents=names))
+    assert without.loc["murky", "stand"] > 0 and without.loc["murky", "precision"] < 0.95
+    assert checked.loc["murky", "stand"] == 0  # its no-to-everything share is beyond every other domain's
+    assert checked.loc["clear", "stand"] == without.loc["clear", "stand"]  # the others are covered

@@ -38,7 +38,7 @@ from .locate import locate_citations
 from .locators import with_cited_regions
 from .options import AuditOptions
 from .reviews import SEED_VERDICTS, Review, ReviewCommand, load_reviews
-from .route import route
+from .route import coverage_gap, route
 from .vocab import CacheMode, Kind
 
 if TYPE_CHECKING:
@@ -156,11 +156,21 @@ class Audit:
     @functools.cached_property
     def decision(self) -> Decision:
         """ACCEPT / REVIEW / REJECT with its reasons (`decide.decide`); when judged rows were
-        routed without a calibration, the last reason says so (`Routing.note`)."""
+        routed without a calibration, the last reason says so (`Routing.note`), and when the
+        calibration does not cover the document, the last reason says why (`route.coverage_gap`)."""
         decision = decide(self.table, self.input_errors, self.needs_review, self.threshold)
         if self.routing is not None and not self.routing.calibrated and self.judged:
             decision = replace(decision, reasons=(*decision.reasons, self.routing.note()))
+        gap = self.coverage_gap
+        if gap is not None:
+            decision = replace(decision, reasons=(*decision.reasons, f"calibration: {gap}"))
         return decision
+
+    @functools.cached_property
+    def coverage_gap(self) -> str | None:
+        """Why the calibration does not cover this document (every model verdict then waits, flagged
+        `uncovered`), or None (`route.coverage_gap`)."""
+        return coverage_gap(self.table, self.calibration) if self.judged else None
 
     @property
     def name(self) -> str:
@@ -181,7 +191,8 @@ class Audit:
         """One line on what routed the table: the threshold and where it comes from."""
         if self.routing is None or not self.judged:
             return "step 1 only: no model asked, no threshold used"
-        return self.routing.note()
+        gap = self.coverage_gap
+        return self.routing.note() + (f"; but {gap}" if gap else "")
 
     @property
     def judged(self) -> bool:

@@ -37,6 +37,7 @@ from . import config
 from .calibration import (
     ANSWERS,
     ANSWERS_LENGTH,
+    COVER_MIN,
     DEFAULT_TARGET,
     EVIDENCE_CHARS,
     PRODUCT,
@@ -45,6 +46,8 @@ from .calibration import (
     _sigmoid,
     feature_values,
     log_odds,
+    no_share,
+    said_no_to_all,
 )
 from .errors import InputError
 from .route import judge_outcome, model_verdict, route, stands
@@ -406,8 +409,10 @@ def fit_standardized(features: np.ndarray, outcome: Sequence[float] | np.ndarray
 
 
 def _fit(rows: pd.DataFrame, target: float, model: str = "", strategy: str = "",
-         inputs: str = SUPPORTS) -> Calibration:
-    """Map and threshold fitted on `rows` (judged rows read from log-probabilities)."""
+         inputs: str = SUPPORTS, documents: pd.Series | None = None) -> Calibration:
+    """Map and threshold fitted on `rows` (judged rows read from log-probabilities); with the
+    `documents` the rows cite (by index), a map of the answers also keeps the largest share of
+    no-to-everything answers among them (`no_share_max`, `Calibration.uncovered`)."""
     if inputs in (ANSWERS, ANSWERS_LENGTH):
         keys = input_keys(rows, inputs)
         if not keys:
@@ -433,8 +438,23 @@ def _fit(rows: pd.DataFrame, target: float, model: str = "", strategy: str = "",
     else:
         a, b = fit_platt(log_odds(rows["p_supports"].to_numpy(dtype=float)), rows["gold_pass"])
         fitted = Calibration(model=model, strategy=strategy, a=a, b=b, threshold=None, target=target)
+    if fitted.weights and documents is not None:
+        fitted = replace(fitted, no_share_max=largest_no_share(rows["answers"], documents.reindex(rows.index)))
     scores, correct = scored_rows(rows, fitted)
     return replace(fitted, threshold=recommend_threshold(scores, correct, target))
+
+
+def largest_no_share(answers: pd.Series, documents: pd.Series) -> float | None:
+    """The largest share of answers that said no to every question, over the documents with at
+    least COVER_MIN answered rows (None when no document has that many).
+
+    >>> no, yes = {"true": 0.2, "false": 0.3}, {"true": 0.7, "false": 0.3}
+    >>> largest_no_share(pd.Series([no] * 15 + [yes] * 5 + [no] * 20), pd.Series(["a"] * 20 + ["b"] * 20))
+    1.0
+    """
+    shares = [measured[0] for _, part in answers.groupby(documents.to_numpy(), sort=True)
+              if (measured := no_share(part)) is not None and measured[1] >= COVER_MIN]
+    return max(shares) if shares else None
 
 
 def _blocked(table: pd.DataFrame) -> pd.Series:
@@ -559,17 +579,21 @@ def repeated_cross_validation(table: pd.DataFrame, target: float = DEFAULT_TARGE
 
 def fit_calibration(table: pd.DataFrame, model: str, strategy: str, target: float = DEFAULT_TARGET,
                     folds: int = FOLDS, sets: Sequence[str] = (), inputs: str | None = None,
-                    repeats: int = REPEATS) -> Calibration:
+                    repeats: int = REPEATS, documents: Sequence[str] | None = None) -> Calibration:
     """Fit the map (of `inputs`, default `default_inputs`) and threshold on every judged row read
     from log-probabilities, with the cross-validated figures of the same procedure attached (seed 0,
-    and over `repeats` fold assignments in `cross_validated["repeated"]`; 0 skips those)."""
+    and over `repeats` fold assignments in `cross_validated["repeated"]`; 0 skips those).
+
+    `documents` names the document each row of `table` cites (e.g. its citation file): given, a map
+    of the answers keeps what `Calibration.uncovered` compares a new document with."""
     rows = judged_rows(table)
     fit_rows = rows[rows["method"] == "logprobs"]
     if fit_rows.empty:
         raise InputError("no labelled citation was judged from log-probabilities: nothing to calibrate. "
                          "Record the labelled sets with a judge that returns logprobs.")
     inputs = inputs or default_inputs(table)
-    fitted = _fit(fit_rows, target, model, str(strategy), inputs)
+    by_row = None if documents is None else _aligned(documents, table)
+    fitted = _fit(fit_rows, target, model, str(strategy), inputs, by_row)
     figures, _ = cross_validate(table, target, folds, 0, inputs)
     figures.update({k: v for k, v in strategy_metrics(table).items() if k != "judged"})
     if repeats:
@@ -651,8 +675,15 @@ def domain_of(citation_file: str | Path, project_data: Path | None = None) -> st
     return path.stem.removesuffix("_citations").removeprefix("eval_")
 
 
+def _aligned(labels: Sequence[str] | pd.Series, table: pd.DataFrame) -> pd.Series:
+    """Per-row labels as a Series on `table`'s index (a Series is taken by index)."""
+    if len(labels) != len(table):
+        raise ValueError(f"{len(labels)} labels given for {len(table)} rows")
+    return labels if isinstance(labels, pd.Series) else pd.Series(list(labels), index=table.index)
+
+
 def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series, target: float = DEFAULT_TARGET,
-                         inputs: str | None = None) -> pd.DataFrame:
+                         inputs: str | None = None, documents: Sequence[str] | pd.Series | None = None) -> pd.DataFrame:
     """Each judged row scored by a map and threshold fitted on the other domains only.
 
     `domains` names each row's domain (aligned with `table`'s rows; a Series by index). For each
@@ -661,35 +692,44 @@ def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series
     `fit_calibration`), and the domain's rows are scored with them by `route.judge_outcome`. Returns
     one row per judged row: `domain`, `verdict`, `score`, `threshold` (the one fitted without the
     domain), `blocked` (a blocking flag: never stands), `right` (pass or fail right), `gold_pass`,
-    `stand` (at that threshold, by `route.stands`). `domain_figures` summarises it.
+    `said_no` (the model said no to every yes/no question), `stand` (at that threshold, by
+    `route.stands`). `domain_figures` summarises it. With `documents` (the document each row
+    cites), the map fitted without the domain also checks each of the domain's documents
+    (`Calibration.uncovered`): a document it does not cover is `blocked`.
     """
     labelled = _labelled(table)
-    if len(domains) != len(table):
-        raise ValueError(f"{len(domains)} domains given for {len(table)} rows")
-    given = domains if isinstance(domains, pd.Series) else pd.Series(list(domains), index=table.index)
     rows = judged_rows(table)
-    row_domains = given.reindex(rows.index).astype(str)
+    row_domains = _aligned(domains, table).reindex(rows.index).astype(str)
     names = sorted(set(row_domains))
     if len(names) < 2:
         raise ValueError(f"leave-one-domain-out needs judged rows of at least two domains, not {names}")
     inputs = inputs or default_inputs(table)
     blocked = _blocked(labelled).reindex(rows.index)
+    row_documents = None if documents is None else _aligned(documents, table).reindex(rows.index).astype(str)
     parts = []
     for name in names:
         held_out = (row_domains == name).to_numpy()
         train = rows[~held_out & (rows["method"] == "logprobs").to_numpy()]
-        fitted = _fit(train, target, inputs=inputs) if not train.empty else None
+        fitted = _fit(train, target, inputs=inputs, documents=row_documents) if not train.empty else None
         t = fitted.threshold if fitted is not None else None
         test = rows[held_out]
         verdicts, scores = outcomes(test, fitted)
+        held_blocked = blocked[held_out].astype(bool).to_numpy()
+        if fitted is not None and row_documents is not None:
+            held_documents = row_documents[held_out]
+            for document in set(held_documents):
+                mine = (held_documents == document).to_numpy()
+                if fitted.uncovered(test["answers"][mine]) is not None:
+                    held_blocked = held_blocked | mine
         parts.append(pd.DataFrame({
             "domain": name,
             "verdict": pd.Series(verdicts, index=test.index, dtype=object),
             "score": scores,
             "threshold": t,
-            "blocked": blocked[held_out].astype(bool).to_numpy(),
+            "blocked": held_blocked,
             "right": pass_fail_right(verdicts, test["gold"]),
             "gold_pass": test["gold_pass"].astype(bool).to_numpy(),
+            "said_no": [said_no_to_all(a) for a in test["answers"]],
         }, index=test.index))
     held = pd.concat(parts)
     held["stand"] = _standing(held, held["threshold"])
@@ -707,7 +747,8 @@ def domain_figures(held: pd.DataFrame, threshold: float | str | None = "own") ->
     """Per domain of `leave_one_domain_out` rows, and over all of them (`all`): `judged`, `failing`
     (gold fails), `threshold`, `stand`, `coverage` (stand / judged), `stand_right`, `precision`
     (stand_right / stand, NaN when none stands), `false_verified` (standing `verified` verdicts of
-    failing citations) and `false_verified_share` (of the failing citations). `threshold` "own" uses
+    failing citations), `false_verified_share` (of the failing citations) and `said_no_share` (of
+    the judged citations, those answered no to every yes/no question; NaN without answers). `threshold` "own" uses
     each domain's threshold fitted without it; a number (or None) uses that one for every domain."""
     own = isinstance(threshold, str)
     stand = held["stand"].to_numpy() if isinstance(threshold, str) else _standing(held, threshold)
@@ -725,6 +766,7 @@ def domain_figures(held: pd.DataFrame, threshold: float | str | None = "own") ->
             "stand_right": right, "precision": right / n_stand if n_stand else float("nan"),
             "false_verified": false_verified,
             "false_verified_share": false_verified / failing if failing else float("nan"),
+            "said_no_share": float(part["said_no"].mean()) if "said_no" in part and len(part) else float("nan"),
         })
     return pd.DataFrame(out).set_index("domain")
 

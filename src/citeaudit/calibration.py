@@ -31,6 +31,7 @@ DEFAULT_TARGET = 0.95
 SUPPORTS, ANSWERS, ANSWERS_LENGTH = "supports", "answers", "answers+length"
 EVIDENCE_CHARS = "evidence_chars"  # feature: log of the judged evidence's length in characters
 PRODUCT = "*"  # a feature "a*b" is the product of features a and b
+COVER_MIN = 20  # judged citations a document needs before its share of no-to-everything answers says anything
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -66,6 +67,21 @@ def feature_value(key: str, answers: dict[str, float], evidence_chars: int | Non
     if isinstance(value, (int, float)) and math.isfinite(value):
         return float(log_odds(value))
     return None
+
+
+def said_no_to_all(answers: object) -> bool:
+    """Whether the model said no (P(yes) < 1/2) to every yes/no question it was asked."""
+    return isinstance(answers, dict) and bool(answers) and all(
+        isinstance(v, (int, float)) and v < 0.5 for v in answers.values())
+
+
+def no_share(answers: Iterable[object]) -> tuple[float, int] | None:
+    """The share of the rows with yes/no answers that said no to every question, and how many rows
+    have answers; None when none has."""
+    answered = [a for a in answers if isinstance(a, dict) and a]
+    if not answered:
+        return None
+    return sum(said_no_to_all(a) for a in answered) / len(answered), len(answered)
 
 
 def feature_values(keys: Iterable[str], answers: object, evidence_chars: int | None) -> list[float] | None:
@@ -108,6 +124,25 @@ class Calibration:
     # larger failing relation names a failure)
     name_a: float = 0.0
     name_weights: dict[str, float] = field(default_factory=dict)
+    # the largest share of citations answered no to every question among the fitted documents of at
+    # least COVER_MIN judged citations (None: not measured, so no document is found uncovered)
+    no_share_max: float | None = None
+
+    def uncovered(self, answers: Iterable[object]) -> str | None:
+        """Why this calibration does not cover a document whose judged citations gave these
+        `answers`, or None when it does (or cannot tell: fewer than COVER_MIN rows with answers, or
+        no `no_share_max`). A document is not covered when the model said no to every question for
+        a larger share of its citations than for any fitted document: on text it cannot read, a
+        small model says no to everything, and the map would read that as failing citations."""
+        measured = no_share(answers)
+        if self.no_share_max is None or measured is None or measured[1] < COVER_MIN:
+            return None
+        share, count = measured
+        if share <= self.no_share_max:
+            return None
+        return (f"the model said no to every question for {share:.1%} of this document's {count} judged citations, "
+                f"more than for any document the calibration of {self.model} / {self.strategy} was fitted on "
+                f"(at most {self.no_share_max:.1%}), so every model verdict goes to review")
 
     @property
     def inputs(self) -> str:
@@ -194,6 +229,7 @@ class CalibrationFile(BaseModel):
     l2: Annotated[FiniteFloat, Field(ge=0.0)] = 0.0
     name_a: FiniteFloat = 0.0
     name_weights: dict[StrictStr, FiniteFloat] = {}
+    no_share_max: Annotated[FiniteFloat, Field(ge=0.0, le=1.0)] | None = None
 
 
 

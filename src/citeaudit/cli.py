@@ -579,6 +579,7 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
     tables = [audit_quotes(src, cit, judge=judge, calibration=False).table for src, cit in zip(sources, citation_files)]
     table = pd.concat(tables, ignore_index=True)
     row_domains = [name for name, part in zip(names, tables) for _ in range(len(part))]
+    row_documents = [str(cited) for cited, part in zip(citation_files, tables) for _ in range(len(part))]
     if table["expected"].isna().all():
         _fail("no citation has a gold `expected` verdict; calibration needs a labelled set")
     errors = sorted({e for e in table["error"] if isinstance(e, str)})
@@ -586,7 +587,7 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
         _fail(f"{len(errors)} kind(s) of judge failure, first: {errors[0]}")
     try:
         fitted = fit_calibration(table, judge.model, judge.strategy, target, folds, [str(c) for c in citation_files],
-                                 inputs, repeats)
+                                 inputs, repeats, row_documents)
     except ValueError as exc:
         _fail(str(exc))
     click.echo(f"model {judge.model}, strategy {judge.strategy}: {len(table)} labelled citations, "
@@ -600,7 +601,7 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
     click.echo(f"\nfitted on all of them: {map_formula(fitted)}; recommended threshold: {shown} "
                f"(target {target:.0%}); folds' thresholds {fitted.cross_validated['fold_thresholds']}")
     if len(set(names)) >= 2:
-        fitted = _leave_one_domain_out(fitted, table, row_domains, target, threshold_rule)
+        fitted = _leave_one_domain_out(fitted, table, row_domains, row_documents, target, threshold_rule)
     if not no_save:
         click.echo(f"wrote {save_calibration(fitted, settings.write_folder)}")
 
@@ -679,8 +680,8 @@ def judge_setup(model: str | None, strategy: str | None, cache_mode: str | None,
                    "now routes with it")
 
 
-DOMAIN_HEADER = ("| held-out domain | judged | threshold | verdicts that stand | of them right "
-                 "| false verified (of the failing) |\n|---|---|---|---|---|---|")
+DOMAIN_HEADER = ("| held-out domain | judged | said no to every question | threshold | verdicts that stand "
+                 "| of them right | false verified (of the failing) |\n|---|---|---|---|---|---|---|")
 
 
 def domain_rows(figures: pd.DataFrame) -> list[str]:
@@ -693,14 +694,15 @@ def domain_rows(figures: pd.DataFrame) -> list[str]:
             "judged", "stand", "stand_right", "failing", "false_verified"))
         threshold = "each its own" if name == "all" and mixed else \
             "none" if pd.isna(f["threshold"]) else f"{f['threshold']:.2f}"
-        rows.append(f"| {name} | {judged} | {threshold} | {stand}/{judged} ({f['coverage']:.1%}) "
+        said_no = "-" if pd.isna(f.get("said_no_share", float("nan"))) else f"{f['said_no_share']:.1%}"
+        rows.append(f"| {name} | {judged} | {said_no} | {threshold} | {stand}/{judged} ({f['coverage']:.1%}) "
                     f"| {f'{right}/{stand} ({right / stand:.1%})' if stand else '-'} "
                     f"| {f'{false}/{failing} ({false / failing:.1%})' if failing else '-'} |")
     return rows
 
 
-def _leave_one_domain_out(fitted: Calibration, table: pd.DataFrame, row_domains: list[str], target: float,
-                          threshold_rule: str) -> Calibration:
+def _leave_one_domain_out(fitted: Calibration, table: pd.DataFrame, row_domains: list[str],
+                          row_documents: list[str], target: float, threshold_rule: str) -> Calibration:
     """Print the leave-one-domain-out figures and what the worst-domain rule picks; the calibration
     with them in `cross_validated` (and, with rule `worst-domain`, that threshold)."""
     from dataclasses import replace
@@ -708,7 +710,7 @@ def _leave_one_domain_out(fitted: Calibration, table: pd.DataFrame, row_domains:
     from .calibrate import domain_figures, leave_one_domain_out, worst_domain_threshold
 
     try:
-        held = leave_one_domain_out(table, row_domains, target, fitted.inputs)
+        held = leave_one_domain_out(table, row_domains, target, fitted.inputs, row_documents)
     except ValueError as exc:
         _fail(str(exc))
     own = domain_figures(held)

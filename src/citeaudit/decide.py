@@ -161,6 +161,8 @@ FLAG_REASONS = {
     Flag.OFFSET_MISMATCH: "the response's offsets do not point at the quote",
     Flag.PAGE_MISMATCH: "the quote is not on the page the response cites",
     Flag.SOURCE_MISMATCH: "the quote is in another source than the one the response cites",
+    Flag.UNCOVERED: "the calibration does not cover this document: the model said no to every question for more "
+                    "of its citations than for any document the calibration was fitted on",
 }
 
 

@@ -198,7 +198,9 @@ def fit_judge(tables: dict[str, pd.DataFrame], options: AuditOptions, target: fl
     """The calibration of the model of `options` fitted on its judged labelled tables (the code
     `citeaudit calibrate` runs), saved in the user cache (`options.write_folder`) unless not `save`."""
     table = pd.concat(list(tables.values()), ignore_index=True)
-    fitted = fit_calibration(table, options.model, str(options.strategy), target, folds, list(tables), None, repeats)
+    documents = [name for name, part in tables.items() for _ in range(len(part))]
+    fitted = fit_calibration(table, options.model, str(options.strategy), target, folds, list(tables), None, repeats,
+                             documents)
     if save:
         save_calibration(fitted, options.write_folder)
     return fitted

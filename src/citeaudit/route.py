@@ -182,6 +182,15 @@ def judged_verdict(row: pd.Series, calibration: Calibration | None = None) -> Ou
                          row.get(C.ANSWERS), calibration, row.get(C.EVIDENCE))
 
 
+def coverage_gap(table: pd.DataFrame, calibration: Calibration | None) -> str | None:
+    """Why `calibration` does not cover the document this judged table cites
+    (`Calibration.uncovered` over the yes/no answers read from log-probabilities), or None."""
+    if calibration is None or C.ANSWERS not in table.columns:
+        return None
+    methods = table[C.METHOD] if C.METHOD in table.columns else [None] * len(table)
+    return calibration.uncovered(a for a, m in zip(table[C.ANSWERS], methods) if not is_sampled(m))
+
+
 def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
           calibration: Calibration | None = None) -> pd.DataFrame:
     """Add `p_pass`, `score`, `verdict`, `flags` and `route` (`auto` or `review`) to a judged table.
@@ -189,7 +198,8 @@ def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
     A fabricated citation (nothing found, decided in step 1) stands as `auto`. Otherwise the
     verdict and score are `judge_outcome`'s (through `calibration` when given), and the route is
     `auto` when the verdict `stands`; a row not judged (locate-only, or an error) has no verdict
-    and goes to review.
+    and goes to review. When the calibration does not cover the table's document (`coverage_gap`),
+    every row with yes/no answers is flagged `uncovered` and goes to review.
     """
     if not 0.0 <= threshold <= 1.0:  # NaN fails this too
         raise ValueError(f"threshold must be between 0 and 1, not {threshold}")
@@ -199,8 +209,11 @@ def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
     passes: list[float | None] = []
     routes: list[Route] = []
     flags: list[list[Flag]] = []
+    uncovered = coverage_gap(out, calibration) is not None
     for _, row in out.iterrows():
         row_flags = flags_of(row)
+        if uncovered and isinstance(row.get(C.ANSWERS), dict) and not _fabricated(row):
+            row_flags.append(Flag.UNCOVERED)
         verdict: Verdict | None
         score: float | None = None
         p_pass: float | None = None

@@ -79,10 +79,13 @@ class Flag(StrEnum):
     OFFSET_MISMATCH = "offset_mismatch"
     PAGE_MISMATCH = "page_mismatch"
     SOURCE_MISMATCH = "source_mismatch"
+    # the calibration does not cover the document: the model said no to every question for more of
+    # its citations than for any document the calibration was fitted on (`Calibration.uncovered`)
+    UNCOVERED = "uncovered"
 
 
 BLOCKING_FLAGS = frozenset({Flag.NEAR_QUOTE, Flag.SECTION_MISMATCH, Flag.JUDGE_ERROR, Flag.OFFSET_MISMATCH,
-                            Flag.PAGE_MISMATCH, Flag.SOURCE_MISMATCH})
+                            Flag.PAGE_MISMATCH, Flag.SOURCE_MISMATCH, Flag.UNCOVERED})
 
 
 class Strategy(StrEnum):
