@@ -132,8 +132,9 @@ ca.style_threshold_view(explorer.wrong_standing(view))
 # The figures above are cross-validated over all the labelled sets pooled, so every held-out fold
 # still comes from documents the map was fitted on. Here each source document is held out in turn
 # (the public sets among them): the map and threshold are fitted on the other documents only and scored
-# on it, as `citeaudit calibrate --domain ...` does. A domain whose standing verdicts fall below the
-# target is what a new kind of document may look like.
+# on it, as `citeaudit calibrate --domain ...` does, with the check that sends a document the map
+# does not cover to review (`said_no_share`: citations answered no to every question). A domain
+# whose standing verdicts fall below the target is what a new kind of document may look like.
 
 # %%
 from pathlib import Path
@@ -146,8 +147,10 @@ held_out_sets = fitted_on["panel"]
 parts = by_set.get("panel") or [ca.audit_quotes(source, ca.find_input(cites), options=options.with_(
     strategy="panel")).table for source, cites in held_out_sets]  # the first cell's panel tables
 domains = [Path(source).stem for (source, _), part in zip(held_out_sets, parts) for _ in range(len(part))]
+documents = [cites for (_, cites), part in zip(held_out_sets, parts) for _ in range(len(part))]  # coverage check
 if len(set(domains)) < 2:
     print("one source document only: nothing to hold out")
 else:
-    by_domain = domain_figures(leave_one_domain_out(pd.concat(parts, ignore_index=True), domains, TARGET))
+    by_domain = domain_figures(leave_one_domain_out(pd.concat(parts, ignore_index=True), domains, TARGET,
+                                                    documents=documents))
     display(by_domain.style.format(precision=2, na_rep="-"))
