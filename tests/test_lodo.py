@@ -189,9 +189,12 @@ def test_a_document_answered_no_to_everything_beyond_the_fitted_ones_is_not_cove
     assert Calibration.from_json(fitted.to_json()) == fitted
     murky = frame[[n == "murky" for n in names]].reset_index(drop=True)
     why = fitted.uncovered(murky[C.ANSWERS])
-    assert why and "100.0% of this document's 40 judged citations" in why and "(at most 50.0%)" in why
+    assert why and "100.0% of this document's 40 judged citations (at least 91.2%" in why and "(at most 50.0%)" in why
     assert fitted.uncovered(readable[C.ANSWERS]) is None  # what it was fitted on is covered
     assert fitted.uncovered(murky[C.ANSWERS][:COVER_MIN - 1]) is None  # too few citations to tell
+    no, yes = {"true": 0.2, "false": 0.2}, {"true": 0.8, "false": 0.2}
+    assert fitted.uncovered([no] * 24 + [yes] * 16) is None  # 60% of 40: above 50%, but within sampling noise
+    assert fitted.uncovered([no] * 36 + [yes] * 4) is not None  # 90% of 40: at least 77% at 95% confidence
     routed = route(murky, fitted.route_threshold, fitted)
     assert all("uncovered" in flags for flags in routed[C.FLAGS]) and set(routed[C.ROUTE]) == {"review"}
     assert not any("uncovered" in flags for flags in route(readable, fitted.route_threshold, fitted)[C.FLAGS])

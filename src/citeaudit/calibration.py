@@ -23,6 +23,7 @@ from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, Strict, StrictSt
 
 from . import config
 from .config import DEFAULT_THRESHOLD
+from .answers import wilson_lower_bound
 from .documents import read_bounded
 from .errors import InputError
 
@@ -132,17 +133,20 @@ class Calibration:
         """Why this calibration does not cover a document whose judged citations gave these
         `answers`, or None when it does (or cannot tell: fewer than COVER_MIN rows with answers, or
         no `no_share_max`). A document is not covered when the model said no to every question for
-        a larger share of its citations than for any fitted document: on text it cannot read, a
-        small model says no to everything, and the map would read that as failing citations."""
+        a larger share of its citations than for any fitted document, beyond sampling noise (the
+        share's 95% Wilson lower bound is above `no_share_max`): on text it cannot read, a small
+        model says no to everything, and the map would read that as failing citations."""
         measured = no_share(answers)
         if self.no_share_max is None or measured is None or measured[1] < COVER_MIN:
             return None
         share, count = measured
-        if share <= self.no_share_max:
+        at_least = wilson_lower_bound(round(share * count), count)  # beyond what sampling alone explains
+        if at_least <= self.no_share_max:
             return None
-        return (f"the model said no to every question for {share:.1%} of this document's {count} judged citations, "
-                f"more than for any document the calibration of {self.model} / {self.strategy} was fitted on "
-                f"(at most {self.no_share_max:.1%}), so every model verdict goes to review")
+        return (f"the model said no to every question for {share:.1%} of this document's {count} judged citations "
+                f"(at least {at_least:.1%} at 95% confidence), more than for any document the calibration of "
+                f"{self.model} / {self.strategy} was fitted on (at most {self.no_share_max:.1%}), so every model "
+                "verdict goes to review")
 
     @property
     def inputs(self) -> str:
