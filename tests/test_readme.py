@@ -118,6 +118,11 @@ def test_strategy_table_rows_are_what_calibrate_prints(recorded_cache, public_la
         held_out = [squash(line) for line in README.split("`panel`'s, from `make calibrate-qwen`:")[1].split(
             "\n\n")[1].splitlines()]
         assert len(held_out) == 7 and all(line in printed for line in held_out), result.stdout
+        share, count, least = re.search(r"Climate-FEVER is the one domain the check sends to review: the model said no "
+                                        r"to every question for (\S+) of its (\d+) citations \(at least (\S+) at 95% "
+                                        r"confidence\)", squash(README)).groups()
+        gap = next(line for line in printed if line.startswith("climate-fever held out, not covered:"))
+        assert f"{share} of this document's {count} judged citations (at least {least} at 95% confidence)" in gap
 
 
 def test_saved_calibrations_are_what_calibrate_fits(recorded_cache, public_labelled):

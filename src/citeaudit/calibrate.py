@@ -695,7 +695,8 @@ def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series
     `said_no` (the model said no to every yes/no question), `stand` (at that threshold, by
     `route.stands`). `domain_figures` summarises it. With `documents` (the document each row
     cites), the map fitted without the domain also checks each of the domain's documents
-    (`Calibration.uncovered`): a document it does not cover is `blocked`.
+    (`Calibration.uncovered`): a document it does not cover is `blocked`, and `uncovered` says why
+    (None otherwise).
     """
     labelled = _labelled(table)
     rows = judged_rows(table)
@@ -715,12 +716,14 @@ def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series
         test = rows[held_out]
         verdicts, scores = outcomes(test, fitted)
         held_blocked = blocked[held_out].astype(bool).to_numpy()
+        gaps = np.full(len(test), None, dtype=object)
         if fitted is not None and row_documents is not None:
             held_documents = row_documents[held_out]
-            for document in set(held_documents):
+            for document in sorted(set(held_documents)):
                 mine = (held_documents == document).to_numpy()
-                if fitted.uncovered(test["answers"][mine]) is not None:
-                    held_blocked = held_blocked | mine
+                gap = fitted.uncovered(test["answers"][mine])
+                if gap is not None:
+                    held_blocked, gaps[mine] = held_blocked | mine, f"{document}: {gap}"
         parts.append(pd.DataFrame({
             "domain": name,
             "verdict": pd.Series(verdicts, index=test.index, dtype=object),
@@ -730,6 +733,7 @@ def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series
             "right": pass_fail_right(verdicts, test["gold"]),
             "gold_pass": test["gold_pass"].astype(bool).to_numpy(),
             "said_no": [said_no_to_all(a) for a in test["answers"]],
+            "uncovered": gaps,
         }, index=test.index))
     held = pd.concat(parts)
     held["stand"] = _standing(held, held["threshold"])

@@ -22,8 +22,8 @@ import numpy as np
 from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, Strict, StrictStr, ValidationError
 
 from . import config
-from .config import DEFAULT_THRESHOLD
 from .answers import wilson_lower_bound
+from .config import DEFAULT_THRESHOLD
 from .documents import read_bounded
 from .errors import InputError
 
@@ -143,10 +143,10 @@ class Calibration:
         at_least = wilson_lower_bound(round(share * count), count)  # beyond what sampling alone explains
         if at_least <= self.no_share_max:
             return None
+        of = f" of {self.model} / {self.strategy}" if self.model else ""
         return (f"the model said no to every question for {share:.1%} of this document's {count} judged citations "
-                f"(at least {at_least:.1%} at 95% confidence), more than for any document the calibration of "
-                f"{self.model} / {self.strategy} was fitted on (at most {self.no_share_max:.1%}), so every model "
-                "verdict goes to review")
+                f"(at least {at_least:.1%} at 95% confidence), more than for any document the calibration{of} was "
+                f"fitted on (at most {self.no_share_max:.1%}), so every model verdict goes to review")
 
     @property
     def inputs(self) -> str:

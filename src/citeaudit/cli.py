@@ -720,6 +720,8 @@ def _leave_one_domain_out(fitted: Calibration, table: pd.DataFrame, row_domains:
     click.echo(DOMAIN_HEADER)
     for row in domain_rows(own):
         click.echo(row)
+    for domain, why in held[["domain", "uncovered"]].dropna().drop_duplicates().itertuples(index=False):
+        click.echo(f"\n{domain} held out, not covered: {why}")
     summary = {"domains": own.reset_index().to_dict(orient="records"), "worst_domain_threshold": worst}
     if worst is None:
         click.echo(f"\nworst held-out domain ≥{target:.0%} right: no threshold reaches it")
