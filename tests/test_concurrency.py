@@ -120,3 +120,35 @@ def test_a_local_model_is_asked_one_request_at_a_time_by_default(scripted, tmp_p
                   cache=CallCache(tmp_path / "cache", mode="record"))
     audit_citations(citations(8), None, SOURCES, judge=judge)
     assert endpoint.most_in_flight == most
+
+
+def test_ctrl_c_delivered_to_a_worker_thread_stops_the_wait_at_once():
+    """The kernel may deliver Ctrl-C's SIGINT to any thread; Python raises KeyboardInterrupt in the
+    main thread only when it next runs Python code. A main thread blocked until a request answers
+    would sit there for the whole request (the CLI's Ctrl-C test hung under load this way)."""
+    import signal
+    import threading
+
+    from tqdm import tqdm
+
+    from citeaudit.audit import _ask_concurrently
+
+    release = threading.Event()
+
+    def ask(i):
+        release.wait(30)  # a request that answers after 30 s
+        raise AssertionError("the wait should have been interrupted")
+
+    def interrupt_a_worker():
+        time.sleep(0.3)
+        worker = next(t for t in threading.enumerate() if t.name.startswith("citeaudit-judge"))
+        signal.pthread_kill(worker.ident, signal.SIGINT)
+
+    threading.Thread(target=interrupt_a_worker, daemon=True).start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _ask_concurrently(ask, [1, 2], 2, tqdm(disable=True))
+        assert time.monotonic() - started < 5
+    finally:
+        release.set()

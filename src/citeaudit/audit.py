@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
 
 PROGRESS_MIN = 5  # show a progress bar when more model calls than this are due
+SIGNAL_POLL_SECONDS = 0.2  # how often the main thread wakes while judge requests are in flight (for Ctrl-C)
 
 
 def _where(row: pd.Series, document_name: str) -> str:
@@ -120,10 +121,15 @@ def _ask_concurrently(ask: Callable[[object], Judgement], todo: list, workers: i
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="citeaudit-judge")
     futures = {pool.submit(ask, i): i for i in todo}
     results = {}
+    pending = set(futures)
     try:
-        for future in as_completed(futures):
-            results[futures[future]] = future.result()  # JudgeUnavailableError (or a bug) raises here
-            bar.update()
+        while pending:
+            # a short wait, not one blocking wait: Ctrl-C's signal may be delivered to a worker thread,
+            # and the main thread only raises KeyboardInterrupt once it runs Python again
+            done, pending = wait(pending, timeout=SIGNAL_POLL_SECONDS, return_when=FIRST_COMPLETED)
+            for future in done:
+                results[futures[future]] = future.result()  # JudgeUnavailableError (or a bug) raises here
+                bar.update()
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)  # requests already sent finish on their own
         raise
