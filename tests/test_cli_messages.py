@@ -105,10 +105,12 @@ def test_ctrl_c_while_calls_are_in_flight_exits_130_at_once(tmp_path, scripted):
     env = {**os.environ, "OPENAI_BASE_URL": endpoint.url, "OPENAI_API_KEY": "x", "CITEAUDIT_MODEL": "scripted",
            "CITEAUDIT_STRATEGY": "choice", "CITEAUDIT_GRAMMAR": "0", "CITEAUDIT_CACHE_DIR": str(tmp_path / "cache"),
            "CITEAUDIT_TIMEOUT": "120", "CITEAUDIT_CONCURRENCY": "4"}
+    # as from a terminal: a test run started in the background (`make test &`) ignores SIGINT, and a
+    # child that inherits that would never see the Ctrl-C this test sends
     process = subprocess.Popen([sys.executable, "-m", "citeaudit.cli", "audit", "--source", "rfc7519.txt",
                                 "--citations", str(DATA / "rfc7519_citations.json"), "--cache-mode", "record",
                                 "--output", str(out)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+                               text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while endpoint.requests < 2 and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -125,7 +125,7 @@ def test_a_local_model_is_asked_one_request_at_a_time_by_default(scripted, tmp_p
 def test_ctrl_c_delivered_to_a_worker_thread_stops_the_wait_at_once():
     """The kernel may deliver Ctrl-C's SIGINT to any thread; Python raises KeyboardInterrupt in the
     main thread only when it next runs Python code. A main thread blocked until a request answers
-    would sit there for the whole request (the CLI's Ctrl-C test hung under load this way)."""
+    would sit there for the whole request."""
     import signal
     import threading
 
