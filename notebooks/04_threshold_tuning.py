@@ -141,13 +141,13 @@ from pathlib import Path
 
 from IPython.display import display
 
-from citeaudit.calibrate import domain_figures, leave_one_domain_out
+from citeaudit.calibrate import domain_figures, leave_one_domain_out, row_labels
 
 held_out_sets = fitted_on["panel"]
 parts = by_set.get("panel") or [ca.audit_quotes(source, ca.find_input(cites), options=options.with_(
     strategy="panel")).table for source, cites in held_out_sets]  # the first cell's panel tables
-domains = [Path(source).stem for (source, _), part in zip(held_out_sets, parts) for _ in range(len(part))]
-documents = [cites for (_, cites), part in zip(held_out_sets, parts) for _ in range(len(part))]  # coverage check
+domains = row_labels([Path(source).stem for source, _ in held_out_sets], parts)
+documents = row_labels([cites for _, cites in held_out_sets], parts)  # for the coverage check
 if len(set(domains)) < 2:
     print("one source document only: nothing to hold out")
 else:

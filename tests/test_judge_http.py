@@ -146,12 +146,18 @@ def test_persistent_failure_is_an_error_row(endpoint, tmp_cache):
 def test_hanging_endpoint_stops_the_run_in_bounded_time(endpoint, tmp_cache):
     """An endpoint that never answers cannot judge any row: JudgeUnavailableError (not a row
     error) once the timeout has run out on the first try and on the retry."""
-    endpoint["script"] = [HANG]
-    judge = judge_for(endpoint, tmp_cache, timeout=0.5, max_retries=1)
+    gives_up_in_bounded_time(endpoint, tmp_cache, HANG, 0.5, r"no answer .* within 0.5 s in 2 tries.*CITEAUDIT_TIMEOUT",
+                             within=4)
+
+
+def gives_up_in_bounded_time(endpoint, tmp_cache, reply, timeout, says, within):
+    """With one retry, the judge gives up on `reply` after two tries, within `within` seconds."""
+    endpoint["script"] = [reply]
+    judge = judge_for(endpoint, tmp_cache, timeout=timeout, max_retries=1)
     started = time.monotonic()
-    with pytest.raises(JudgeUnavailableError, match=r"no answer .* within 0.5 s in 2 tries.*CITEAUDIT_TIMEOUT"):
+    with pytest.raises(JudgeUnavailableError, match=says):
         judge.judge("claim", "evidence")
-    assert time.monotonic() - started < 4
+    assert time.monotonic() - started < within
     assert len(endpoint["requests"]) == 2
 
 
@@ -161,13 +167,7 @@ def test_an_endpoint_that_drips_bytes_is_bounded_by_the_whole_request_deadline(e
     """Each byte comes well within any per-read timeout, but the whole reply would take ~60 s:
     the timeout bounds each request as a whole (`deadline.DeadlineTransport`), so two tries end
     in about two seconds."""
-    endpoint["script"] = [drip]
-    judge = judge_for(endpoint, tmp_cache, timeout=1, max_retries=1)
-    started = time.monotonic()
-    with pytest.raises(JudgeUnavailableError, match=r"within 1 s in 2 tries"):
-        judge.judge("claim", "evidence")
-    assert time.monotonic() - started < 6
-    assert len(endpoint["requests"]) == 2
+    gives_up_in_bounded_time(endpoint, tmp_cache, drip, 1, r"within 1 s in 2 tries", within=6)
 
 
 def test_malformed_json_body_is_an_error_row(endpoint, tmp_cache):

@@ -46,11 +46,11 @@ from .calibration import (
     _sigmoid,
     feature_values,
     log_odds,
-    no_share,
+    no_count,
     said_no_to_all,
 )
 from .errors import InputError
-from .route import judge_outcome, model_verdict, route, stands
+from .route import coverage_gap, judge_outcome, model_verdict, route, stands
 from .vocab import Route, Verdict
 
 if TYPE_CHECKING:
@@ -383,12 +383,12 @@ def default_inputs(table: pd.DataFrame) -> str:
     return ANSWERS_LENGTH if all(isinstance(e, str) for e in read["evidence"]) else ANSWERS
 
 
-def input_keys(rows: pd.DataFrame, inputs: str) -> list[str]:
-    """What a map of the answers reads (`calibration.feature_value` keys): each question's key;
-    in inputs `answers+length` also the evidence's length and the first question's log-odds times
-    it (a yes to "is the claim true?" weighs differently after a short sentence than after a long
-    section; chosen by the leave-one-domain-out figures over four domains, README)."""
-    keys = answer_keys(rows)
+def input_keys(keys: list[str], inputs: str) -> list[str]:
+    """What a map of the answers to the questions `keys` reads (`calibration.feature_value` keys):
+    each question's key first; in inputs `answers+length` also the evidence's length and the first
+    question's log-odds times it (a yes to "is the claim true?" weighs differently after a short
+    sentence than after a long section; chosen by the leave-one-domain-out figures over four
+    domains, README)."""
     if inputs == ANSWERS_LENGTH and keys:
         return [*keys, EVIDENCE_CHARS, f"{keys[0]}{PRODUCT}{EVIDENCE_CHARS}"]
     return keys
@@ -414,7 +414,8 @@ def _fit(rows: pd.DataFrame, target: float, model: str = "", strategy: str = "",
     `documents` the rows cite (by index), a map of the answers also keeps the largest share of
     no-to-everything answers among them (`no_share_max`, `Calibration.uncovered`)."""
     if inputs in (ANSWERS, ANSWERS_LENGTH):
-        keys = input_keys(rows, inputs)
+        questions = answer_keys(rows)
+        keys = input_keys(questions, inputs)
         if not keys:
             raise InputError("the calibration of the yes/no answers needs rows judged by a yes/no strategy "
                              "(yesno, panel); fit this one with inputs `supports`")
@@ -427,14 +428,14 @@ def _fit(rows: pd.DataFrame, target: float, model: str = "", strategy: str = "",
         fitted = Calibration(model=model, strategy=strategy, a=a, b=0.0, threshold=None, target=target,
                              weights={k: float(v) for k, v in zip(keys, slopes)}, l2=l2)
         # the failing word: contradicted against unsupported, on the rows that fail, from the answers alone
-        answers = features[:, :len(answer_keys(rows))]
+        answers = features[:, :len(questions)]  # `input_keys` puts the questions first
         failing = (rows["gold"].isin((Verdict.CONTRADICTED, Verdict.UNSUPPORTED))).to_numpy()
         contradicted = (rows["gold"] == Verdict.CONTRADICTED).to_numpy()[failing]
         if min(contradicted.sum(), (~contradicted).sum()) >= NAMING_MIN:
             named = answers[failing]
             v = fit_logistic(named, contradicted, choose_l2(named, contradicted, contradicted))
             fitted = replace(fitted, name_a=float(v[0]),
-                             name_weights={k: float(x) for k, x in zip(answer_keys(rows), v[1:])})
+                             name_weights={k: float(x) for k, x in zip(questions, v[1:])})
     else:
         a, b = fit_platt(log_odds(rows["p_supports"].to_numpy(dtype=float)), rows["gold_pass"])
         fitted = Calibration(model=model, strategy=strategy, a=a, b=b, threshold=None, target=target)
@@ -452,8 +453,8 @@ def largest_no_share(answers: pd.Series, documents: pd.Series) -> float | None:
     >>> largest_no_share(pd.Series([no] * 15 + [yes] * 5 + [no] * 20), pd.Series(["a"] * 20 + ["b"] * 20))
     1.0
     """
-    shares = [measured[0] for _, part in answers.groupby(documents.to_numpy(), sort=True)
-              if (measured := no_share(part)) is not None and measured[1] >= COVER_MIN]
+    counts = [no_count(part) for _, part in answers.groupby(documents.to_numpy(), sort=True)]
+    shares = [said_no / count for said_no, count in counts if count >= COVER_MIN]
     return max(shares) if shares else None
 
 
@@ -675,6 +676,16 @@ def domain_of(citation_file: str | Path, project_data: Path | None = None) -> st
     return path.stem.removesuffix("_citations").removeprefix("eval_")
 
 
+def row_labels(labels: Iterable[str], tables: Iterable[pd.DataFrame]) -> list[str]:
+    """Each label once per row of its table (labels and tables in the same order): the per-row
+    `domains` or `documents` of tables that `pd.concat` joins.
+
+    >>> row_labels(["a", "b"], [pd.DataFrame({"x": [1, 2]}), pd.DataFrame({"x": [3]})])
+    ['a', 'a', 'b']
+    """
+    return [str(label) for label, table in zip(labels, tables, strict=True) for _ in range(len(table))]
+
+
 def _aligned(labels: Sequence[str] | pd.Series, table: pd.DataFrame) -> pd.Series:
     """Per-row labels as a Series on `table`'s index (a Series is taken by index)."""
     if len(labels) != len(table):
@@ -692,7 +703,8 @@ def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series
     `fit_calibration`), and the domain's rows are scored with them by `route.judge_outcome`. Returns
     one row per judged row: `domain`, `verdict`, `score`, `threshold` (the one fitted without the
     domain), `blocked` (a blocking flag: never stands), `right` (pass or fail right), `gold_pass`,
-    `said_no` (the model said no to every yes/no question), `stand` (at that threshold, by
+    `said_no` (1.0 when the model said no to every yes/no question, 0.0 when not, NaN without
+    answers), `stand` (at that threshold, by
     `route.stands`). `domain_figures` summarises it. With `documents` (the document each row
     cites), the map fitted without the domain also checks each of the domain's documents
     (`Calibration.uncovered`): a document it does not cover is `blocked`, and `uncovered` says why
@@ -721,7 +733,7 @@ def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series
             held_documents = row_documents[held_out]
             for document in sorted(set(held_documents)):
                 mine = (held_documents == document).to_numpy()
-                gap = fitted.uncovered(test["answers"][mine])
+                gap = coverage_gap(test[mine], fitted)  # the pipeline's own check (`route`)
                 if gap is not None:
                     held_blocked, gaps[mine] = held_blocked | mine, f"{document}: {gap}"
         parts.append(pd.DataFrame({
@@ -732,7 +744,8 @@ def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series
             "blocked": held_blocked,
             "right": pass_fail_right(verdicts, test["gold"]),
             "gold_pass": test["gold_pass"].astype(bool).to_numpy(),
-            "said_no": [said_no_to_all(a) for a in test["answers"]],
+            "said_no": [float(said_no_to_all(a)) if isinstance(a, dict) and a else float("nan")
+                        for a in test["answers"]],
             "uncovered": gaps,
         }, index=test.index))
     held = pd.concat(parts)
@@ -770,7 +783,7 @@ def domain_figures(held: pd.DataFrame, threshold: float | str | None = "own") ->
             "stand_right": right, "precision": right / n_stand if n_stand else float("nan"),
             "false_verified": false_verified,
             "false_verified_share": false_verified / failing if failing else float("nan"),
-            "said_no_share": float(part["said_no"].mean()) if "said_no" in part and len(part) else float("nan"),
+            "said_no_share": float(part["said_no"].mean()) if "said_no" in part else float("nan"),
         })
     return pd.DataFrame(out).set_index("domain")
 

@@ -76,13 +76,11 @@ def said_no_to_all(answers: object) -> bool:
         isinstance(v, (int, float)) and v < 0.5 for v in answers.values())
 
 
-def no_share(answers: Iterable[object]) -> tuple[float, int] | None:
-    """The share of the rows with yes/no answers that said no to every question, and how many rows
-    have answers; None when none has."""
+def no_count(answers: Iterable[object]) -> tuple[int, int]:
+    """How many of the rows with yes/no answers said no to every question, and how many rows have
+    answers."""
     answered = [a for a in answers if isinstance(a, dict) and a]
-    if not answered:
-        return None
-    return sum(said_no_to_all(a) for a in answered) / len(answered), len(answered)
+    return sum(said_no_to_all(a) for a in answered), len(answered)
 
 
 def feature_values(keys: Iterable[str], answers: object, evidence_chars: int | None) -> list[float] | None:
@@ -136,11 +134,11 @@ class Calibration:
         a larger share of its citations than for any fitted document, beyond sampling noise (the
         share's 95% Wilson lower bound is above `no_share_max`): on text it cannot read, a small
         model says no to everything, and the map would read that as failing citations."""
-        measured = no_share(answers)
-        if self.no_share_max is None or measured is None or measured[1] < COVER_MIN:
+        said_no, count = no_count(answers)
+        if self.no_share_max is None or count < COVER_MIN:
             return None
-        share, count = measured
-        at_least = wilson_lower_bound(round(share * count), count)  # beyond what sampling alone explains
+        share = said_no / count
+        at_least = wilson_lower_bound(said_no, count)  # beyond what sampling alone explains
         if at_least <= self.no_share_max:
             return None
         of = f" of {self.model} / {self.strategy}" if self.model else ""

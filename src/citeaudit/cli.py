@@ -563,7 +563,7 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
     <user cache>/calibration/<model>.<strategy>.json (cache/local/ unless CITEAUDIT_USER_CACHE;
     cache/calibration/ with --shipped), which `audit` then applies.
     """
-    from .calibrate import domain_of, fit_calibration
+    from .calibrate import domain_of, fit_calibration, row_labels
     from .calibration import save_calibration
 
     if len(sources) != len(citation_files):
@@ -578,8 +578,7 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
     judge = settings.judge()
     tables = [audit_quotes(src, cit, judge=judge, calibration=False).table for src, cit in zip(sources, citation_files)]
     table = pd.concat(tables, ignore_index=True)
-    row_domains = [name for name, part in zip(names, tables) for _ in range(len(part))]
-    row_documents = [str(cited) for cited, part in zip(citation_files, tables) for _ in range(len(part))]
+    row_domains, row_documents = row_labels(names, tables), row_labels(citation_files, tables)
     if table["expected"].isna().all():
         _fail("no citation has a gold `expected` verdict; calibration needs a labelled set")
     errors = sorted({e for e in table["error"] if isinstance(e, str)})

@@ -30,7 +30,7 @@ import pandas as pd
 
 from . import columns as C
 from . import config
-from .calibrate import StrategyComparison, fit_calibration
+from .calibrate import StrategyComparison, fit_calibration, row_labels
 from .calibration import Calibration, load_calibration, save_calibration
 from .errors import InputError, JudgeError
 from .options import AuditOptions
@@ -198,9 +198,8 @@ def fit_judge(tables: dict[str, pd.DataFrame], options: AuditOptions, target: fl
     """The calibration of the model of `options` fitted on its judged labelled tables (the code
     `citeaudit calibrate` runs), saved in the user cache (`options.write_folder`) unless not `save`."""
     table = pd.concat(list(tables.values()), ignore_index=True)
-    documents = [name for name, part in tables.items() for _ in range(len(part))]
     fitted = fit_calibration(table, options.model, str(options.strategy), target, folds, list(tables), None, repeats,
-                             documents)
+                             row_labels(tables, tables.values()))
     if save:
         save_calibration(fitted, options.write_folder)
     return fitted
