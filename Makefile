@@ -117,8 +117,8 @@ public-sets: $(VENV)/.base
 PUBLIC_DOMAINS := scifact climate-fever check-covid
 PUBLIC_LABELLED := $(foreach d,$(PUBLIC_DOMAINS),--source build/public/$(d).txt --citations build/public/$(d)_citations.json)
 
-# Record the public sets with the local Qwen model in the default strategy (about 35 s per citation
-# on 2 busy cores: hours; answers appended to the recording like record-qwen's).
+# Record the public sets with the local Qwen model in the default strategy (about 5 s per citation
+# on 2 free cores, under an hour for the three; answers appended to the recording like record-qwen's).
 .PHONY: record-public-qwen
 record-public-qwen: public-sets
 	export CITEAUDIT_STRATEGY=panel; for d in $(PUBLIC_DOMAINS); do \

@@ -91,6 +91,51 @@ def test_server_loads_the_model_without_extra_buffer_types(server):
     assert not [line for line in buffers if "CPU_REPACK" in line or "AMX" in line], buffers
 
 
+def _ask(server: LocalServer, messages: list, **params: object) -> dict:
+    from openai import OpenAI
+
+    client = OpenAI(base_url=server.base_url, api_key="local", max_retries=0)
+    return client.chat.completions.create(model=server.model, messages=messages, **params).model_dump()
+
+
+def test_one_token_logprobs_are_the_stock_servers_from_one_row(server, rfc7519):
+    """The server runs without llama-cpp-python's `logits_all` (`one_token_logprobs`): the judge's
+    requests get the log-probabilities the stock server (`logits_all=True`) gives, token for token."""
+    from citeaudit.judge import GRAMMAR, YESNO_GRAMMAR
+    from citeaudit.prompts import build_messages
+
+    assert "--logits_all false" in " ".join(server.process.args)
+    asked = [
+        (build_messages("The aud claim identifies the recipients of a JWT.", rfc7519.sections["4.1.3"].text,
+                        "section 4.1.3 of rfc7519.txt"), GRAMMAR),
+        (build_messages("JWTs are large.", rfc7519.sections["1"].text, "section 1 of rfc7519.txt", "true"), YESNO_GRAMMAR),
+        (build_messages("JWTs are large.", rfc7519.sections["1"].text, "section 1 of rfc7519.txt", "false"), None),
+    ]
+    params = {"temperature": 0.0, "max_tokens": 1, "logprobs": True, "top_logprobs": 20}
+    with local_server("smollm2", timeout=180, logits_all=True) as stock:
+        expected = [_ask(stock, m, **params, extra_body={"grammar": g} if g else None) for m, g in asked]
+    got = [_ask(server, m, **params, extra_body={"grammar": g} if g else None) for m, g in asked]
+    for mine, theirs in zip(got, expected, strict=True):
+        a, b = mine["choices"][0], theirs["choices"][0]
+        assert a["message"]["content"] == b["message"]["content"]
+        [ours], [stock_token] = a["logprobs"]["content"], b["logprobs"]["content"]
+        assert ours["token"] == stock_token["token"]
+        assert ours["logprob"] == pytest.approx(stock_token["logprob"], abs=1e-3)
+        assert [t["token"] for t in ours["top_logprobs"]] == [t["token"] for t in stock_token["top_logprobs"]]
+        assert [t["logprob"] for t in ours["top_logprobs"]] == pytest.approx(
+            [t["logprob"] for t in stock_token["top_logprobs"]], abs=1e-3)
+
+
+def test_one_token_server_refuses_logprobs_of_longer_answers_and_still_samples(server):
+    from openai import InternalServerError
+
+    messages = [{"role": "user", "content": "Say yes."}]
+    with pytest.raises(InternalServerError, match="only for one-token answers"):
+        _ask(server, messages, max_tokens=2, logprobs=True, top_logprobs=5)
+    sampled = _ask(server, messages, max_tokens=3, temperature=1.0, seed=7)  # no log-probabilities asked
+    assert sampled["choices"][0]["logprobs"] is None and sampled["choices"][0]["message"]["content"] is not None
+
+
 def test_disable_extra_bufts_clears_the_model_default(monkeypatch):
     import llama_cpp.llama_cpp as lib
 

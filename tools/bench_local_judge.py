@@ -1,16 +1,24 @@
-"""Benchmark: seconds per judged citation against the local llama.cpp server, by concurrency.
+"""Benchmark: seconds per judged citation against the local llama.cpp server, by concurrency and server.
 
-The `panel` strategy asks three yes/no questions over the same passage and claim; the prompts
-differ only in their last line. llama.cpp's server keeps the previous prompt's evaluated tokens,
-so when one citation's three questions arrive one after the other, the second and third pay only
-for their last line. With several requests in flight, the server (one slot) interleaves the
-citations, and every question pays for the whole prompt again. This judges the same labelled
-citations at each concurrency level, each into a fresh cache (mode `refresh`: every question is
-asked), and prints seconds per judged citation, the ratio to the first level, and how far the
-answers moved (the P(pass) of every citation, against the first level's).
+Two things set the local judge's speed, and each run of this benchmark names both:
 
-Run (about 3 minutes on 2 free cores; the model is installed on first use):
-    .venv/bin/python tools/bench_local_judge.py [--citations 8] [--levels 4,1] [--strategy panel]
+- Concurrency. The `panel` strategy asks three yes/no questions over the same passage and claim;
+  the prompts differ only in their last line. llama.cpp's server keeps the previous prompt's
+  evaluated tokens, so when one citation's three questions arrive one after the other, the second
+  and third pay only for their last line. With several requests in flight, the server (one slot)
+  interleaves the citations, and every question pays for the whole prompt again.
+- The server's log-probabilities. `stock` is llama-cpp-python's own way (`logits_all=True`: the
+  logits of every prompt token are computed, stored and turned into log-probabilities, and the
+  vocabulary is sorted in Python, for each request); `one-token` is the server `citeaudit` starts
+  (`citeaudit.llamaserver.one_token_logprobs`: the answer token's row alone).
+
+Each run judges the same labelled citations, each into a fresh cache (mode `refresh`: every question
+is asked), and prints seconds per judged citation, the ratio to the first run, and how far the
+answers moved (the largest difference of any question's P(yes), or of P(pass), against the first run).
+
+Run (about 5 minutes on 2 free cores; the model is installed on first use):
+    .venv/bin/python tools/bench_local_judge.py [--citations 8] [--runs 4/stock,1/stock,1/one-token]
+        [--strategy panel] [--source rfc7519.txt --citations-file data/eval_rfc7519.json]
 """
 
 from __future__ import annotations
@@ -25,46 +33,78 @@ from citeaudit import columns as C
 from citeaudit.localmodel import local_server, model_path
 from citeaudit.vocab import CacheMode
 
-SOURCE, CITATIONS = "rfc7519.txt", Path(__file__).resolve().parents[1] / "data" / "eval_rfc7519.json"
+ROOT = Path(__file__).resolve().parents[1]
+SERVERS = {"stock": True, "one-token": False}  # the server's `logits_all`
 
 
-def run(n: int, levels: list[int], strategy: str) -> None:
-    records = load_citations(CITATIONS)
-    located = audit_quotes(SOURCE, records, locate_only=True).table
+def parse_runs(text: str) -> list[tuple[int, str]]:
+    """"4/stock,1/one-token" -> [(4, "stock"), (1, "one-token")]."""
+    runs = []
+    for item in text.split(","):
+        level, _, server = item.partition("/")
+        if server not in SERVERS:
+            raise SystemExit(f"--runs: {item!r}: the server is one of {', '.join(SERVERS)} (as in 1/one-token)")
+        runs.append((int(level), server))
+    return runs
+
+
+def judge_once(source: str, chosen: list, strategy: str, level: int, server_kind: str) -> tuple[float, dict, dict]:
+    """Seconds, P(pass) by citation id and the answers by citation id, for one run on a fresh server."""
+    with local_server("qwen", logits_all=SERVERS[server_kind]) as server, tempfile.TemporaryDirectory() as folder:
+        options = AuditOptions.from_env(model=server.model, strategy=strategy, cache_mode=CacheMode.REFRESH,
+                                        concurrency=level, use_calibration=False)
+        judge = options.judge(base_url=server.base_url, cache=CallCache(Path(folder), mode=CacheMode.REFRESH))
+        judge.judge("A warm-up claim.", "A warm-up passage.")  # the first request pays for loading, not timed
+        started = time.perf_counter()
+        table = audit_quotes(source, chosen, options=options, judge=judge, progress=False).table
+        seconds = time.perf_counter() - started
+        judge.cache.close()
+    errors = table[C.ERROR].dropna()
+    if len(errors):
+        raise SystemExit(f"{len(errors)} citations failed at {level}/{server_kind}: {errors.iloc[0]}")
+    return (seconds, dict(zip(table[C.ID], table[C.P_PASS], strict=True)),
+            dict(zip(table[C.ID], table[C.ANSWERS], strict=True)))
+
+
+def largest_move(first: dict, now: dict) -> float:
+    """The largest difference of any value between two runs' {id: value or {question: value}}."""
+    moves = [0.0]
+    for key, value in first.items():
+        if isinstance(value, dict):
+            moves += [abs(value[q] - now[key][q]) for q in value]
+        elif value is not None:
+            moves.append(abs(value - now[key]))
+    return max(moves)
+
+
+def run(source: str, citations: Path, n: int, runs: list[tuple[int, str]], strategy: str) -> None:
+    records = load_citations(citations)
+    located = audit_quotes(source, records, locate_only=True).table
     judged_ids = set(located.loc[located[C.EVIDENCE].notna(), C.ID])
     chosen = [r for r in records if r.id in judged_ids][:n]
     model_path("qwen", install=True, progress=print)
-    print(f"{len(chosen)} judged citations of {CITATIONS.name}, strategy {strategy}; starting the local server ...")
-    with local_server("qwen") as server:
-        first: dict | None = None
-        base = None
-        print(f"{'concurrency':>11} {'seconds':>8} {'s per citation':>15} {'ratio':>6} {'max |dP(pass)|':>15}")
-        for level in levels:
-            with tempfile.TemporaryDirectory() as folder:
-                options = AuditOptions.from_env(model=server.model, strategy=strategy, cache_mode=CacheMode.REFRESH,
-                                                concurrency=level, use_calibration=False)
-                judge = options.judge(base_url=server.base_url, cache=CallCache(Path(folder), mode=CacheMode.REFRESH))
-                started = time.perf_counter()
-                table = audit_quotes(SOURCE, chosen, options=options, judge=judge, progress=False).table
-                seconds = time.perf_counter() - started
-                judge.cache.close()
-            errors = int(table[C.ERROR].notna().sum())
-            if errors:
-                raise SystemExit(f"{errors} citations failed at concurrency {level}: {table[C.ERROR].dropna().iloc[0]}")
-            p_pass = dict(zip(table[C.ID], table[C.P_PASS], strict=True))
-            first = first or p_pass
-            moved = max(abs(p_pass[k] - first[k]) for k in first)
-            base = base or seconds
-            print(f"{level:>11} {seconds:>8.1f} {seconds / len(chosen):>15.2f} {seconds / base:>6.2f} {moved:>15.4f}")
+    print(f"{len(chosen)} judged citations of {citations.name}, strategy {strategy}; a fresh server per run")
+    print(f"{'concurrency/server':>20} {'seconds':>8} {'s per citation':>15} {'ratio':>6} "
+          f"{'max |dP(pass)|':>15} {'max |dP(yes)|':>14}")
+    first: tuple[float, dict, dict] | None = None
+    for level, server_kind in runs:
+        seconds, p_pass, answers = judge_once(source, chosen, strategy, level, server_kind)
+        first = first or (seconds, p_pass, answers)
+        moved_yes = largest_move(first[2], answers) if strategy != "choice" else float("nan")
+        print(f"{f'{level}/{server_kind}':>20} {seconds:>8.1f} {seconds / len(chosen):>15.2f} "
+              f"{seconds / first[0]:>6.2f} {largest_move(first[1], p_pass):>15.4f} {moved_yes:>14.4f}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--citations", type=int, default=8)
-    parser.add_argument("--levels", default="4,1", help="comma-separated concurrency levels, the first is the base")
+    parser.add_argument("--citations", type=int, default=8, help="how many judged citations (the first ones)")
+    parser.add_argument("--runs", default="4/stock,1/stock,1/one-token",
+                        help="comma-separated concurrency/server runs (stock or one-token); the first is the base")
     parser.add_argument("--strategy", default="panel")
+    parser.add_argument("--source", default="rfc7519.txt")
+    parser.add_argument("--citations-file", type=Path, default=ROOT / "data" / "eval_rfc7519.json")
     args = parser.parse_args()
-    run(args.citations, [int(v) for v in args.levels.split(",")], args.strategy)
+    run(args.source, args.citations_file, args.citations, parse_runs(args.runs), args.strategy)
 
 
 if __name__ == "__main__":

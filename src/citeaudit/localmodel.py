@@ -226,12 +226,15 @@ def _child_env() -> dict[str, str]:
 
 
 def start_server(key: str = "smollm2", port: int | None = None, n_threads: int | None = None,
-                 timeout: float = 120.0, log: Path | None = None) -> LocalServer:
+                 timeout: float = 120.0, log: Path | None = None, logits_all: bool = False) -> LocalServer:
     """Start llama-cpp-python's server on 127.0.0.1 and wait until it answers `/v1/models`.
 
     The server runs through `citeaudit.llamaserver` so that the model is loaded with llama.cpp's
-    extra (repacked) buffer types off (`--use_extra_bufts false`). Its output goes to `log`, or to
-    a temporary file, which `LocalServer.check()` quotes when the process has died.
+    extra (repacked) buffer types off (`--use_extra_bufts false`) and, unless `logits_all`, without
+    llama-cpp-python's `logits_all`: log-probabilities of one-token answers come from the answer
+    token's logits alone (about half of each judge request's time on 2 cores; `logits_all=True` is
+    llama-cpp-python's stock way, which `tools/bench_local_judge.py` measures against). Its output
+    goes to `log`, or to a temporary file, which `LocalServer.check()` quotes when the process has died.
     """
     require_llama_cpp()
     model = _get(key)
@@ -242,6 +245,7 @@ def start_server(key: str = "smollm2", port: int | None = None, n_threads: int |
         "--model", str(path), "--model_alias", model.name,
         "--host", "127.0.0.1", "--port", str(port),
         "--n_ctx", str(model.n_ctx), "--n_threads", str(n_threads or os.cpu_count() or 2),
+        "--logits_all", "true" if logits_all else "false",
     ]
     temporary = log is None
     if log is None:
