@@ -64,7 +64,7 @@ for _, row in shown.iterrows():
 # `P(pass)` is the probability that the citation passes, from the model's calibration of those
 # answers (P(supports) when the model has none), and `score` is max(P(pass), 1 − P(pass)): the
 # number compared with the threshold named in the caption. `why` explains a verdict that differs
-# from the model's largest answer. `judge_error` in `flags` means there is no verdict for that row:
+# from the model's answer. `judge_error` in `flags` means there is no verdict for that row:
 # in replay mode this is almost always a **replay miss**: nobody has recorded this model's answer to
 # this exact question (a new claim, a new quote, another source), and replay never calls a model.
 # Section 5 says how to get one.

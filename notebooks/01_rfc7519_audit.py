@@ -70,7 +70,7 @@ judged[["id", "relation", "probabilities", "answers"]]
 # The model's own probabilities are not the chance of being right. The model's calibration, fitted
 # on labelled sets (README "Choosing the threshold"), maps its answers to `P(pass)`, the probability
 # that the citation passes; `score` is max(P(pass), 1 − P(pass)), the number compared with the
-# threshold. `why` says where the calibration turned the model's largest answer around.
+# threshold. `why` says where the calibration turned the model's answer around.
 
 # %%
 routed = ca.settle(ca.route(judged, routing.threshold, routing.calibration))

@@ -220,7 +220,7 @@ def test_papermill_runs_notebook_03_on_another_contract(replay_env):
 def test_papermill_runs_notebook_04_on_another_labelled_set(replay_env):
     labelled = [["rfc7519.txt", str(DATA / "eval_rfc7519.json")]]
     count = len(json.loads((DATA / "eval_rfc7519.json").read_text(encoding="utf-8")))
-    nb = _papermill("04_threshold_tuning.ipynb", replay_env / "out.ipynb", LABELLED=labelled, THRESHOLD=0.6)
+    nb = _papermill("04_threshold_tuning.ipynb", replay_env / "out.ipynb", LABELLED=labelled)
     assert_ran_cleanly(nb)
     text = outputs_text(nb)
     assert f"{count} labelled citations" in text and "46 labelled" not in text

@@ -133,7 +133,7 @@ def _one_line(tmp_path):
 
 
 def _turned_around(audit) -> list[str]:
-    """Citations whose verdict passes or fails against the model's largest answer."""
+    """Citations whose verdict passes or fails against the model's answer."""
     table = audit.table
     return [cid for cid, verdict, relation in zip(table["id"], table["verdict"], table["relation"])
             if isinstance(relation, str) and verdict != "fabricated"
@@ -146,7 +146,7 @@ def test_a_verdict_beside_a_number_that_reads_as_its_opposite_comes_with_its_lin
 
     audit = audit_quotes("rfc7519.txt", CITATIONS)
     turned = _turned_around(audit)
-    assert "epoch_seconds" in turned  # supports is its largest answer, and it fails after calibration
+    assert "epoch_seconds" in turned  # supports is its answer, and it fails after calibration
     notes = {cid: score_note(row, calibrated=True) for cid, (_, row) in zip(audit.table["id"], audit.table.iterrows())}
     assert all(notes[cid] and notes[cid].startswith("calibrated: P(pass) ") for cid in turned)
     assert not [cid for cid, note in notes.items() if note and cid not in turned]  # only where it is needed

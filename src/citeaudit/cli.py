@@ -203,7 +203,7 @@ def _finish(audit: Audit, output: str | None, html_path: str | None, review: Rev
 
 def _show_audit(audit: Audit) -> None:
     """The table under one line that says what routed it; the `why` of a verdict that differs from
-    the model's largest answer follows the table, one line per citation, never cut."""
+    the model's answer follows the table, one line per citation, never cut."""
     view = audit.view(text=False)
     if audit.table[C.REVIEW_STATE].ne("none").any():
         view["review"] = [f"{v} ({s})" if v else "-" for v, s in zip(audit.table[C.REVIEW_VERDICT],

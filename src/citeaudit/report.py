@@ -90,7 +90,7 @@ def card_state(row: pd.Series, calibrated: bool = False, threshold: float | None
     """How the row's `state` (step 4, `decide.settle`) looks on a card; see the module docstring.
     A waiting citation's sentence says why it waits, in the decision's words (`decide.why_it_waits`,
     against `threshold`, the one the table was routed at). Where a calibration turned the model's
-    largest answer around, the sentence says so in one line (`route.score_note`)."""
+    answer around, the sentence says so in one line (`route.score_note`)."""
     state = row.get(C.STATE)
     if not isinstance(state, str):
         state = row_state(row)

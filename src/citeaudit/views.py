@@ -52,7 +52,7 @@ def step2_view(table: pd.DataFrame, text: bool = True, calibrated: bool = False)
     probabilities), `P(pass)` (the calibration's map of the answers, else P(supports)), the
     routing `score` the threshold was compared with, then verdict and route (and the claim and
     quote as written, with `text`). `why` explains, in one line, a verdict whose pass or fail
-    differs from the model's largest answer (`route.score_note`; `calibrated`: the table was
+    differs from the model's answer (`route.score_note`; `calibrated`: the table was
     scored by a calibration)."""
     probs = [p if isinstance(p, dict) else {} for p in table[C.PROBABILITIES]]
     nothing = pd.Series([None] * len(table), index=table.index, dtype=object)
