@@ -4,6 +4,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from conftest import DATA
@@ -91,7 +92,7 @@ def test_server_loads_the_model_without_extra_buffer_types(server):
     assert not [line for line in buffers if "CPU_REPACK" in line or "AMX" in line], buffers
 
 
-def _ask(server: LocalServer, messages: list, **params: object) -> dict:
+def _ask(server: LocalServer, messages: list, **params: Any) -> dict:
     from openai import OpenAI
 
     client = OpenAI(base_url=server.base_url, api_key="local", max_retries=0)
