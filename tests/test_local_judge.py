@@ -201,6 +201,7 @@ def test_record_writes_the_user_cache_and_only_shipped_writes_the_shipped_record
         result = subprocess.run([sys.executable, "-m", "citeaudit.cli", "record", "--model", "smollm2", *extra, *inputs],
                                 capture_output=True, text=True, timeout=900)
         assert result.returncode == 0, result.stderr
-        assert f"2 new answers of smollm2-135m-instruct-q4_1 appended to {written.parent}" in result.stdout
+        assert f"2 citations newly judged by smollm2-135m-instruct-q4_1 (every answer asked: one per question of " \
+            f"the strategy), appended to {written.parent}" in result.stdout
         assert len(read_recording(written)) == 2
     assert sorted(p.relative_to(shipped).as_posix() for p in shipped.rglob("*.jsonl")) == [f"local/{name}", name]

@@ -427,7 +427,8 @@ def record(key: str, source: tuple[str, ...], citations: str | None, document: s
         result = _audit_inputs(**inputs, options=settings, judge=judge, progress=True, locate_only=False)
     _show(step2_view(result.table, text=False))
     new = int((result.table["cached"] == False).sum())  # noqa: E712 (None means not judged)
-    click.echo(f"\n{new} new answers of {judge.model} appended to {judge.cache.directory}")
+    click.echo(f"\n{new} citations newly judged by {judge.model} (every answer asked: one per question of "
+               f"the strategy), appended to {judge.cache.directory}")
     errors = sorted({e for e in result.table["error"] if isinstance(e, str)})
     if errors:  # a recording with holes is not a success
         for error in errors:
@@ -539,7 +540,7 @@ def map_formula(fitted: Calibration) -> str:
               help="Fold assignments of the repeated cross-validation (0: only the first).")
 @click.option("--inputs", type=click.Choice(["supports", "answers", "answers+length"]), default=None,
               help="What the map reads: P(supports); each yes/no question's P(yes); or those and the evidence's "
-                   "length (default answers+length when the strategy asks yes/no questions, else supports).")
+                   "length (default answers when the strategy asks yes/no questions, else supports).")
 @click.option("--no-save", is_flag=True, help="Print the figures only; do not write the calibration file.")
 @click.option("--shipped", is_flag=True,
               help="Write the shipped calibration cache/calibration/ (`make calibrate-qwen`) instead of your "
