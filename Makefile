@@ -107,7 +107,7 @@ calibrate-qwen: public-sets
 
 # The public TRAIN sets (SciFact, Climate-FEVER half A, Check-COVID; issue 19) as labelled sets in
 # build/public/ (git-ignored: the data is never committed), read from ../shared/data/public or
-# CITEAUDIT_PUBLIC_DIR and checked against pinned SHA-256s. Options: PUBLIC_ARGS="--per-label 48".
+# CITEAUDIT_PUBLIC_DIR and checked against pinned SHA-256s. Options: PUBLIC_ARGS="--per-label 96".
 PUBLIC_ARGS ?=
 .PHONY: public-sets
 public-sets: $(VENV)/.base
