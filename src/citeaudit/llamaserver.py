@@ -74,14 +74,15 @@ def one_token_logprobs() -> None:
     signature = inspect.signature(stock_completion)
 
     def generate(self: Any, *args: Any, **kwargs: Any) -> Any:
-        steps: list[tuple[int, Any]] = []
-        self._citeaudit_steps = steps
+        # only while `create_completion` below asks (`_citeaudit_steps` is a list): the first token
+        # and the logits row it was sampled from (-1: llama.cpp's last output row)
+        steps = getattr(self, "_citeaudit_steps", None)
         it = stock_generate(self, *args, **kwargs)
         sent = None
         try:
             while True:
                 token = it.send(sent)
-                if not self._logits_all:  # the row the token was sampled from (-1: the last output)
+                if steps is not None and not steps:
                     row = np.ctypeslib.as_array(self._ctx.get_logits_ith(-1), shape=(self._n_vocab,))
                     steps.append((token, row.copy()))
                 sent = yield token
@@ -99,11 +100,14 @@ def one_token_logprobs() -> None:
             raise ValueError("this server (citeaudit.llamaserver, logits_all=False) returns log-probabilities "
                              "only for one-token answers: max_tokens=1, no stream, no echo")
         a["logprobs"] = None
-        self._citeaudit_steps = []
-        completion: Any = stock_completion(*call.args, **call.kwargs)  # a dict: not a stream
+        steps: list[tuple[int, Any]] = []
+        self._citeaudit_steps = steps
+        try:
+            completion: Any = stock_completion(*call.args, **call.kwargs)  # a dict: not a stream
+        finally:
+            self._citeaudit_steps = None
         # the answer token (none when the model ended at once: llama-cpp-python leaves the lists empty)
-        kept = [(token, row) for token, row in self._citeaudit_steps[:1]
-                if not llama_cpp.llama_vocab_is_eog(self._model.vocab, token)]
+        kept = [(token, row) for token, row in steps if not llama_cpp.llama_vocab_is_eog(self._model.vocab, token)]
         prompt = a["prompt"]
         block: dict[str, list] = {"tokens": [], "text_offset": [], "token_logprobs": [], "top_logprobs": []}
         for token, row in kept:
