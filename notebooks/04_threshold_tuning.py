@@ -12,15 +12,9 @@
 # calls the model.
 
 # %% tags=["parameters"]
-# every labelled set (the Makefile's QUOTE_SETS), paths from the project root
-LABELLED = [("rfc7519.txt", "data/rfc7519_citations.json"),
-            ("rfc7519.txt", "data/eval_rfc7519.json"), ("rfc7519.txt", "data/eval_rfc7519_more.json"),
-            ("rfc6749.txt", "data/eval_rfc6749.json"), ("rfc6749.txt", "data/eval_rfc6749_more.json"),
-            ("data/docs/sensor_telemetry.txt", "data/eval_sensor_telemetry.json"),
-            ("data/formats/lantern-sync.md", "data/formats/lantern-sync_citations.json"),
-            ("data/formats/token-service.html", "data/formats/token-service_citations.json"),
-            ("data/formats/reservoir-report.pdf", "data/formats/reservoir-report_citations.json"),
-            ("data/formats/field-note.txt", "data/formats/field-note_citations.json")]
+# None: every bundled labelled set (judgesetup.LABELLED_SETS, the Makefile's QUOTE_SETS); else a list of
+# (source, citations) pairs, paths from the project root
+LABELLED = None
 STRATEGIES = ["choice", "yesno", "panel"]
 WITH_PUBLIC = True  # fit the yes/no strategies on the public TRAIN sets too, as the shipped calibrations are
 TARGET = 0.95  # accuracy the verdicts that stand must reach
@@ -41,6 +35,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import citeaudit as ca
+from citeaudit.judgesetup import LABELLED_SETS
 
 built = ca.config.project_dir() / "build" / "public"
 sys.path.insert(0, str(ca.config.project_dir() / "tools"))
@@ -50,7 +45,8 @@ if WITH_PUBLIC and not list(built.glob("*_citations.json")) and public_sets.defa
     public_sets.build(public_sets.default_public_dir(), built)
 PUBLIC = [(str(built / f"{domain}.txt"), str(built / f"{domain}_citations.json")) for domain in public_sets.DOMAINS
           if WITH_PUBLIC and (built / f"{domain}_citations.json").is_file()]
-fitted_on = {strategy: LABELLED if strategy == "choice" else [*LABELLED, *PUBLIC] for strategy in STRATEGIES}
+labelled = [tuple(pair) for pair in (LABELLED or LABELLED_SETS)]
+fitted_on = {strategy: labelled if strategy == "choice" else [*labelled, *PUBLIC] for strategy in STRATEGIES}
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, use_calibration=False)  # fitted below
 by_set = {strategy: [ca.audit_quotes(source, ca.find_input(cites), options=options.with_(strategy=strategy)).table
                      for source, cites in fitted_on[strategy]] for strategy in STRATEGIES}  # one table per set
