@@ -379,16 +379,15 @@ def default_inputs(table: pd.DataFrame) -> str:
     figures it let fewer verdicts stand, fewer of them right (README, "Documents the calibration
     never saw")."""
     rows = judged_rows(table)
-    read = rows[rows["method"] == "logprobs"]
-    return ANSWERS if answer_keys(read) else SUPPORTS
+    return ANSWERS if answer_keys(rows[rows["method"] == "logprobs"]) else SUPPORTS
 
 
 def input_keys(keys: list[str], inputs: str) -> list[str]:
     """What a map of the answers to the questions `keys` reads (`calibration.feature_value` keys):
     each question's key first; in inputs `answers+length` also the evidence's length and the first
-    question's log-odds times it (a yes to "is the claim true?" weighs differently after a short
-    sentence than after a long section; chosen by the leave-one-domain-out figures over four
-    domains, README)."""
+    question's log-odds times it (a yes to "is the claim true?" may weigh differently after a short
+    sentence than after a long section; not the default: README, "Documents the calibration never
+    saw")."""
     if inputs == ANSWERS_LENGTH and keys:
         return [*keys, EVIDENCE_CHARS, f"{keys[0]}{PRODUCT}{EVIDENCE_CHARS}"]
     return keys
