@@ -120,7 +120,8 @@ PUBLIC_LABELLED := $(foreach d,$(PUBLIC_DOMAINS),--source build/public/$(d).txt 
 # Record the public sets with the local Qwen model in the default strategy (about 5 s per citation
 # on 2 free cores, under an hour for the three; answers appended to the recording like record-qwen's).
 # Replay reads every cache/*.jsonl: the answers of the citations after the 144th of each public set
-# (--per-label 96 over 48) are in cache/<model>.public-sets-96.jsonl, so no recording passes 5 MB.
+# (--per-label 96 over 48) are in cache/<model>.public-sets-96.jsonl; new answers go to
+# cache/<model>.jsonl until it would pass 4.5 MB, then to cache/<model>.2.jsonl, ... (cache.recording_path).
 .PHONY: record-public-qwen
 record-public-qwen: public-sets
 	export CITEAUDIT_STRATEGY=panel; for d in $(PUBLIC_DOMAINS); do \

@@ -55,6 +55,27 @@ def test_record_calls_once_then_replays(tmp_cache):
     assert cached and record["response"] == {"content": "A"} and len(calls) == 1
 
 
+def test_a_full_recording_rolls_over_to_a_numbered_part_and_replay_reads_every_part(tmp_cache, monkeypatch):
+    import citeaudit.cache
+
+    monkeypatch.setattr(citeaudit.cache, "RECORDING_MAX_BYTES", 900)
+    requests = [{**REQUEST, "messages": [{"role": "user", "content": f"question {i}"}]} for i in range(9)]
+    send, calls = sender([f"answer {i}" for i in range(9)])
+    with CallCache(tmp_cache, mode="record") as cache:
+        for request in requests:
+            cache.call(request, send)
+    parts = sorted(tmp_cache.glob("*.jsonl"))
+    assert {"m-1.jsonl", "m-1.2.jsonl", "m-1.3.jsonl"} <= {p.name for p in parts}
+    assert all(0 < p.stat().st_size <= 900 for p in parts)  # none passes the limit, none is empty
+    assert sum(len(read_recording(p)) for p in parts) == 9  # each answer once, nothing lost
+    import shutil
+
+    shutil.rmtree(tmp_cache / "store")
+    with CallCache(tmp_cache, mode="replay") as replay:
+        answers = [replay.call(request, send)[0]["response"]["content"] for request in requests]
+    assert answers == [f"answer {i}" for i in range(9)] and len(calls) == 9
+
+
 def test_recording_has_no_prompt_text(tmp_cache):
     send, _ = sender(["A"])
     with CallCache(tmp_cache, mode="record") as cache:

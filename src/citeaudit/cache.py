@@ -39,7 +39,7 @@ import diskcache
 
 from . import config
 from .errors import CacheMissError, InputError
-from .stores import Records, append_offsets, parse_records, read_records, read_store
+from .stores import Records, append_offsets, encode_record, parse_records, read_records, read_store
 from .vocab import CacheMode
 
 logger = logging.getLogger(__name__)
@@ -61,6 +61,25 @@ def request_key(request: dict) -> str:
 def recording_name(model: str) -> str:
     """File name of a model's recording: `cache/<model>.jsonl`, unsafe characters replaced."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", model) + ".jsonl"
+
+
+RECORDING_MAX_BYTES = 4_500_000  # a committed recording stays under the project's 5 MB per file
+
+
+def recording_path(directory: Path, model: str, adding: int = 0) -> Path:
+    """The recording of `model` that takes the next `adding` bytes: `<model>.jsonl` while it stays
+    within `RECORDING_MAX_BYTES`, then `<model>.2.jsonl`, `<model>.3.jsonl`, ... (the first one that
+    has room; a file is never split, and an empty one takes any record). Every `*.jsonl` of the
+    folder is read back, so which part holds a record does not matter to replay.
+    """
+    stem = recording_name(model).removesuffix(".jsonl")
+    part = 1
+    while True:
+        path = directory / (f"{stem}.jsonl" if part == 1 else f"{stem}.{part}.jsonl")
+        size = path.stat().st_size if path.is_file() else 0
+        if size == 0 or size + adding <= RECORDING_MAX_BYTES:
+            return path
+        part += 1
 
 
 RECORD_KEYS = ("key", "response")
@@ -332,7 +351,7 @@ class CallCache:
         order, as `call` appends its own; the store learns them too."""
         with self._write_lock:
             for record in records:
-                path = self.directory / recording_name(record["model"])
+                path = recording_path(self.directory, record["model"], len(encode_record(record)))
                 before, after = append_offsets(path, record, RECORD_KEYS)
                 self._remember(path, record, before, after)
 

@@ -397,8 +397,9 @@ def review(reviews: str, source: tuple[str, ...], citations: str | None, documen
 @input_options
 @click.option("--refresh", is_flag=True, help="Call the model even for requests already recorded.")
 @click.option("--shipped", is_flag=True,
-              help="Append to the shipped recordings cache/<model>.jsonl (the project's own maintenance "
-                   "recordings: `make record-qwen`) instead of your user cache (cache/local/, ignored by git).")
+              help="Append to the shipped recordings cache/<model>.jsonl, or its next numbered part past 4.5 MB "
+                   "(the project's own maintenance recordings: `make record-qwen`) instead of your user cache "
+                   "(cache/local/, ignored by git).")
 def record(key: str, source: tuple[str, ...], citations: str | None, document: str | None, answer: str | None,
            answer_json: str | None, sources_json: str | None, response: str | None, response_format: str | None,
            refresh: bool, shipped: bool) -> None:
