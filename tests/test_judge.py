@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from citeaudit import CallCache, Judge, build_messages
 from citeaudit.answers import Z_99, probabilities_from_top_logprobs, wilson_lower_bound
 from citeaudit.errors import InputError
-from citeaudit.prompts import CANDIDATE_QUESTIONS, PANEL_QUESTIONS, PROMPT_VERSION, PROMPT_VERSIONS
+from citeaudit.prompts import CANDIDATE_QUESTIONS, PANEL_QUESTIONS, PROMPT_VERSION, PROMPT_VERSIONS, WORKED_EXAMPLES
 
 
 class FakeCompletions:
@@ -230,8 +230,29 @@ def test_candidate_questions_are_asked_only_when_named(tmp_cache):
     for questions in (("true", "nope"), ("contradict",)):  # unknown, or without yesno's two
         with pytest.raises(InputError, match="a yes/no strategy asks"):
             judge_with(fake, tmp_cache, strategy="panel", questions=questions)
-    with pytest.raises(InputError, match="choice asks none"):
+    with pytest.raises(InputError, match="choice and examples ask none"):
         judge_with(fake, tmp_cache, strategy="choice", questions=("true", "false"))
+
+
+def test_examples_asks_choices_question_after_the_worked_examples_with_one_head(tmp_cache):
+    fake = FakeCompletions(top=[("B", -0.2), ("A", -2.0), ("C", -3.0)])
+    judge = judge_with(fake, tmp_cache, strategy="examples")
+    result = judge.judge("the claim", "the evidence", "section 2 of a.txt")
+    choice = judge_with(fake, tmp_cache, strategy="choice").judge("the claim", "the evidence", "section 2 of a.txt")
+    assert len(fake.calls) == 2 and result.probabilities == pytest.approx(choice.probabilities)  # read as choice is
+    assert result.answers is None and result.relation == "contradicts"
+    asked, plain = fake.calls[0]["messages"], fake.calls[1]["messages"]
+    assert asked[0] == plain[0] and asked[-1] == plain[-1]  # choice's question about the audited citation, last
+    shown = asked[1:-1]
+    assert len(shown) == 2 * len(WORKED_EXAMPLES)
+    for (passage, claim, letter), (user, answer) in zip(WORKED_EXAMPLES, zip(shown[::2], shown[1::2]), strict=True):
+        assert user == build_messages(claim, passage)[1] and answer == {"role": "assistant", "content": letter}
+    judge.judge("another claim", "other evidence")
+    assert fake.calls[2]["messages"][:-1] == asked[:-1]  # every request's head is the same: the server keeps it
+    versions = [json.loads(line)["prompt_version"] for line in next(tmp_cache.glob("*.jsonl")).read_text().splitlines()]
+    assert versions == ["examples-v1", "relation-v2", "examples-v1"]
+    with pytest.raises(ValueError, match="three-way question only"):
+        build_messages("c", "e", question="true", examples=True)
 
 
 def test_choice_has_no_yes_no_answers(tmp_cache):
@@ -241,7 +262,7 @@ def test_choice_has_no_yes_no_answers(tmp_cache):
 
 def test_unknown_strategy_names_the_choices(monkeypatch):
     monkeypatch.setenv("CITEAUDIT_STRATEGY", "vote")
-    with pytest.raises(InputError, match="unknown judge strategy 'vote': use one of choice, yesno, panel"):
+    with pytest.raises(InputError, match="unknown judge strategy 'vote': use one of choice, yesno, panel, examples"):
         Judge(model="m", cache=NS(mode="replay"))
 
 

@@ -5,11 +5,14 @@ Three modules: `prompts.py` (the words asked, the data markers, the prompt versi
 (the strategies and the transport: one `Judge` per model and strategy, through the cache).
 
 Calls go through the official `openai` client, against any OpenAI-compatible endpoint, and every
-call goes through the `CallCache`. Two strategies (`vocab.Strategy`) yield the same three
+call goes through the `CallCache`. Four strategies (`vocab.Strategy`) yield the same three
 probabilities, each with its own prompt version (so its own cache keys):
 
 - `choice` (prompt `relation-v2`): one three-way question answered with one letter, A, B or C;
   the probabilities are the `top_logprobs` of that token renormalized over the three letters.
+- `examples` (prompt `examples-v1`): `choice`'s question after six worked examples, each asked the
+  same way and answered with its letter (`prompts.WORKED_EXAMPLES`); read as `choice` is. The
+  examples are every request's common head, which llama.cpp's server keeps between requests.
 - `yesno` (prompt `yesno-v1`): two binary questions over the same passage and claim, "does the
   passage state the claim or imply that it is true?" and "... that it is false?". With q_t and
   q_f their P(yes) (renormalized over Yes/No), P(supports) = q_t and the rest is split as
@@ -58,7 +61,7 @@ from .answers import (
 )
 from .cache import CallCache
 from .errors import CacheMissError, CiteAuditError, InputError, JudgeError, JudgeUnavailableError
-from .prompts import PROMPT_VERSIONS, QUESTIONS, STRATEGY_QUESTIONS, YESNO_QUESTIONS, build_messages
+from .prompts import PROMPT_VERSIONS, QUESTIONS, STRATEGY_QUESTIONS, THREE_WAY, YESNO_QUESTIONS, build_messages
 from .vocab import ErrorKind, Relation, Strategy
 
 if TYPE_CHECKING:
@@ -118,7 +121,7 @@ class Judge:
 
     Settings default to the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `CITEAUDIT_MODEL`,
     `CITEAUDIT_STRATEGY`, `CITEAUDIT_GRAMMAR`, `CITEAUDIT_CACHE_MODE`, `CITEAUDIT_TIMEOUT`,
-    `CITEAUDIT_RETRIES`). `strategy` is `choice` or `yesno` (module doc). `grammar=True` sends
+    `CITEAUDIT_RETRIES`). `strategy` is `choice`, `examples`, `yesno` or `panel` (module doc). `grammar=True` sends
     llama.cpp's `grammar` so that the one token must be a valid answer; other endpoints do not
     take it. `timeout` bounds each whole request (`deadline`); the client retries transient faults (connection errors,
     timeouts, 408/409/429/5xx, honouring `Retry-After`) `max_retries` times.
@@ -141,13 +144,14 @@ class Judge:
         if self.grammar is None:
             self.grammar = config.use_grammar(self.model)
         self.strategy = config.parse_strategy(self.strategy)
-        if self.questions is None and self.strategy != Strategy.CHOICE:
+        if self.questions is None and self.strategy not in THREE_WAY:
             self.questions = STRATEGY_QUESTIONS[Strategy(self.strategy)]
         asked = set(self.questions or ())
-        if asked and (self.strategy == Strategy.CHOICE or not asked <= set(QUESTIONS)
+        if asked and (self.strategy in THREE_WAY or not asked <= set(QUESTIONS)
                       or not set(YESNO_QUESTIONS) <= asked):
+            others = ", ".join(q for q in QUESTIONS if q not in YESNO_QUESTIONS)
             raise InputError(f"questions {self.questions!r}: a yes/no strategy asks \"true\", \"false\" and any of "
-                             f"{', '.join(q for q in QUESTIONS if q not in YESNO_QUESTIONS)}; choice asks none")
+                             f"{others}; choice and examples ask none")
 
     @property
     def prompt_version(self) -> str:
@@ -177,7 +181,7 @@ class Judge:
         else:
             params = {"temperature": 1.0, "max_tokens": 1, "seed": sample}
         if self.grammar:
-            params["grammar"] = GRAMMAR if self.strategy == Strategy.CHOICE else YESNO_GRAMMAR
+            params["grammar"] = GRAMMAR if self.strategy in THREE_WAY else YESNO_GRAMMAR
         return params
 
     def _request(self, messages: list[ChatCompletionMessageParam], params: dict,
@@ -190,8 +194,8 @@ class Judge:
         """The requests `judge` sends for one citation when the endpoint returns log-probabilities
         (one per question of the strategy), built as `judge` builds them: what a cost estimate
         counts and what the cache is asked whether it already holds (`CallCache.recorded`)."""
-        if self.strategy == Strategy.CHOICE:
-            return [self._request(build_messages(claim, evidence, where), self._params())]
+        if self.strategy in THREE_WAY:
+            return [self._request(self._three_way(claim, evidence, where), self._params())]
         return [self._request(build_messages(claim, evidence, where, question), self._params(),
                               PROMPT_VERSIONS[Strategy.YESNO] if question in YESNO_QUESTIONS else None)
                 for question in self.questions or ()]
@@ -247,7 +251,7 @@ class Judge:
         """The relation, its probabilities and confidence; a failure comes back as `error`."""
         answers = None
         try:
-            if self.strategy == Strategy.CHOICE:
+            if self.strategy in THREE_WAY:
                 probs, confidence, method, cached = self._choice(claim, evidence, where, what)
             else:
                 probs, confidence, method, cached, answers = self._yesno(claim, evidence, where, what)
@@ -265,8 +269,12 @@ class Judge:
     def _sampled_method(self) -> str:
         return f"sampling (n={self.samples}, Wilson 99% lower bound)"
 
+    def _three_way(self, claim: str, evidence: str, where: str) -> list[ChatCompletionMessageParam]:
+        """The three-way question's messages: `choice`'s, after the worked examples in `examples`."""
+        return build_messages(claim, evidence, where, examples=self.strategy == Strategy.EXAMPLES)
+
     def _choice(self, claim: str, evidence: str, where: str, what: str) -> tuple[dict, float, str, bool]:
-        messages = build_messages(claim, evidence, where)
+        messages = self._three_way(claim, evidence, where)
         record, cached = self._call(messages, self._params(), what)
         top = record["response"].get("top_logprobs")
         if top:

@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
 
 PROMPT_VERSION = "relation-v2"  # the `choice` prompt; v2: claim and evidence between tagged data markers
-PROMPT_VERSIONS = {Strategy.CHOICE: PROMPT_VERSION, Strategy.YESNO: "yesno-v1", Strategy.PANEL: "panel-v1"}
+PROMPT_VERSIONS = {Strategy.CHOICE: PROMPT_VERSION, Strategy.YESNO: "yesno-v1", Strategy.PANEL: "panel-v1",
+                   Strategy.EXAMPLES: "examples-v1"}
+THREE_WAY = (Strategy.CHOICE, Strategy.EXAMPLES)  # the strategies that ask the three-way question
 
 SYSTEM_PROMPT = (
     "You check citations. You read a passage from a source document and a claim that cites it, "
@@ -42,6 +44,28 @@ B) contradicts: the passage states the opposite of the claim or implies that it 
 C) says nothing: the passage does not address what the claim asserts, either way
 
 Answer with one letter: A, B or C."""
+# `examples` asks the three-way question after these worked examples, each a turn of its own with
+# its letter as the answer (hand-written, none from a labelled set; one pair per relation and kind of
+# text). They come before the audited passage, so every request shares them as its head, which a
+# llama.cpp server evaluates once and keeps (prompt-prefix reuse), and each request costs about what
+# `choice` costs.
+WORKED_EXAMPLES = (
+    ("In a randomized trial of 412 adults, daily vitamin D supplements did not lower the rate of "
+     "respiratory infections compared with placebo (hazard ratio 0.97, 95% CI 0.82-1.15).",
+     "Vitamin D supplements reduced respiratory infections in the trial.", "B"),
+    ("Mice lacking the enzyme accumulated about 60% less fat in the liver than wild-type mice when "
+     "both were fed a high-fat diet.",
+     "Loss of the enzyme protects mice from fatty liver on a high-fat diet.", "A"),
+    ("The glacier has retreated about 1.5 km since 1900, and the retreat has been faster since the 1980s.",
+     "Arctic sea ice reached its smallest recorded extent in 2012.", "C"),
+    ("The server MUST reject a token whose expiration time is in the past.",
+     "A server may accept a token after its expiration time.", "B"),
+    ("Two doses of the vaccine were 91% effective against symptomatic infection during the six months "
+     "after the second dose.",
+     "The vaccine kept protecting against symptomatic infection for six months after the second dose.", "A"),
+    ("The city was founded in 1718 by French settlers and became part of the United States in 1803.",
+     "The city has the busiest port on the Gulf Coast.", "C"),
+)
 # the yes/no questions ask about the same tagged data, so they share the choice prompt's head
 DATA_TEMPLATE = USER_TEMPLATE.split("\n\nHow does the passage relate")[0]
 YESNO_QUESTIONS = {
@@ -115,7 +139,7 @@ def boundary_tag(*fields: str) -> str:
 
 
 def build_messages(claim: str, evidence: str, where: str = "cited section",
-                   question: str | None = None) -> list[ChatCompletionMessageParam]:
+                   question: str | None = None, examples: bool = False) -> list[ChatCompletionMessageParam]:
     """The chat messages of the relation question (the one place the prompts live).
 
     Claim, evidence and `where` (how the passage is named) are untrusted (the answer under audit
@@ -124,7 +148,9 @@ def build_messages(claim: str, evidence: str, where: str = "cited section",
     prompt's instructions. `where` stands in the instruction line only when it is `plain_where`
     (the recorded prompts' shape); otherwise it is data too, between markers of its own. `question`
     None asks the three-way question (`choice`); a key of `QUESTIONS` ("true", "false", ...) asks
-    that yes/no question over the same tagged data.
+    that yes/no question over the same tagged data. `examples` (strategy `examples`) puts the
+    `WORKED_EXAMPLES` before the three-way question: each asked as the audited citation is, answered
+    with its letter.
     """
     where = " ".join(where.split())  # one line: a document name cannot open a section of its own
     tag = boundary_tag(claim, evidence, where)
@@ -135,4 +161,10 @@ def build_messages(claim: str, evidence: str, where: str = "cited section",
         head, where = SOURCE_BLOCK.format(tag=tag, where=where), POINTER
     user = head + template.format(where=where, evidence=evidence, claim=claim, tag=tag,
                                   question=QUESTIONS[question] if question else "")
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+    shown: list[ChatCompletionMessageParam] = []
+    if examples:
+        if question is not None:
+            raise ValueError("the worked examples come before the three-way question only")
+        for passage, example, letter in WORKED_EXAMPLES:
+            shown += [build_messages(example, passage)[1], {"role": "assistant", "content": letter}]
+    return [{"role": "system", "content": SYSTEM_PROMPT}, *shown, {"role": "user", "content": user}]

@@ -94,6 +94,7 @@ class Strategy(StrEnum):
     CHOICE = "choice"  # one three-way question, answered A, B or C
     YESNO = "yesno"  # two yes/no questions: does the passage imply the claim is true? ... false?
     PANEL = "panel"  # yesno's two questions and a third: does the passage contradict the claim?
+    EXAMPLES = "examples"  # choice's question after six worked examples, each answered with its letter
 
 
 class ReviewState(StrEnum):
