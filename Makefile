@@ -68,7 +68,7 @@ notebooks: $(VENV)/.test
 	$(PY) tools/build_notebooks.py
 
 # Judge strategies, and the labelled sets the calibrations are fitted on (add --source/--citations pairs).
-STRATEGIES := choice yesno panel
+STRATEGIES := choice examples yesno panel
 # every labelled quote-citation file, as source:citations pairs (recorded, calibrated, analysed)
 QUOTE_SETS := rfc7519.txt:data/rfc7519_citations.json \
               rfc7519.txt:data/eval_rfc7519.json rfc7519.txt:data/eval_rfc7519_more.json \
@@ -97,11 +97,12 @@ record-qwen: $(VENV)/.test
 
 # Fit the per-model calibration of every strategy on the labelled sets, from the recordings (offline);
 # prints each strategy's cross-validated figures and writes cache/calibration/<model>.<strategy>.json.
-# yesno and panel are fitted on the project's sets and the public ones (panel recorded them; yesno's
-# two questions are panel's first two), with leave-one-domain-out figures; choice on the project's.
+# examples, yesno and panel are fitted on the project's sets and the public ones (recorded in examples
+# and panel; yesno's two questions are panel's first two), with leave-one-domain-out figures; choice
+# on the project's.
 calibrate-qwen: public-sets
 	$(VENV)/bin/citeaudit calibrate --shipped --model qwen --strategy choice $(LABELLED) || exit 1
-	for strategy in yesno panel; do \
+	for strategy in examples yesno panel; do \
 		$(VENV)/bin/citeaudit calibrate --shipped --model qwen --strategy $$strategy $(LABELLED) $(PUBLIC_LABELLED) \
 			|| exit 1; done
 
@@ -117,16 +118,16 @@ public-sets: $(VENV)/.base
 PUBLIC_DOMAINS := scifact climate-fever check-covid
 PUBLIC_LABELLED := $(foreach d,$(PUBLIC_DOMAINS),--source build/public/$(d).txt --citations build/public/$(d)_citations.json)
 
-# Record the public sets with the local Qwen model in the default strategy (about 5 s per citation
+# Record the public sets with the local Qwen model in panel and examples (panel about 5 s per citation
 # on 2 free cores, under an hour for the three; answers appended to the recording like record-qwen's).
 # Replay reads every cache/*.jsonl: the answers of the citations after the 144th of each public set
 # (--per-label 96 over 48) are in cache/<model>.public-sets-96.jsonl; new answers go to
 # cache/<model>.jsonl until it would pass 4.5 MB, then to cache/<model>.2.jsonl, ... (cache.recording_path).
 .PHONY: record-public-qwen
 record-public-qwen: public-sets
-	export CITEAUDIT_STRATEGY=panel; for d in $(PUBLIC_DOMAINS); do \
+	for strategy in panel examples; do export CITEAUDIT_STRATEGY=$$strategy; for d in $(PUBLIC_DOMAINS); do \
 		$(VENV)/bin/citeaudit record --model qwen --shipped --source build/public/$$d.txt \
-			--citations build/public/$${d}_citations.json || exit 1; done
+			--citations build/public/$${d}_citations.json || exit 1; done; done
 
 clean:
 	rm -rf $(VENV) cache/store out

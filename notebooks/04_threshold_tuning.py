@@ -5,7 +5,8 @@
 # unsupported, fabricated). So a verdict stands without a human when the judge is sure enough of
 # pass or fail: its routing score max(P(supports), 1 - P(supports)), after a per-model calibration,
 # reaches the threshold. This notebook compares the judge's strategies (`choice`: one A/B/C question;
-# `yesno`: two yes/no questions; `panel`: those two and "does the passage contradict the claim?") on
+# `examples`: that question after six worked examples; `yesno`: two yes/no questions; `panel`: those
+# two and "does the passage contradict the claim?") on
 # the labelled sets, from the recorded answers, with figures that are cross-validated (each
 # calibration fitted on the other folds, scored on the held-out one, over 20 fold assignments), then
 # gives a slider over the default strategy. Moving the threshold re-routes stored results and never
@@ -15,8 +16,8 @@
 # None: every bundled labelled set (judgesetup.LABELLED_SETS, the Makefile's QUOTE_SETS); else a list of
 # (source, citations) pairs, paths from the project root
 LABELLED = None
-STRATEGIES = ["choice", "yesno", "panel"]
-WITH_PUBLIC = True  # fit the yes/no strategies on the public TRAIN sets too, as the shipped calibrations are
+STRATEGIES = ["choice", "examples", "yesno", "panel"]
+WITH_PUBLIC = True  # fit every strategy but choice on the public TRAIN sets too, as the shipped calibrations are
 TARGET = 0.95  # accuracy the verdicts that stand must reach
 CACHE_MODE = None  # None: CITEAUDIT_CACHE_MODE, else replay (recorded answers only, no network)
 MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
@@ -127,8 +128,8 @@ ca.style_threshold_view(explorer.wrong_standing(view))
 #
 # The figures above are cross-validated over all the labelled sets pooled, so every held-out fold
 # still comes from documents the map was fitted on. Here each source document is held out in turn
-# (the public sets among them): the map and threshold are fitted on the other documents only and scored
-# on it, as `citeaudit calibrate --domain ...` does, with the check that sends a document the map
+# (the public sets among them), for the default strategy: the map and threshold are fitted on the other
+# documents only and scored on it, as `citeaudit calibrate --domain ...` does, with the check that sends a document the map
 # does not cover to review (`said_no_share`: citations answered no to every question). A domain
 # whose standing verdicts fall below the target is what a new kind of document may look like.
 
@@ -139,9 +140,9 @@ from IPython.display import display
 
 from citeaudit.calibrate import domain_figures, leave_one_domain_out, row_labels
 
-held_out_sets = fitted_on["panel"]
-parts = by_set.get("panel") or [ca.audit_quotes(source, ca.find_input(cites), options=options.with_(
-    strategy="panel")).table for source, cites in held_out_sets]  # the first cell's panel tables
+held_out_sets = fitted_on.get(best) or [*labelled, *PUBLIC]  # the default strategy's sets, as above
+parts = by_set.get(best) or [ca.audit_quotes(source, ca.find_input(cites), options=options.with_(
+    strategy=best)).table for source, cites in held_out_sets]  # the first cell's tables of that strategy
 domains = row_labels([Path(source).stem for source, _ in held_out_sets], parts)
 documents = row_labels([cites for _, cites in held_out_sets], parts)  # for the coverage check
 if len(set(domains)) < 2:

