@@ -128,9 +128,10 @@ ca.style_threshold_view(explorer.wrong_standing(view))
 #
 # The figures above are cross-validated over all the labelled sets pooled, so every held-out fold
 # still comes from documents the map was fitted on. Here each source document is held out in turn
-# (the public sets among them), for the default strategy: the map and threshold are fitted on the other
-# documents only and scored on it, as `citeaudit calibrate --domain ...` does, with the check that sends a document the map
-# does not cover to review (`said_no_share`: citations answered no to every question). A domain
+# (the public sets among them), for the default strategy: the map and threshold are fitted on the
+# other documents only and scored on it, as `citeaudit calibrate --domain ...` does, with the check
+# that sends a document the map does not cover to review (`said_no_share`: citations answered no to
+# every question). A domain
 # whose standing verdicts fall below the target is what a new kind of document may look like.
 
 # %%
