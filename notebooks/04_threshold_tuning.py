@@ -128,11 +128,11 @@ ca.style_threshold_view(explorer.wrong_standing(view))
 #
 # The figures above are cross-validated over all the labelled sets pooled, so every held-out fold
 # still comes from documents the map was fitted on. Here each source document is held out in turn
-# (the public sets among them), for the default strategy: the map and threshold are fitted on the
+# (the public sets among them), for the slider's strategy: the map and threshold are fitted on the
 # other documents only and scored on it, as `citeaudit calibrate --domain ...` does, with the check
 # that sends a document the map does not cover to review (`said_no_share`: citations answered no to
-# every question). A domain
-# whose standing verdicts fall below the target is what a new kind of document may look like.
+# every question). A domain whose standing verdicts fall below the target is what a new kind of
+# document may look like.
 
 # %%
 from pathlib import Path
@@ -141,9 +141,7 @@ from IPython.display import display
 
 from citeaudit.calibrate import domain_figures, leave_one_domain_out, row_labels
 
-held_out_sets = fitted_on.get(best) or [*labelled, *PUBLIC]  # the default strategy's sets, as above
-parts = by_set.get(best) or [ca.audit_quotes(source, ca.find_input(cites), options=options.with_(
-    strategy=best)).table for source, cites in held_out_sets]  # the first cell's tables of that strategy
+held_out_sets, parts = fitted_on[best], by_set[best]  # the slider's strategy: its sets and tables, as above
 domains = row_labels([Path(source).stem for source, _ in held_out_sets], parts)
 documents = row_labels([cites for _, cites in held_out_sets], parts)  # for the coverage check
 if len(set(domains)) < 2:
