@@ -68,7 +68,7 @@ notebooks: $(VENV)/.test
 	$(PY) tools/build_notebooks.py
 
 # Judge strategies, and the labelled sets the calibrations are fitted on (add --source/--citations pairs).
-STRATEGIES := choice examples yesno panel
+STRATEGIES := choice examples yesno panel panel+examples
 # every labelled quote-citation file, as source:citations pairs (recorded, calibrated, analysed)
 QUOTE_SETS := rfc7519.txt:data/rfc7519_citations.json \
               rfc7519.txt:data/eval_rfc7519.json rfc7519.txt:data/eval_rfc7519_more.json \
@@ -97,12 +97,12 @@ record-qwen: $(VENV)/.test
 
 # Fit the per-model calibration of every strategy on the labelled sets, from the recordings (offline);
 # prints each strategy's cross-validated figures and writes cache/calibration/<model>.<strategy>.json.
-# examples, yesno and panel are fitted on the project's sets and the public ones (recorded in examples
-# and panel; yesno's two questions are panel's first two), with leave-one-domain-out figures; choice
-# on the project's.
+# examples, yesno, panel and panel+examples are fitted on the project's sets and the public ones
+# (recorded in examples and panel; yesno's two questions are panel's first two, and panel+examples
+# sends panel's and examples' requests), with leave-one-domain-out figures; choice on the project's.
 calibrate-qwen: public-sets
 	$(VENV)/bin/citeaudit calibrate --shipped --model qwen --strategy choice $(LABELLED) || exit 1
-	for strategy in examples yesno panel; do \
+	for strategy in examples yesno panel panel+examples; do \
 		$(VENV)/bin/citeaudit calibrate --shipped --model qwen --strategy $$strategy $(LABELLED) $(PUBLIC_LABELLED) \
 			|| exit 1; done
 

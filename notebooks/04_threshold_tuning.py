@@ -6,7 +6,7 @@
 # pass or fail: its routing score max(P(supports), 1 - P(supports)), after a per-model calibration,
 # reaches the threshold. This notebook compares the judge's strategies (`choice`: one A/B/C question;
 # `examples`: that question after six worked examples; `yesno`: two yes/no questions; `panel`: those
-# two and "does the passage contradict the claim?") on
+# two and "does the passage contradict the claim?"; `panel+examples`: panel's three and examples' one) on
 # the labelled sets, from the recorded answers, with figures that are cross-validated (each
 # calibration fitted on the other folds, scored on the held-out one, over 20 fold assignments), then
 # gives a slider over the default strategy. Moving the threshold re-routes stored results and never
@@ -16,7 +16,7 @@
 # None: every bundled labelled set (judgesetup.LABELLED_SETS, the Makefile's QUOTE_SETS); else a list of
 # (source, citations) pairs, paths from the project root
 LABELLED = None
-STRATEGIES = ["choice", "examples", "yesno", "panel"]
+STRATEGIES = ["choice", "examples", "yesno", "panel", "panel+examples"]
 WITH_PUBLIC = True  # fit every strategy but choice on the public TRAIN sets too, as the shipped calibrations are
 TARGET = 0.95  # accuracy the verdicts that stand must reach
 CACHE_MODE = None  # None: CITEAUDIT_CACHE_MODE, else replay (recorded answers only, no network)

@@ -11,7 +11,15 @@ from hypothesis import strategies as st
 from citeaudit import CallCache, Judge, build_messages
 from citeaudit.answers import Z_99, probabilities_from_top_logprobs, wilson_lower_bound
 from citeaudit.errors import InputError
-from citeaudit.prompts import CANDIDATE_QUESTIONS, PANEL_QUESTIONS, PROMPT_VERSION, PROMPT_VERSIONS, WORKED_EXAMPLES
+from citeaudit.judge import GRAMMAR, YESNO_GRAMMAR
+from citeaudit.prompts import (
+    CANDIDATE_QUESTIONS,
+    EXAMPLES_ANSWER,
+    PANEL_QUESTIONS,
+    PROMPT_VERSION,
+    PROMPT_VERSIONS,
+    WORKED_EXAMPLES,
+)
 
 
 class FakeCompletions:
@@ -35,7 +43,8 @@ class FakeCompletions:
 
 def judge_with(fake, tmp_cache, **kw):
     kw.setdefault("strategy", "choice")  # the A/B/C mechanics; yesno has its own tests below
-    judge = Judge(model="fake-model", cache=CallCache(tmp_cache, mode="record"), grammar=False, **kw)
+    kw.setdefault("grammar", False)
+    judge = Judge(model="fake-model", cache=CallCache(tmp_cache, mode="record"), **kw)
     judge._client = NS(chat=NS(completions=fake))
     return judge
 
@@ -223,6 +232,77 @@ def test_panel_asks_yesnos_two_questions_as_yesno_does_then_a_third(tmp_cache):
     assert versions == [PROMPT_VERSIONS["yesno"]] * 2 + [PROMPT_VERSIONS["panel"]]
 
 
+def test_panel_examples_sends_panels_and_examples_requests_exactly_as_they_do(tmp_cache):
+    # one answer list for every request: Yes/No for the yes/no questions, the letters for the three-way one
+    fake = FakeCompletions(top=[("Yes", math.log(0.6)), ("No", math.log(0.4)), ("A", math.log(0.8)),
+                                ("B", math.log(0.15)), ("C", math.log(0.05))])
+    panel = judge_with(fake, tmp_cache, strategy="panel", grammar=True).judge("the claim", "the evidence", "section 2")
+    shown = judge_with(fake, tmp_cache, strategy="examples", grammar=True).judge("the claim", "the evidence", "section 2")
+    assert len(fake.calls) == 4
+    both = judge_with(fake, tmp_cache, strategy="panel+examples", grammar=True)
+    result = both.judge("the claim", "the evidence", "section 2")
+    assert len(fake.calls) == 4 and result.cached is True  # every request is one of theirs: all from the cache
+    assert result.answers == pytest.approx({**panel.answers, EXAMPLES_ANSWER: shown.probabilities["supports"]})
+    assert result.probabilities == pytest.approx(panel.probabilities)  # uncalibrated: what panel says
+    assert result.confidence == pytest.approx(panel.confidence) and result.method == "logprobs"
+    sent = both.requests("the claim", "the evidence", "section 2")
+    assert [r["prompt_version"] for r in sent] == ["yesno-v1", "yesno-v1", "panel-v1", "examples-v1"]
+    assert [r["params"]["grammar"] for r in sent] == [YESNO_GRAMMAR] * 3 + [GRAMMAR]
+    assert sent == [*judge_with(fake, tmp_cache, strategy="panel", grammar=True).requests("the claim", "the evidence",
+                                                                                        "section 2"),
+                    *judge_with(fake, tmp_cache, strategy="examples", grammar=True).requests("the claim", "the evidence",
+                                                                                           "section 2")]
+    fresh = judge_with(fake, tmp_cache, strategy="panel+examples").judge("another claim", "other evidence")
+    assert len(fake.calls) == 8 and fresh.cached is False and list(fresh.answers) == [
+        "true", "false", "contradict", EXAMPLES_ANSWER]
+    assert [len(call["messages"]) for call in fake.calls[4:]] == [2, 2, 2, 2 + 2 * len(WORKED_EXAMPLES)]
+
+
+def test_judge_all_asks_every_examples_question_first_so_the_server_keeps_each_head(tmp_cache):
+    fake = FakeCompletions(top=[("Yes", math.log(0.6)), ("No", math.log(0.4)), ("A", math.log(0.8)),
+                                ("B", math.log(0.15)), ("C", math.log(0.05))])
+    items = [(f"claim {k}", f"evidence {k}", "section 2", f"citation {k}") for k in range(3)]
+    judged = judge_with(fake, tmp_cache, strategy="panel+examples").judge_all(items)
+    shapes = [len(call["messages"]) for call in fake.calls]
+    assert shapes == [2 + 2 * len(WORKED_EXAMPLES)] * 3 + [2] * 9  # the examples' head three times in a row
+    assert [call["messages"][-1]["content"].count(f"claim {k}") > 0 for k, call in
+            zip([0, 1, 2, 0, 0, 0, 1, 1, 1, 2, 2, 2], fake.calls, strict=True)] == [True] * 12
+    one_by_one = [judge_with(fake, tmp_cache, strategy="panel+examples").judge(*item) for item in items]
+    assert len(fake.calls) == 12 and [j.answers for j in judged] == [j.answers for j in one_by_one]  # cached
+
+
+def test_judge_all_keeps_a_failed_examples_answer_to_its_own_citation(tmp_cache):
+    fake = FakeCompletions(top=[("Yes", math.log(0.6)), ("No", math.log(0.4)), ("A", math.log(0.8))])
+    send = fake.create
+
+    def create(**kwargs):  # the second citation's examples request gets an answer that is no letter
+        if len(kwargs["messages"]) > 2 and "claim 1" in kwargs["messages"][-1]["content"]:
+            fake.calls.append(kwargs)
+            entries = [NS(token="Maybe", logprob=-0.1)]
+            return NS(choices=[NS(message=NS(content="Maybe"), finish_reason="length",
+                                  logprobs=NS(content=[NS(token="Maybe", logprob=-0.1, top_logprobs=entries)]))],
+                      usage=NS(prompt_tokens=10, completion_tokens=1))
+        return send(**kwargs)
+
+    fake.create = create
+    done = []
+    items = [(f"claim {k}", f"evidence {k}", "section 2", f"citation {k}") for k in range(3)]
+    judged = judge_with(fake, tmp_cache, strategy="panel+examples").judge_all(items, done.append)
+    assert [j.error_kind for j in judged] == [None, "unusable", None]
+    assert done == [0.25] * 3 + [0.75] * 3  # a progress bar in citations moves in both passes, to 3
+    assert "none of A, B, C" in judged[1].error and judged[2].answers["examples"] == pytest.approx(1.0)
+
+
+def test_panel_examples_without_log_probabilities_samples_every_question(tmp_cache):
+    fake = FakeCompletions(top=None, contents=["Yes", "No", "A", "C", "A"])
+    result = judge_with(fake, tmp_cache, strategy="panel+examples", samples=5).judge("c", "e")
+    assert result.method == "sampling (n=5, Wilson 99% lower bound)" and len(fake.calls) == 4 * (1 + 5)
+    letters = [fake.contents[k % 5] for k in range(len(fake.calls) - 5, len(fake.calls))]  # the examples' samples
+    assert [len(call["messages"]) for call in fake.calls[-5:]] == [2 + 2 * len(WORKED_EXAMPLES)] * 5
+    assert result.answers[EXAMPLES_ANSWER] == pytest.approx(letters.count("A") / sum(x in "ABC" for x in letters))
+    assert result.confidence <= wilson_lower_bound(5, 5, Z_99)
+
+
 def test_candidate_questions_are_asked_only_when_named(tmp_cache):
     fake = FakeCompletions(top=[("No", -0.1), ("Yes", -2.5)])
     judge = judge_with(fake, tmp_cache, strategy="panel", questions=("true", "false", *CANDIDATE_QUESTIONS))
@@ -262,7 +342,7 @@ def test_choice_has_no_yes_no_answers(tmp_cache):
 
 def test_unknown_strategy_names_the_choices(monkeypatch):
     monkeypatch.setenv("CITEAUDIT_STRATEGY", "vote")
-    with pytest.raises(InputError, match="unknown judge strategy 'vote': use one of choice, yesno, panel, examples"):
+    with pytest.raises(InputError, match="unknown judge strategy 'vote': use one of choice, yesno, panel, examples, panel\\+examples"):
         Judge(model="m", cache=NS(mode="replay"))
 
 

@@ -30,10 +30,10 @@ def test_model_file_is_verified():
     assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.stat().st_size > 90_000_000
 
 
-CALLS = {"choice": 1, "examples": 1, "yesno": 2, "panel": 3}  # calls per judged citation
+CALLS = {"choice": 1, "examples": 1, "yesno": 2, "panel": 3, "panel+examples": 4}  # calls per judged citation
 
 
-@pytest.mark.parametrize("strategy", ["choice", "examples", "yesno", "panel"])
+@pytest.mark.parametrize("strategy", list(CALLS))
 def test_real_call_gives_three_probabilities(server, tmp_cache, rfc7519, strategy):
     judge = Judge(model=server.model, base_url=server.base_url, cache=CallCache(tmp_cache, mode="record"),
                   strategy=strategy)

@@ -15,7 +15,7 @@ LABELLED = [("rfc7519.txt", DATA / "eval_rfc7519.json"), ("rfc6749.txt", DATA / 
 
 
 @pytest.mark.cli
-@pytest.mark.parametrize("strategy", ["choice", "examples", "yesno", "panel"])
+@pytest.mark.parametrize("strategy", ["choice", "examples", "yesno", "panel", "panel+examples"])
 def test_every_strategy_replays_the_worked_example(tmp_path, recorded_cache, strategy):
     out = tmp_path / "audit.jsonl"
     result = run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--strategy", strategy,

@@ -75,8 +75,9 @@ SETTINGS_OPTIONS = (
                       "CITEAUDIT_THRESHOLD, else the recommended one of the model's calibration, else "
                       f"{config.DEFAULT_THRESHOLD}: the output says which)."),
     click.option("--strategy", type=_choice(Strategy), default=None,
-                 help="How the judge asks: choice (one A/B/C question), yesno (two yes/no questions) or panel "
-                      "(yesno's two and \"does it contradict?\"); default CITEAUDIT_STRATEGY or "
+                 help="How the judge asks: choice (one A/B/C question), examples (that question after six worked "
+                      "examples), yesno (two yes/no questions), panel (yesno's two and \"does it contradict?\") "
+                      "or panel+examples (panel's three and examples' one); default CITEAUDIT_STRATEGY or "
                       f"{config.DEFAULT_STRATEGY}."),
     click.option("--cache-mode", type=_choice(CacheMode), default=None,
                  help="replay (default, offline), record or refresh; or CITEAUDIT_CACHE_MODE."),
@@ -490,7 +491,7 @@ def calibration_header(fitted: Calibration) -> str:
 def calibration_row(fitted: Calibration) -> str:
     """One row of the strategy table: cross-validated figures of a fitted `Calibration` (the first
     fold assignment, then the mean and spread over all of them)."""
-    from .prompts import STRATEGY_QUESTIONS
+    from .prompts import calls_per_citation
 
     cv = fitted.cross_validated
     folds = [t for t in cv["fold_thresholds"] if t is not None]
@@ -498,7 +499,7 @@ def calibration_row(fitted: Calibration) -> str:
     if len(folds) < len(cv["fold_thresholds"]):
         spread += f" (none in {len(cv['fold_thresholds']) - len(folds)} folds)"
     right = f"{cv['stand_right']}/{cv['stand']} ({cv['precision']:.1%})" if cv["stand"] else "-"
-    calls = len(STRATEGY_QUESTIONS.get(Strategy(fitted.strategy), ("one",)))
+    calls = calls_per_citation(Strategy(fitted.strategy))
     repeated = cv.get("repeated")
     means = (f"{repeated['coverage_mean']:.1%} ({repeated['coverage_sd']:.1%}) "
              f"| {repeated['precision_mean']:.1%} ({repeated['precision_sd']:.1%})") if repeated else "- | -"

@@ -9,7 +9,7 @@
 | CITEAUDIT_THRESHOLD  | routing threshold, 0 to 1 (`AuditOptions`)                 | the calibration's  |
 | CITEAUDIT_REVIEW_DIR | folder of the review stores notebooks write                | `<project>/reviews`|
 | CITEAUDIT_MODEL      | model name sent to the judge endpoint                      | the recorded Qwen  |
-| CITEAUDIT_STRATEGY   | how the judge asks: `choice`, `examples`, `yesno`, `panel` | `DEFAULT_STRATEGY` |
+| CITEAUDIT_STRATEGY   | judge strategy: `choice`, `examples`, `yesno`, `panel`, `panel+examples` | `DEFAULT_STRATEGY` |
 | OPENAI_BASE_URL      | OpenAI-compatible endpoint of the judge                    | the openai default |
 | OPENAI_API_KEY       | its key (a local server takes any)                         | unset              |
 | CITEAUDIT_GRAMMAR    | `1`/`0`: send llama.cpp's grammar forcing a one-letter answer | on for local models |

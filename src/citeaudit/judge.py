@@ -5,7 +5,7 @@ Three modules: `prompts.py` (the words asked, the data markers, the prompt versi
 (the strategies and the transport: one `Judge` per model and strategy, through the cache).
 
 Calls go through the official `openai` client, against any OpenAI-compatible endpoint, and every
-call goes through the `CallCache`. Four strategies (`vocab.Strategy`) yield the same three
+call goes through the `CallCache`. Five strategies (`vocab.Strategy`) yield the same three
 probabilities, each with its own prompt version (so its own cache keys):
 
 - `choice` (prompt `relation-v2`): one three-way question answered with one letter, A, B or C;
@@ -24,8 +24,14 @@ probabilities, each with its own prompt version (so its own cache keys):
   P(pass) (`calibrate.py`: this weak model says yes to every question more often for claims that
   pass, so the answers are pooled by weights learned from labels, not by their wording).
 
-`Judgement.answers` holds P(yes) of each yes/no question by its key (`QUESTIONS`), for `yesno` and
-`panel`; a calibration may read them.
+- `panel+examples`: `panel`'s three requests and `examples`' one, each exactly as that strategy
+  sends it (so the same recordings and cache keys); the three probabilities are `panel`'s, and
+  `examples`' P(supports) joins the answers as a fourth, under `prompts.EXAMPLES_ANSWER`. The map
+  of the four (`calibrate.py`) lets more verdicts stand than either strategy's alone, at the cost
+  of both strategies' calls.
+
+`Judgement.answers` holds P(yes) of each yes/no question by its key (`QUESTIONS`), for `yesno`,
+`panel` and `panel+examples` (with `examples`' P(supports) as one more); a calibration may read them.
 
 What decides an answer is pass or fail, so the relation is `supports` when P(supports) ≥ 1/2 and
 otherwise the larger of contradicts and says nothing (`decided_relation`), and the confidence is
@@ -61,10 +67,21 @@ from .answers import (
 )
 from .cache import CallCache
 from .errors import CacheMissError, CiteAuditError, InputError, JudgeError, JudgeUnavailableError
-from .prompts import PROMPT_VERSIONS, QUESTIONS, STRATEGY_QUESTIONS, THREE_WAY, YESNO_QUESTIONS, build_messages
+from .prompts import (
+    EXAMPLES_ANSWER,
+    PROMPT_VERSIONS,
+    QUESTIONS,
+    STRATEGY_QUESTIONS,
+    THREE_WAY,
+    YESNO_QUESTIONS,
+    build_messages,
+    calls_per_citation,
+)
 from .vocab import ErrorKind, Relation, Strategy
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
     import httpx2
     from openai import OpenAI
     from openai.types.chat import ChatCompletionMessageParam
@@ -75,6 +92,9 @@ TOP_LOGPROBS = 20
 # what is kept of an answer (one token was asked for): a 10 MB body is never stored verbatim
 MAX_CONTENT_CHARS, MAX_TOKEN_CHARS = 200, 64
 SAMPLES = 5
+# `examples`' answer to one citation, asked ahead of `panel`'s (`Judge.judge_all`): what `_choice`
+# returned, or what it raised (raised again when that citation is judged)
+Asked = tuple[dict, float, str, bool] | Exception
 
 
 @dataclass(frozen=True)
@@ -121,10 +141,11 @@ class Judge:
 
     Settings default to the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `CITEAUDIT_MODEL`,
     `CITEAUDIT_STRATEGY`, `CITEAUDIT_GRAMMAR`, `CITEAUDIT_CACHE_MODE`, `CITEAUDIT_TIMEOUT`,
-    `CITEAUDIT_RETRIES`). `strategy` is `choice`, `examples`, `yesno` or `panel` (module doc). `grammar=True` sends
-    llama.cpp's `grammar` so that the one token must be a valid answer; other endpoints do not
-    take it. `timeout` bounds each whole request (`deadline`); the client retries transient faults (connection errors,
-    timeouts, 408/409/429/5xx, honouring `Retry-After`) `max_retries` times.
+    `CITEAUDIT_RETRIES`). `strategy` is `choice`, `examples`, `yesno`, `panel` or `panel+examples`
+    (module doc). `grammar=True` sends llama.cpp's `grammar` so that the one token must be a valid
+    answer; other endpoints do not take it. `timeout` bounds each whole request (`deadline`); the
+    client retries transient faults (connection errors, timeouts, 408/409/429/5xx, honouring
+    `Retry-After`) `max_retries` times.
     """
 
     model: str = field(default_factory=config.model)
@@ -174,14 +195,17 @@ class Judge:
             )
         return self._client
 
-    def _params(self, sample: int | None = None) -> dict[str, object]:
+    def _params(self, sample: int | None = None, three_way: bool | None = None) -> dict[str, object]:
+        """The request's parameters; `three_way` (default: the strategy asks it) picks the letters'
+        grammar over Yes/No's."""
         params: dict[str, object]
         if sample is None:
             params = {"temperature": 0.0, "max_tokens": 1, "logprobs": True, "top_logprobs": TOP_LOGPROBS}
         else:
             params = {"temperature": 1.0, "max_tokens": 1, "seed": sample}
         if self.grammar:
-            params["grammar"] = GRAMMAR if self.strategy in THREE_WAY else YESNO_GRAMMAR
+            three_way = self.strategy in THREE_WAY if three_way is None else three_way
+            params["grammar"] = GRAMMAR if three_way else YESNO_GRAMMAR
         return params
 
     def _request(self, messages: list[ChatCompletionMessageParam], params: dict,
@@ -196,9 +220,13 @@ class Judge:
         counts and what the cache is asked whether it already holds (`CallCache.recorded`)."""
         if self.strategy in THREE_WAY:
             return [self._request(self._three_way(claim, evidence, where), self._params())]
-        return [self._request(build_messages(claim, evidence, where, question), self._params(),
-                              PROMPT_VERSIONS[Strategy.YESNO] if question in YESNO_QUESTIONS else None)
-                for question in self.questions or ()]
+        asked = [self._request(build_messages(claim, evidence, where, question), self._params(),
+                               PROMPT_VERSIONS[Strategy.YESNO] if question in YESNO_QUESTIONS else None)
+                 for question in self.questions or ()]
+        if self.strategy == Strategy.PANEL_EXAMPLES:
+            asked.append(self._request(self._three_way(claim, evidence, where, examples=True),
+                                       self._params(three_way=True), PROMPT_VERSIONS[Strategy.EXAMPLES]))
+        return asked
 
     def _call(self, messages: list[ChatCompletionMessageParam], params: dict, what: str,
               prompt_version: str | None = None) -> tuple[dict, bool]:
@@ -247,14 +275,52 @@ class Judge:
 
         return self.cache.call(request, send, what=what)
 
-    def judge(self, claim: str, evidence: str, where: str = "cited section", what: str = "") -> Judgement:
-        """The relation, its probabilities and confidence; a failure comes back as `error`."""
+    def judge_all(self, items: Sequence[tuple[str, str, str, str]],
+                  done: Callable[[float], None] | None = None) -> list[Judgement]:
+        """`judge` of each (claim, evidence, where, what), one request at a time, in order.
+
+        In `panel+examples` every citation's `examples` request goes first, then each citation's
+        `panel` requests: a server that keeps the previous prompt's evaluated tokens (llama.cpp's)
+        then reuses the examples' head from one request to the next, and each passage across
+        `panel`'s three questions, instead of evaluating both again for every citation (about half
+        the time: `tools/bench_local_judge.py --strategy panel+examples`). `done` is called with the
+        share of one citation's requests just answered (1 per citation in the other strategies;
+        1/4, then 3/4 here), so a progress bar in citations moves during both passes.
+        """
+        share = 1 / calls_per_citation(Strategy(self.strategy))
+        first: list[Asked | None] = [None] * len(items)
+        if self.strategy == Strategy.PANEL_EXAMPLES:
+            for k, item in enumerate(items):
+                first[k] = self._examples_or_failure(*item)
+                if done:
+                    done(share)
+        judged = []
+        for item, asked in zip(items, first, strict=True):
+            judged.append(self.judge(*item, asked))
+            if done:
+                done(1.0 - share if asked is not None else 1.0)
+        return judged
+
+    def _examples_or_failure(self, claim: str, evidence: str, where: str, what: str) -> Asked:
+        """`_examples`, or what it raised: that citation's failure, reported when it is judged (but
+        an endpoint that cannot be used at all stops the run here)."""
+        try:
+            return self._examples(claim, evidence, where, what)
+        except JudgeUnavailableError:
+            raise
+        except Exception as exc:
+            return exc
+
+    def judge(self, claim: str, evidence: str, where: str = "cited section", what: str = "",
+              asked: Asked | None = None) -> Judgement:
+        """The relation, its probabilities and confidence; a failure comes back as `error`.
+        `asked`: `panel+examples`' examples answer already asked (`judge_all`)."""
         answers = None
         try:
             if self.strategy in THREE_WAY:
                 probs, confidence, method, cached = self._choice(claim, evidence, where, what)
             else:
-                probs, confidence, method, cached, answers = self._yesno(claim, evidence, where, what)
+                probs, confidence, method, cached, answers = self._yesno(claim, evidence, where, what, asked)
         except JudgeUnavailableError:
             raise  # no row can be judged: the caller stops the run
         except CacheMissError as exc:  # replay mode: the row keeps the message, which says how to record it
@@ -269,13 +335,20 @@ class Judge:
     def _sampled_method(self) -> str:
         return f"sampling (n={self.samples}, Wilson 99% lower bound)"
 
-    def _three_way(self, claim: str, evidence: str, where: str) -> list[ChatCompletionMessageParam]:
-        """The three-way question's messages: `choice`'s, after the worked examples in `examples`."""
-        return build_messages(claim, evidence, where, examples=self.strategy == Strategy.EXAMPLES)
+    def _three_way(self, claim: str, evidence: str, where: str,
+                   examples: bool | None = None) -> list[ChatCompletionMessageParam]:
+        """The three-way question's messages: `choice`'s, after the worked examples in `examples`
+        (or when `examples` says so)."""
+        return build_messages(claim, evidence, where,
+                              examples=self.strategy == Strategy.EXAMPLES if examples is None else examples)
 
-    def _choice(self, claim: str, evidence: str, where: str, what: str) -> tuple[dict, float, str, bool]:
-        messages = self._three_way(claim, evidence, where)
-        record, cached = self._call(messages, self._params(), what)
+    def _choice(self, claim: str, evidence: str, where: str, what: str, examples: bool | None = None,
+                version: str | None = None) -> tuple[dict, float, str, bool]:
+        """The three-way question, as this strategy asks it (or, with `examples` and `version`, as
+        `examples` does): probabilities, confidence, method, cached."""
+        messages = self._three_way(claim, evidence, where, examples)
+        params = self._params(three_way=True)
+        record, cached = self._call(messages, params, what, version)
         top = record["response"].get("top_logprobs")
         if top:
             probs = probabilities_from_top_logprobs(top)
@@ -285,7 +358,7 @@ class Judge:
                     f"(answer {record['response'].get('content')!r})"
                 )
             return probs, pass_fail_confidence(probs), "logprobs", cached
-        answers, cached = self._sample(messages, what, cached)
+        answers, cached = self._sample(messages, what, cached, version, three_way=True)
         counts = {relation: sum(a[:1] == letter for a in answers) for letter, relation in LETTERS.items()}
         answered = sum(counts.values())
         if answered == 0:
@@ -295,9 +368,16 @@ class Judge:
         # a lower bound: the samples that were not A, B or C count against the winner too
         return probs, wilson_lower_bound(max(passes, fails), self.samples, Z_99), self._sampled_method(), cached
 
-    def _yesno(self, claim: str, evidence: str, where: str,
-               what: str) -> tuple[dict, float, str, bool, dict[str, float]]:
-        """The yes/no `questions`, in order; yesno's two are asked as `yesno` asks them (same keys)."""
+    def _examples(self, claim: str, evidence: str, where: str, what: str) -> tuple[dict, float, str, bool]:
+        """`examples`' question, exactly as that strategy asks it (its messages, grammar and prompt version)."""
+        return self._choice(claim, evidence, where, what, examples=True, version=PROMPT_VERSIONS[Strategy.EXAMPLES])
+
+    def _yesno(self, claim: str, evidence: str, where: str, what: str,
+               asked: Asked | None = None) -> tuple[dict, float, str, bool, dict[str, float]]:
+        """The yes/no `questions`, in order; yesno's two are asked as `yesno` asks them (same keys).
+        In `panel+examples`, then `examples`' question (or its answer `asked` before)."""
+        if isinstance(asked, Exception):  # that citation's examples request failed: no need to ask the rest
+            raise asked
         q: dict[str, float] = {}
         sampled: dict[str, list[str]] = {}
         all_cached = True
@@ -320,20 +400,27 @@ class Judge:
                     raise JudgeError(f"no sampled answer was Yes or No in {self.samples} samples")
                 sampled[question] = words
                 q[question] = words.count("yes") / sum(w in ("yes", "no") for w in words)
+        bounds = []
+        if self.strategy == Strategy.PANEL_EXAMPLES:
+            shown, bound, method, cached = asked or self._examples(claim, evidence, where, what)
+            all_cached = all_cached and cached
+            q[EXAMPLES_ANSWER] = shown[Relation.SUPPORTS]
+            if method != "logprobs":
+                bounds.append(bound)
         probs = combine_yesno(q["true"], q["false"])
-        if not sampled:
+        if not sampled and not bounds:
             return probs, pass_fail_confidence(probs), "logprobs", all_cached, q
         # a lower bound per sampled question on its majority answer (other answers count against)
-        bound = min(wilson_lower_bound(max(w.count("yes"), w.count("no")), self.samples, Z_99)
-                    for w in sampled.values())
-        return probs, bound, self._sampled_method(), all_cached, q
+        bounds += [wilson_lower_bound(max(w.count("yes"), w.count("no")), self.samples, Z_99)
+                   for w in sampled.values()]
+        return probs, min(bounds), self._sampled_method(), all_cached, q
 
     def _sample(self, messages: list[ChatCompletionMessageParam], what: str, cached: bool,
-                prompt_version: str | None = None) -> tuple[list[str], bool]:
+                prompt_version: str | None = None, three_way: bool | None = None) -> tuple[list[str], bool]:
         """The `samples` sampled answers, stripped (each sample a cached call of its own)."""
         answers = []
         for i in range(self.samples):
-            record, hit = self._call(messages, self._params(sample=i), what, prompt_version)
+            record, hit = self._call(messages, self._params(sample=i, three_way=three_way), what, prompt_version)
             cached = cached and hit
             answers.append((record["response"].get("content") or "").strip())
         return answers, cached

@@ -34,6 +34,7 @@ from .calibrate import StrategyComparison, fit_calibration, row_labels
 from .calibration import Calibration, load_calibration, save_calibration
 from .errors import InputError, JudgeError
 from .options import AuditOptions
+from .prompts import PROMPT_VERSIONS, THREE_WAY
 from .vocab import CacheMode
 
 if TYPE_CHECKING:
@@ -127,7 +128,8 @@ def _shipped_tokens(options: AuditOptions) -> Callable[[dict], int | None]:
     qwen = shipped_judge(options).judge(grammar=True)  # recorded through the local server's grammar
 
     def count(request: dict) -> int | None:
-        twin = qwen._request(request["messages"], qwen._params(), request["prompt_version"])
+        three_way = request["prompt_version"] in {PROMPT_VERSIONS[s] for s in THREE_WAY}  # the letters' grammar
+        twin = qwen._request(request["messages"], qwen._params(three_way=three_way), request["prompt_version"])
         record = qwen.cache.recorded(twin)
         tokens = (record or {}).get("tokens") or {}
         return tokens.get("prompt") if isinstance(tokens.get("prompt"), int) else None

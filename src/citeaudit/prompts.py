@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
 
 PROMPT_VERSION = "relation-v2"  # the `choice` prompt; v2: claim and evidence between tagged data markers
+# `panel+examples` sends `panel`'s requests and `examples`' one, each keyed by its own strategy's version
 PROMPT_VERSIONS = {Strategy.CHOICE: PROMPT_VERSION, Strategy.YESNO: "yesno-v1", Strategy.PANEL: "panel-v1",
-                   Strategy.EXAMPLES: "examples-v1"}
+                   Strategy.EXAMPLES: "examples-v1", Strategy.PANEL_EXAMPLES: "panel-v1"}
 THREE_WAY = (Strategy.CHOICE, Strategy.EXAMPLES)  # the strategies that ask the three-way question
 
 SYSTEM_PROMPT = (
@@ -85,7 +86,16 @@ CANDIDATE_QUESTIONS = {
                 "match the passage?"),
 }
 QUESTIONS = {**YESNO_QUESTIONS, **PANEL_QUESTIONS, **CANDIDATE_QUESTIONS}
-STRATEGY_QUESTIONS = {Strategy.YESNO: tuple(YESNO_QUESTIONS), Strategy.PANEL: (*YESNO_QUESTIONS, *PANEL_QUESTIONS)}
+STRATEGY_QUESTIONS = {Strategy.YESNO: tuple(YESNO_QUESTIONS), Strategy.PANEL: (*YESNO_QUESTIONS, *PANEL_QUESTIONS),
+                      Strategy.PANEL_EXAMPLES: (*YESNO_QUESTIONS, *PANEL_QUESTIONS)}
+# `panel+examples` also asks `examples`' three-way question; its P(supports) joins the yes/no answers
+# under this key, read as a P(yes) ("does the passage support the claim?")
+EXAMPLES_ANSWER = "examples"
+
+
+def calls_per_citation(strategy: Strategy) -> int:
+    """How many requests the judge sends per citation in `strategy` (from log-probabilities)."""
+    return len(STRATEGY_QUESTIONS.get(strategy, ("three-way",))) + (strategy == Strategy.PANEL_EXAMPLES)
 YESNO_TEMPLATE = DATA_TEMPLATE + "\n\n{question}\n\nAnswer Yes or No."
 
 

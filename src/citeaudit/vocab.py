@@ -95,6 +95,7 @@ class Strategy(StrEnum):
     YESNO = "yesno"  # two yes/no questions: does the passage imply the claim is true? ... false?
     PANEL = "panel"  # yesno's two questions and a third: does the passage contradict the claim?
     EXAMPLES = "examples"  # choice's question after six worked examples, each answered with its letter
+    PANEL_EXAMPLES = "panel+examples"  # panel's three questions and examples' one, each asked as they ask it
 
 
 class ReviewState(StrEnum):
