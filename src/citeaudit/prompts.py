@@ -4,6 +4,8 @@ Every piece of document or answer text sits between marker lines whose tag is de
 content and occurs in none of it (`boundary_tag`), so no text can close its section or pose as an
 instruction. Each strategy's wording has its own prompt version (`PROMPT_VERSIONS`), part of
 every cache key: changing a prompt means a new version, never a silent change of recorded answers.
+(`panel+examples` has no wording of its own: it asks `panel`'s and `examples`' questions, under
+their versions.)
 """
 
 from __future__ import annotations
