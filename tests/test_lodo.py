@@ -145,6 +145,12 @@ def test_calibrate_prints_each_held_out_domain_and_keeps_them_in_the_file(record
     assert fitted.threshold == lodo["worst_domain_threshold"]  # the rule asked for
     assert f"threshold rule worst-domain: the calibration's threshold is {fitted.threshold:.2f}" in done.stdout
     assert shipped != (recorded_cache / "calibration" / "qwen2.5-coder-1.5b-instruct-q4_k_m.panel.json").read_text()
+    # the pooled and held-out figures of the whole set, side by side, from what the file keeps
+    everything = lodo["domains"][-1]
+    pooled = fitted.cross_validated  # one fold assignment here (no --repeats)
+    row = (f"| panel | {pooled['coverage']:.1%} | {pooled['precision']:.1%} "
+           f"| {everything['stand']}/{everything['judged']} ({everything['coverage']:.1%}) |")
+    assert row in done.stdout.split("side by side")[1]
 
 
 @pytest.mark.cli

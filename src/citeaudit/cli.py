@@ -686,21 +686,48 @@ DOMAIN_HEADER = ("| held-out domain | judged | said no to every question | thres
                  "| of them right | false verified (of the failing) |\n|---|---|---|---|---|---|---|")
 
 
+def _held_out_cells(f: pd.Series | dict) -> str:
+    """Verdicts that stand, of them right, false verified: one domain's (or `all`'s) held-out cells."""
+    judged, stand, right, failing, false = (int(f[k]) for k in (
+        "judged", "stand", "stand_right", "failing", "false_verified"))
+    return (f"{stand}/{judged} ({stand / judged if judged else float('nan'):.1%}) "
+            f"| {f'{right}/{stand} ({right / stand:.1%})' if stand else '-'} "
+            f"| {f'{false}/{failing} ({false / failing:.1%})' if failing else '-'}")
+
+
 def domain_rows(figures: pd.DataFrame) -> list[str]:
     """The leave-one-domain-out table's rows, one per domain of `calibrate.domain_figures` and `all`."""
     rows = []
     per_domain = figures.drop(index="all", errors="ignore")["threshold"]
     mixed = per_domain.nunique(dropna=False) > 1
     for name, f in figures.iterrows():
-        judged, stand, right, failing, false = (int(f[k]) for k in (
-            "judged", "stand", "stand_right", "failing", "false_verified"))
         threshold = "each its own" if name == "all" and mixed else \
             "none" if pd.isna(f["threshold"]) else f"{f['threshold']:.2f}"
         said_no = "-" if pd.isna(f.get("said_no_share", float("nan"))) else f"{f['said_no_share']:.1%}"
-        rows.append(f"| {name} | {judged} | {said_no} | {threshold} | {stand}/{judged} ({f['coverage']:.1%}) "
-                    f"| {f'{right}/{stand} ({right / stand:.1%})' if stand else '-'} "
-                    f"| {f'{false}/{failing} ({false / failing:.1%})' if failing else '-'} |")
+        rows.append(f"| {name} | {int(f['judged'])} | {said_no} | {threshold} | {_held_out_cells(f)} |")
     return rows
+
+
+SIDE_BY_SIDE_HEADER = ("| strategy | pooled: stand, mean of R fold assignments | of them right | held out by domain: "
+                       "stand | of them right | false verified (of the failing) |\n|---|---|---|---|---|---|")
+
+
+def side_by_side(fitted: Calibration) -> str | None:
+    """Header and row of the pooled cross-validation (the mean over its fold assignments, or its one
+    assignment) beside leave-one-domain-out over all domains; None without the latter."""
+    cv = fitted.cross_validated
+    held = cv.get("leave_one_domain_out")
+    if not held:
+        return None
+    everything = next(d for d in held["domains"] if d["domain"] == "all")
+    repeated = cv.get("repeated")
+    if repeated:
+        header = SIDE_BY_SIDE_HEADER.replace(" R fold", f" {repeated['repeats']} fold")
+        stand, right = repeated["coverage_mean"], repeated["precision_mean"]
+    else:
+        header = SIDE_BY_SIDE_HEADER.replace("mean of R fold assignments", "one fold assignment")
+        stand, right = cv["coverage"], cv["precision"]
+    return f"{header}\n| {fitted.strategy} | {stand:.1%} | {right:.1%} | {_held_out_cells(everything)} |"
 
 
 def _leave_one_domain_out(fitted: Calibration, table: pd.DataFrame, row_domains: list[str],
@@ -737,6 +764,9 @@ def _leave_one_domain_out(fitted: Calibration, table: pd.DataFrame, row_domains:
             click.echo(row)
         summary["at_worst_domain_threshold"] = at.reset_index().to_dict(orient="records")
     fitted = replace(fitted, cross_validated={**fitted.cross_validated, "leave_one_domain_out": summary})
+    both = side_by_side(fitted)
+    if both:
+        click.echo(f"\npooled and held out by domain, side by side:\n\n{both}")
     if threshold_rule == "worst-domain":
         click.echo(f"threshold rule worst-domain: the calibration's threshold is "
                    f"{'none' if worst is None else f'{worst:.2f}'} (pooled rule: "
