@@ -93,12 +93,12 @@ STRATEGY_QUESTIONS = {Strategy.YESNO: tuple(YESNO_QUESTIONS), Strategy.PANEL: (*
 # `panel+examples` also asks `examples`' three-way question; its P(supports) joins the yes/no answers
 # under this key, read as a P(yes) ("does the passage support the claim?")
 EXAMPLES_ANSWER = "examples"
+YESNO_TEMPLATE = DATA_TEMPLATE + "\n\n{question}\n\nAnswer Yes or No."
 
 
 def calls_per_citation(strategy: Strategy) -> int:
     """How many requests the judge sends per citation in `strategy` (from log-probabilities)."""
     return len(STRATEGY_QUESTIONS.get(strategy, ("three-way",))) + (strategy == Strategy.PANEL_EXAMPLES)
-YESNO_TEMPLATE = DATA_TEMPLATE + "\n\n{question}\n\nAnswer Yes or No."
 
 
 # The instruction line names where the passage is from only in this plain shape: numbered sections,
