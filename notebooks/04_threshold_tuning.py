@@ -127,26 +127,38 @@ ca.style_threshold_view(explorer.wrong_standing(view))
 # ## Documents the calibration never saw
 #
 # The figures above are cross-validated over all the labelled sets pooled, so every held-out fold
-# still comes from documents the map was fitted on. Here each source document is held out in turn
-# (the public sets among them), for the slider's strategy: the map and threshold are fitted on the
-# other documents only and scored on it, as `citeaudit calibrate --domain ...` does, with the check
-# that sends a document the map does not cover to review (`said_no_share`: citations answered no to
-# every question). A domain whose standing verdicts fall below the target is what a new kind of
-# document may look like.
+# still comes from documents the map was fitted on. Here each domain is held out in turn (the
+# project's own sets are one domain, each public set another), as `make calibrate-qwen` does: the
+# map and threshold are fitted on the other domains only and scored on it, with the check that
+# sends a document the map does not cover to review. First every strategy fitted on two domains or
+# more, its pooled figures (the mean over the fold assignments, from the table above) beside its
+# held-out ones over all domains; then the slider's strategy domain by domain (`said_no_share`:
+# citations answered no to every question). A domain whose standing verdicts fall below the target
+# is what a new kind of document may look like.
 
 # %%
-from pathlib import Path
-
 from IPython.display import display
 
-from citeaudit.calibrate import domain_figures, leave_one_domain_out, row_labels
+from citeaudit.calibrate import domain_figures, domain_of, leave_one_domain_out, row_labels
 
-held_out_sets, parts = fitted_on[best], by_set[best]  # the slider's strategy: its sets and tables, as above
-domains = row_labels([Path(source).stem for source, _ in held_out_sets], parts)
-documents = row_labels([cites for _, cites in held_out_sets], parts)  # for the coverage check
-if len(set(domains)) < 2:
-    print("one source document only: nothing to hold out")
+held_out = {}  # strategy -> leave_one_domain_out's rows
+for strategy in STRATEGIES:
+    sets, parts = fitted_on[strategy], by_set[strategy]
+    domains = row_labels([domain_of(ca.find_input(cites)) for _, cites in sets], parts)
+    if len(set(domains)) >= 2:
+        documents = row_labels([cites for _, cites in sets], parts)  # for the coverage check
+        held_out[strategy] = leave_one_domain_out(pd.concat(parts, ignore_index=True), domains, TARGET,
+                                                  documents=documents)
+if not held_out:
+    print("one domain only: nothing to hold out")
 else:
-    by_domain = domain_figures(leave_one_domain_out(pd.concat(parts, ignore_index=True), domains, TARGET,
-                                                    documents=documents))
-    display(by_domain.style.format(precision=2, na_rep="-"))
+    everything = {strategy: domain_figures(held).loc["all"] for strategy, held in held_out.items()}
+    side_by_side = pd.DataFrame({  # the columns of `citeaudit calibrate`'s side-by-side table, as shares
+        strategy: {"pooled: stand": figures.at[strategy, "coverage_mean"],
+                   "pooled: right": figures.at[strategy, "precision_mean"],
+                   "held out by domain: stand": f["coverage"], "held out by domain: right": f["precision"],
+                   "false verified (of the failing)": f["false_verified_share"]}
+        for strategy, f in everything.items()}).T
+    display(side_by_side.style.format("{:.1%}", na_rep="-"))
+    if best in held_out:
+        display(domain_figures(held_out[best]).style.format(precision=2, na_rep="-"))

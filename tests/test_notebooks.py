@@ -227,6 +227,24 @@ def test_papermill_runs_notebook_04_on_another_labelled_set(replay_env):
 
 
 @pytest.mark.notebooks
+def test_notebook_04_holds_out_each_domain_as_calibrate_does(replay_env):
+    """Its side-by-side table shows, strategy by strategy, the shares of the README's table (what
+    `make calibrate-qwen` prints): one procedure, one set of numbers on both surfaces."""
+    if not (ROOT.parent / "shared" / "data" / "public").is_dir():
+        pytest.skip("no public data beside the checkout")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (examples|yesno|panel|panel\+examples) \| (\S+%) \| (\S+%) \| \S+ \((\S+%)\) "
+                      r"\| \S+ \((\S+%)\) \| \S+ \((\S+%)\) \|$", readme, flags=re.M)
+    assert [r[0] for r in rows] == ["examples", "yesno", "panel", "panel+examples"]
+    nb = _papermill("04_threshold_tuning.ipynb", replay_env / "out.ipynb", TARGET=0.95)  # the default, stated
+    assert_ran_cleanly(nb)
+    text = outputs_text(nb)
+    for strategy, *shares in rows:
+        cells = r"\s*".join(rf"<td [^>]*>{re.escape(share)}</td>" for share in shares)
+        assert re.search(rf">{re.escape(strategy)}</th>\s*{cells}", text), f"{strategy}: {shares} not shown"
+
+
+@pytest.mark.notebooks
 def test_papermill_runs_notebook_05_on_another_file(replay_env):
     citations = json.loads((DATA / "rfc7519_citations.json").read_text(encoding="utf-8"))
     mine = replay_env / "queue.json"
