@@ -88,8 +88,8 @@ CANDIDATE_QUESTIONS = {
                 "match the passage?"),
 }
 QUESTIONS = {**YESNO_QUESTIONS, **PANEL_QUESTIONS, **CANDIDATE_QUESTIONS}
-STRATEGY_QUESTIONS = {Strategy.YESNO: tuple(YESNO_QUESTIONS), Strategy.PANEL: (*YESNO_QUESTIONS, *PANEL_QUESTIONS),
-                      Strategy.PANEL_EXAMPLES: (*YESNO_QUESTIONS, *PANEL_QUESTIONS)}
+STRATEGY_QUESTIONS = {Strategy.YESNO: tuple(YESNO_QUESTIONS), Strategy.PANEL: (*YESNO_QUESTIONS, *PANEL_QUESTIONS)}
+STRATEGY_QUESTIONS[Strategy.PANEL_EXAMPLES] = STRATEGY_QUESTIONS[Strategy.PANEL]  # exactly panel's
 # `panel+examples` also asks `examples`' three-way question; its P(supports) joins the yes/no answers
 # under this key, read as a P(yes) ("does the passage support the claim?")
 EXAMPLES_ANSWER = "examples"
