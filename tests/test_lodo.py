@@ -17,6 +17,7 @@ from citeaudit.calibrate import (
     _fit,
     domain_figures,
     domain_of,
+    held_out_ceiling,
     judged_rows,
     leave_one_domain_out,
     worst_domain_threshold,
@@ -60,6 +61,22 @@ def test_the_worst_domain_rule_waits_for_the_worst_domain():
     # the blocked row never stands, whatever its score: then only a's wrong 0.70 verdict holds it up
     blocked = HELD.assign(blocked=[False, False, False, True, False, False])
     assert worst_domain_threshold(blocked, 0.95) == 0.71
+
+
+def test_the_ceiling_is_the_most_that_stand_on_target_at_one_threshold():
+    # every threshold to 0.97 lets b's wrong 0.97 verdict stand: at 0.51-0.70 with 4 right of 6
+    # (67%), at 0.71-0.80 with 4 of 5 (80%), at 0.81-0.97 with 3 of 4 (75%); at 0.98 only the
+    # contradicted 0.99 stands, right: the most on target is 1 of 6
+    at_95 = held_out_ceiling(HELD, 0.95)
+    assert (at_95["threshold"], at_95["stand"], at_95["stand_right"], at_95["judged"]) == (0.98, 1, 1, 6)
+    at_80 = held_out_ceiling(HELD, 0.80)  # 4 of 5 from 0.71: the lowest threshold with the most
+    assert (at_80["threshold"], at_80["stand"], at_80["precision"]) == (0.71, 5, 0.8)
+    assert at_80["coverage"] == pytest.approx(5 / 6)
+    # a blocked row never stands: without b's wrong verdict 0.71 lets 4 stand, all right
+    blocked = HELD.assign(blocked=[False, False, False, True, False, False])
+    assert (held_out_ceiling(blocked, 0.95)["threshold"], held_out_ceiling(blocked, 0.95)["stand"]) == (0.71, 4)
+    # without the right 0.99 the wrong 0.97 tops every threshold that lets anything stand: none reaches 95%
+    assert held_out_ceiling(HELD.drop(index=5), 0.95) is None
 
 
 def table(domains, seed=3):
@@ -151,6 +168,12 @@ def test_calibrate_prints_each_held_out_domain_and_keeps_them_in_the_file(record
     row = (f"| panel | {pooled['coverage']:.1%} | {pooled['precision']:.1%} "
            f"| {everything['stand']}/{everything['judged']} ({everything['coverage']:.1%}) |")
     assert row in done.stdout.split("side by side")[1]
+    ceiling = lodo["ceiling"]  # and the best one threshold does in hindsight, its last column
+    cell = "none reaches the target" if ceiling is None else (
+        f"| {ceiling['stand']}/{ceiling['judged']} ({ceiling['coverage']:.1%}) at {ceiling['threshold']:.2f} |")
+    assert cell in done.stdout.split("side by side")[1].split(row)[1].splitlines()[0]
+    inside = fitted.cross_validated["ceiling_in_sample"]
+    assert f"hindsight (the map scored on the rows it was fitted on): {inside['stand']}/{inside['judged']}" in done.stdout
 
 
 @pytest.mark.cli

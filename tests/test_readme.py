@@ -118,6 +118,9 @@ def test_strategy_table_rows_are_what_calibrate_prints(recorded_cache, public_la
     for row in shown:
         assert row in printed, f"README row {row} is not in the output:\n{result.stdout}"
         assert squash(printed[printed.index(row) - 2]) in {squash(line) for line in README.splitlines()}  # header
+    if strategy != "choice":  # its in-sample ceiling, as printed
+        inside = re.findall(rf"^{re.escape(strategy)}: (in sample, best threshold in hindsight .*)$", README, flags=re.M)
+        assert len(inside) == 1 and squash(inside[0]) in printed, result.stdout
     if strategy not in ("choice", "yesno"):  # and its leave-one-domain-out table, row for row
         held_out = [squash(line) for line in README.split(f"`{strategy}`'s, from `make calibrate-qwen`:")[1].split(
             "\n\n")[1].splitlines()]

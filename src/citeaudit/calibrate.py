@@ -326,6 +326,34 @@ def recommend_threshold(mapped: Sequence[float] | np.ndarray, correct: Sequence[
     return None
 
 
+def coverage_ceiling(verdicts: Iterable[object], scores: Iterable[float], right: Iterable[bool],
+                     blocked: Iterable[bool] | None = None, target: float = DEFAULT_TARGET,
+                     grid: Sequence[float] = FINE_GRID) -> dict | None:
+    """The most verdicts that stand at least `target` right at any one threshold of `grid` (above
+    0.5; `route.stands`, so a blocked row never stands): `threshold`, `judged`, `stand`,
+    `stand_right`, `coverage`, `precision`, or None when no threshold reaches the target.
+
+    The threshold is chosen with the labels in hand, so this is a ceiling, not an estimate: no
+    threshold on these scores lets more stand at the target. Below the coverage an analyst needs,
+    a better threshold cannot get there; better-ranked answers (a stronger judge) can.
+
+    >>> coverage_ceiling(["verified"] * 4, [0.6, 0.7, 0.96, 0.98], [False, True, True, True])["stand"]
+    3
+    """
+    ok_rows = np.array(list(right), dtype=bool)
+    rows = list(zip(verdicts, scores, [False] * len(ok_rows) if blocked is None else blocked))
+    best: dict | None = None
+    for t in grid:
+        if t <= 0.5:
+            continue
+        stand = np.array([stands(v, s, t, bool(b)) for v, s, b in rows], dtype=bool)
+        n, ok = int(stand.sum()), int((stand & ok_rows).sum())
+        if n and ok / n >= target and (best is None or n > best["stand"]):
+            best = {"threshold": float(t), "judged": len(ok_rows), "stand": n, "stand_right": ok,
+                    "coverage": n / len(ok_rows), "precision": ok / n}
+    return best
+
+
 def stratified_folds(gold: Sequence[object], folds: int = FOLDS, seed: int = 0) -> np.ndarray:
     """A fold number per row, each gold class spread evenly over the folds (seeded, reproducible)."""
     rng = np.random.default_rng(seed)
@@ -582,7 +610,9 @@ def fit_calibration(table: pd.DataFrame, model: str, strategy: str, target: floa
                     repeats: int = REPEATS, documents: Sequence[str] | None = None) -> Calibration:
     """Fit the map (of `inputs`, default `default_inputs`) and threshold on every judged row read
     from log-probabilities, with the cross-validated figures of the same procedure attached (seed 0,
-    and over `repeats` fold assignments in `cross_validated["repeated"]`; 0 skips those).
+    and over `repeats` fold assignments in `cross_validated["repeated"]`; 0 skips those), and in
+    `cross_validated["ceiling_in_sample"]` the `coverage_ceiling` of the map on the rows it was
+    fitted on (the most that any threshold could let stand at the target there).
 
     `documents` names the document each row of `table` cites (e.g. its citation file): given, a map
     of the answers keeps what `Calibration.uncovered` compares a new document with."""
@@ -595,6 +625,9 @@ def fit_calibration(table: pd.DataFrame, model: str, strategy: str, target: floa
     by_row = None if documents is None else _aligned(documents, table)
     fitted = _fit(fit_rows, target, model, str(strategy), inputs, by_row)
     figures, _ = cross_validate(table, target, folds, 0, inputs)
+    verdicts, scores = outcomes(rows, fitted)  # in sample: the map scores the rows it was fitted on
+    figures["ceiling_in_sample"] = coverage_ceiling(verdicts, scores, pass_fail_right(verdicts, rows["gold"]),
+                                                    _blocked(_labelled(table)).reindex(rows.index), target)
     figures.update({k: v for k, v in strategy_metrics(table).items() if k != "judged"})
     if repeats:
         figures["repeated"] = repeated_cross_validation(table, target, folds, repeats, inputs)
@@ -804,3 +837,9 @@ def worst_domain_threshold(held: pd.DataFrame, target: float = DEFAULT_TARGET,
         if not standing.empty and (standing["precision"] >= target).all():
             return float(t)
     return None
+
+
+def held_out_ceiling(held: pd.DataFrame, target: float = DEFAULT_TARGET) -> dict | None:
+    """`coverage_ceiling` of `leave_one_domain_out` rows: every domain scored by the map fitted on
+    the others, one threshold for all, chosen on their labels (a ceiling, not an estimate)."""
+    return coverage_ceiling(held["verdict"], held["score"], held["right"], held["blocked"], target)

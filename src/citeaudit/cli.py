@@ -602,6 +602,7 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
     shown = "none reaches the target" if fitted.threshold is None else f"{fitted.threshold:.2f}"
     click.echo(f"\nfitted on all of them: {map_formula(fitted)}; recommended threshold: {shown} "
                f"(target {target:.0%}); folds' thresholds {fitted.cross_validated['fold_thresholds']}")
+    click.echo(in_sample_ceiling(fitted))
     if len(set(names)) >= 2:
         fitted = _leave_one_domain_out(fitted, table, row_domains, row_documents, target, threshold_rule)
     if not no_save:
@@ -675,6 +676,7 @@ def judge_setup(model: str | None, strategy: str | None, cache_mode: str | None,
     shown = "none reaches the target" if fitted.threshold is None else f"{fitted.threshold:.2f}"
     click.echo(f"\nrecommended threshold of {fitted.model} / {fitted.strategy}: {shown} (target {target:.0%}); "
                f"{map_formula(fitted)}")
+    click.echo(in_sample_ceiling(fitted))
     if result.saved is None:
         click.echo(f"not saved: the shipped calibration of {fitted.model} / {fitted.strategy} stays in force")
     else:
@@ -709,7 +711,29 @@ def domain_rows(figures: pd.DataFrame) -> list[str]:
 
 
 SIDE_BY_SIDE_HEADER = ("| strategy | pooled: stand, mean of R fold assignments | of them right | held out by domain: "
-                       "stand | of them right | false verified (of the failing) |\n|---|---|---|---|---|---|")
+                       "stand | of them right | false verified (of the failing) | held out, best threshold in "
+                       "hindsight: stand |\n|---|---|---|---|---|---|---|")
+
+
+CEILING_NOTE = ("best threshold in hindsight: the one threshold at which the most held-out verdicts stand at least "
+                "{target:.0%} right, chosen on their labels: a ceiling, not an estimate. No threshold on these "
+                "scores does better; below the coverage you need, only better-ranked answers (a stronger judge) "
+                "get there.")
+
+
+def in_sample_ceiling(fitted: Calibration) -> str:
+    """The line that says how many verdicts the best threshold in hindsight lets stand on target in
+    sample (`cross_validated["ceiling_in_sample"]`): the most favourable reading of the map."""
+    return (f"in sample, best threshold in hindsight (the map scored on the rows it was fitted on): "
+            f"{_ceiling_cell(fitted.cross_validated.get('ceiling_in_sample'))} stand at least "
+            f"{fitted.target:.0%} right")
+
+
+def _ceiling_cell(ceiling: dict | None) -> str:
+    """The most that stand at the target at one threshold, and that threshold (`calibrate.coverage_ceiling`)."""
+    if not ceiling:
+        return "none reaches the target"
+    return f"{ceiling['stand']}/{ceiling['judged']} ({ceiling['coverage']:.1%}) at {ceiling['threshold']:.2f}"
 
 
 def side_by_side(fitted: Calibration) -> str | None:
@@ -727,7 +751,8 @@ def side_by_side(fitted: Calibration) -> str | None:
     else:
         header = SIDE_BY_SIDE_HEADER.replace("mean of R fold assignments", "one fold assignment")
         stand, right = cv["coverage"], cv["precision"]
-    return f"{header}\n| {fitted.strategy} | {stand:.1%} | {right:.1%} | {_held_out_cells(everything)} |"
+    return (f"{header}\n| {fitted.strategy} | {stand:.1%} | {right:.1%} | {_held_out_cells(everything)} "
+            f"| {_ceiling_cell(held.get('ceiling'))} |")
 
 
 def _leave_one_domain_out(fitted: Calibration, table: pd.DataFrame, row_domains: list[str],
@@ -736,7 +761,7 @@ def _leave_one_domain_out(fitted: Calibration, table: pd.DataFrame, row_domains:
     with them in `cross_validated` (and, with rule `worst-domain`, that threshold)."""
     from dataclasses import replace
 
-    from .calibrate import domain_figures, leave_one_domain_out, worst_domain_threshold
+    from .calibrate import domain_figures, held_out_ceiling, leave_one_domain_out, worst_domain_threshold
 
     try:
         held = leave_one_domain_out(table, row_domains, target, fitted.inputs, row_documents)
@@ -751,7 +776,8 @@ def _leave_one_domain_out(fitted: Calibration, table: pd.DataFrame, row_domains:
         click.echo(row)
     for domain, why in held[["domain", "uncovered"]].dropna().drop_duplicates().itertuples(index=False):
         click.echo(f"\n{domain} held out, not covered: {why}")
-    summary = {"domains": own.reset_index().to_dict(orient="records"), "worst_domain_threshold": worst}
+    summary = {"domains": own.reset_index().to_dict(orient="records"), "worst_domain_threshold": worst,
+               "ceiling": held_out_ceiling(held, target)}
     if worst is None:
         click.echo(f"\nworst held-out domain ≥{target:.0%} right: no threshold reaches it")
     else:
@@ -767,6 +793,7 @@ def _leave_one_domain_out(fitted: Calibration, table: pd.DataFrame, row_domains:
     both = side_by_side(fitted)
     if both:
         click.echo(f"\npooled and held out by domain, side by side:\n\n{both}")
+        click.echo(f"\n{CEILING_NOTE.format(target=target)}")
     if threshold_rule == "worst-domain":
         click.echo(f"threshold rule worst-domain: the calibration's threshold is "
                    f"{'none' if worst is None else f'{worst:.2f}'} (pooled rule: "
