@@ -133,6 +133,26 @@ def test_strategy_table_rows_are_what_calibrate_prints(recorded_cache, public_la
         assert f"{share} of this document's {count} judged citations (at least {least} at 95% confidence)" in gap
 
 
+@pytest.mark.parametrize("strategy", ["panel", "panel+examples"])
+def test_within_one_domain_rows_are_what_calibrate_prints(recorded_cache, public_labelled, strategy):
+    """The table of calibrations fitted within one domain: each row from `calibrate` on that
+    domain's sets alone (the project's ten pairs, or one public set)."""
+    rows = re.findall(rf"^\| (project|scifact|climate-fever|check-covid) \| {re.escape(strategy)} \| (.*) \|$",
+                      README, flags=re.M)
+    assert [domain for domain, _ in rows] == ["project", "scifact", "climate-fever", "check-covid"]
+    public = {public_labelled[k + 3].rsplit("/", 1)[-1].removesuffix("_citations.json"): public_labelled[k:k + 4]
+              for k in range(0, len(public_labelled), 4)}
+    for domain, cells in rows:
+        result = run("calibrate", "--model", "qwen", "--strategy", strategy,
+                     *(LABELLED if domain == "project" else public[domain]), "--no-save")
+        assert result.returncode == 0, result.stderr
+        mean = re.search(r"verdicts that stand (\S+) of the judged .*?, of them right (\S+) \(sd", result.stdout)
+        inside = re.search(r"in sample, best threshold in hindsight \(the map scored on the rows it was fitted on\): "
+                           r"(.*) stand at least 95% right", result.stdout)
+        assert mean and inside, result.stdout
+        assert squash(cells) == f"{mean[1]} | {mean[2]} | {inside[1]}", domain
+
+
 def test_saved_calibrations_are_what_calibrate_fits(recorded_cache, public_labelled):
     """The committed cache/calibration files are reproduced by the README's command."""
     import json

@@ -716,17 +716,18 @@ SIDE_BY_SIDE_HEADER = ("| strategy | pooled: stand, mean of R fold assignments |
 
 
 CEILING_NOTE = ("best threshold in hindsight: the one threshold at which the most held-out verdicts stand at least "
-                "{target:.0%} right, chosen on their labels: a ceiling, not an estimate. No threshold on these "
-                "scores does better; below the coverage you need, only better-ranked answers (a stronger judge) "
+                "{target:.0%} right, chosen on their labels: a ceiling, not an estimate. No single threshold on "
+                "these scores does better; below the coverage you need, only better-ranked answers (a stronger judge) "
                 "get there.")
 
 
 def in_sample_ceiling(fitted: Calibration) -> str:
     """The line that says how many verdicts the best threshold in hindsight lets stand on target in
     sample (`cross_validated["ceiling_in_sample"]`): the most favourable reading of the map."""
-    return (f"in sample, best threshold in hindsight (the map scored on the rows it was fitted on): "
-            f"{_ceiling_cell(fitted.cross_validated.get('ceiling_in_sample'))} stand at least "
-            f"{fitted.target:.0%} right")
+    ceiling = fitted.cross_validated.get("ceiling_in_sample")
+    return ("in sample, best threshold in hindsight (the map scored on the rows it was fitted on): "
+            + (f"{_ceiling_cell(ceiling)} stand" if ceiling else "no verdict stands")
+            + f" at least {fitted.target:.0%} right")
 
 
 def _ceiling_cell(ceiling: dict | None) -> str:
