@@ -141,7 +141,7 @@ ca.style_threshold_view(explorer.wrong_standing(view))
 # %%
 from IPython.display import display
 
-from citeaudit.calibrate import domain_figures, domain_of, held_out_ceiling, leave_one_domain_out, row_labels
+from citeaudit.calibrate import coverage_ceiling, domain_figures, domain_of, leave_one_domain_out, row_labels
 
 held_out = {}  # strategy -> leave_one_domain_out's rows
 for strategy in STRATEGIES:
@@ -160,7 +160,7 @@ else:
                    "pooled: right": figures.at[strategy, "precision_mean"],
                    "held out by domain: stand": f["coverage"], "held out by domain: right": f["precision"],
                    "false verified (of the failing)": f["false_verified_share"],
-                   "held out, best threshold in hindsight: stand": (held_out_ceiling(held_out[strategy], TARGET)
+                   "held out, best threshold in hindsight: stand": (coverage_ceiling(held_out[strategy], TARGET)
                                                                     or {"coverage": float("nan")})["coverage"]}
         for strategy, f in everything.items()}).T
     display(side_by_side.style.format("{:.1%}", na_rep="-"))

@@ -15,9 +15,9 @@ from citeaudit import columns as C
 from citeaudit.calibrate import (
     PROJECT_DOMAIN,
     _fit,
+    coverage_ceiling,
     domain_figures,
     domain_of,
-    held_out_ceiling,
     judged_rows,
     leave_one_domain_out,
     worst_domain_threshold,
@@ -67,16 +67,16 @@ def test_the_ceiling_is_the_most_that_stand_on_target_at_one_threshold():
     # every threshold to 0.97 lets b's wrong 0.97 verdict stand: at 0.51-0.70 with 4 right of 6
     # (67%), at 0.71-0.80 with 4 of 5 (80%), at 0.81-0.97 with 3 of 4 (75%); at 0.98 only the
     # contradicted 0.99 stands, right: the most on target is 1 of 6
-    at_95 = held_out_ceiling(HELD, 0.95)
+    at_95 = coverage_ceiling(HELD, 0.95)
     assert (at_95["threshold"], at_95["stand"], at_95["stand_right"], at_95["judged"]) == (0.98, 1, 1, 6)
-    at_80 = held_out_ceiling(HELD, 0.80)  # 4 of 5 from 0.71: the lowest threshold with the most
+    at_80 = coverage_ceiling(HELD, 0.80)  # 4 of 5 from 0.71: the lowest threshold with the most
     assert (at_80["threshold"], at_80["stand"], at_80["precision"]) == (0.71, 5, 0.8)
     assert at_80["coverage"] == pytest.approx(5 / 6)
     # a blocked row never stands: without b's wrong verdict 0.71 lets 4 stand, all right
     blocked = HELD.assign(blocked=[False, False, False, True, False, False])
-    assert (held_out_ceiling(blocked, 0.95)["threshold"], held_out_ceiling(blocked, 0.95)["stand"]) == (0.71, 4)
+    assert (coverage_ceiling(blocked, 0.95)["threshold"], coverage_ceiling(blocked, 0.95)["stand"]) == (0.71, 4)
     # without the right 0.99 the wrong 0.97 tops every threshold that lets anything stand: none reaches 95%
-    assert held_out_ceiling(HELD.drop(index=5), 0.95) is None
+    assert coverage_ceiling(HELD.drop(index=5), 0.95) is None
 
 
 def table(domains, seed=3):

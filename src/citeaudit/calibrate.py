@@ -326,31 +326,32 @@ def recommend_threshold(mapped: Sequence[float] | np.ndarray, correct: Sequence[
     return None
 
 
-def coverage_ceiling(verdicts: Iterable[object], scores: Iterable[float], right: Iterable[bool],
-                     blocked: Iterable[bool] | None = None, target: float = DEFAULT_TARGET,
+def coverage_ceiling(scored: pd.DataFrame, target: float = DEFAULT_TARGET,
                      grid: Sequence[float] = FINE_GRID) -> dict | None:
-    """The most verdicts that stand at least `target` right at any one threshold of `grid` (above
-    0.5; `route.stands`, so a blocked row never stands): `threshold`, `judged`, `stand`,
+    """The most of `scored`'s rows (columns `verdict`, `score`, `right`, `blocked`, as
+    `leave_one_domain_out` returns them) that stand at least `target` right at any one threshold of
+    `grid` (above 0.5; `_standing`, so a blocked row never stands): `threshold`, `judged`, `stand`,
     `stand_right`, `coverage`, `precision`, or None when no threshold reaches the target.
 
     The threshold is chosen with the labels in hand, so this is a ceiling, not an estimate: no
     threshold on these scores lets more stand at the target. Below the coverage an analyst needs,
     a better threshold cannot get there; better-ranked answers (a stronger judge) can.
 
-    >>> coverage_ceiling(["verified"] * 4, [0.6, 0.7, 0.96, 0.98], [False, True, True, True])["stand"]
+    >>> rows = pd.DataFrame({"verdict": ["verified"] * 4, "score": [0.6, 0.7, 0.96, 0.98],
+    ...                      "right": [False, True, True, True], "blocked": False})
+    >>> coverage_ceiling(rows)["stand"]
     3
     """
-    ok_rows = np.array(list(right), dtype=bool)
-    rows = list(zip(verdicts, scores, [False] * len(ok_rows) if blocked is None else blocked))
+    right = scored["right"].to_numpy(dtype=bool)
     best: dict | None = None
     for t in grid:
         if t <= 0.5:
             continue
-        stand = np.array([stands(v, s, t, bool(b)) for v, s, b in rows], dtype=bool)
-        n, ok = int(stand.sum()), int((stand & ok_rows).sum())
+        stand = _standing(scored, t)
+        n, ok = int(stand.sum()), int((stand & right).sum())
         if n and ok / n >= target and (best is None or n > best["stand"]):
-            best = {"threshold": float(t), "judged": len(ok_rows), "stand": n, "stand_right": ok,
-                    "coverage": n / len(ok_rows), "precision": ok / n}
+            best = {"threshold": float(t), "judged": len(right), "stand": n, "stand_right": ok,
+                    "coverage": n / len(right), "precision": ok / n}
     return best
 
 
@@ -626,8 +627,10 @@ def fit_calibration(table: pd.DataFrame, model: str, strategy: str, target: floa
     fitted = _fit(fit_rows, target, model, str(strategy), inputs, by_row)
     figures, _ = cross_validate(table, target, folds, 0, inputs)
     verdicts, scores = outcomes(rows, fitted)  # in sample: the map scores the rows it was fitted on
-    figures["ceiling_in_sample"] = coverage_ceiling(verdicts, scores, pass_fail_right(verdicts, rows["gold"]),
-                                                    _blocked(_labelled(table)).reindex(rows.index), target)
+    figures["ceiling_in_sample"] = coverage_ceiling(pd.DataFrame({
+        "verdict": pd.Series(verdicts, index=rows.index, dtype=object), "score": scores,
+        "right": pass_fail_right(verdicts, rows["gold"]), "blocked": _blocked(_labelled(table)).reindex(rows.index),
+    }, index=rows.index), target)
     figures.update({k: v for k, v in strategy_metrics(table).items() if k != "judged"})
     if repeats:
         figures["repeated"] = repeated_cross_validation(table, target, folds, repeats, inputs)
@@ -838,8 +841,3 @@ def worst_domain_threshold(held: pd.DataFrame, target: float = DEFAULT_TARGET,
             return float(t)
     return None
 
-
-def held_out_ceiling(held: pd.DataFrame, target: float = DEFAULT_TARGET) -> dict | None:
-    """`coverage_ceiling` of `leave_one_domain_out` rows: every domain scored by the map fitted on
-    the others, one threshold for all, chosen on their labels (a ceiling, not an estimate)."""
-    return coverage_ceiling(held["verdict"], held["score"], held["right"], held["blocked"], target)

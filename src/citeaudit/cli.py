@@ -762,7 +762,7 @@ def _leave_one_domain_out(fitted: Calibration, table: pd.DataFrame, row_domains:
     with them in `cross_validated` (and, with rule `worst-domain`, that threshold)."""
     from dataclasses import replace
 
-    from .calibrate import domain_figures, held_out_ceiling, leave_one_domain_out, worst_domain_threshold
+    from .calibrate import coverage_ceiling, domain_figures, leave_one_domain_out, worst_domain_threshold
 
     try:
         held = leave_one_domain_out(table, row_domains, target, fitted.inputs, row_documents)
@@ -778,7 +778,7 @@ def _leave_one_domain_out(fitted: Calibration, table: pd.DataFrame, row_domains:
     for domain, why in held[["domain", "uncovered"]].dropna().drop_duplicates().itertuples(index=False):
         click.echo(f"\n{domain} held out, not covered: {why}")
     summary = {"domains": own.reset_index().to_dict(orient="records"), "worst_domain_threshold": worst,
-               "ceiling": held_out_ceiling(held, target)}
+               "ceiling": coverage_ceiling(held, target)}
     if worst is None:
         click.echo(f"\nworst held-out domain ≥{target:.0%} right: no threshold reaches it")
     else:
