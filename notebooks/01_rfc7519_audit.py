@@ -117,7 +117,7 @@ pd.DataFrame({t: ca.route(judged, t, routing.calibration)["route"].values for t 
 # citation waiting for review keeps it in review.
 
 # %%
-decision = ca.decide(routed, threshold=routing.threshold)
+decision = ca.decide_answer(routed, threshold=routing.threshold)
 print(decision.status)
 for reason in decision.reasons:
     print(" -", reason)

@@ -36,10 +36,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import citeaudit as ca
-from citeaudit.judgesetup import LABELLED_SETS
+from citeaudit.calibrate.judge_setup import LABELLED_SETS
 
-built = ca.config.project_dir() / "build" / "public"
-sys.path.insert(0, str(ca.config.project_dir() / "tools"))
+built = ca.project_dir() / "build" / "public"
+sys.path.insert(0, str(ca.project_dir() / "tools"))
 public_sets = importlib.import_module("public_sets")  # tools/public_sets.py, what `make public-sets` runs
 
 if WITH_PUBLIC and not list(built.glob("*_citations.json")) and public_sets.default_public_dir().is_dir():
@@ -141,7 +141,7 @@ ca.style_threshold_view(explorer.wrong_standing(view))
 # %%
 from IPython.display import display
 
-from citeaudit.calibrate import coverage_ceiling, domain_figures, domain_of, leave_one_domain_out, row_labels
+from citeaudit.calibrate.fit import coverage_ceiling, domain_figures, domain_of, leave_one_domain_out, row_labels
 
 held_out = {}  # strategy -> leave_one_domain_out's rows
 for strategy in STRATEGIES:

@@ -24,7 +24,7 @@ import pandas as pd
 from IPython.display import HTML, display
 
 import citeaudit as ca
-from citeaudit import dashboard
+from citeaudit.surfaces import dashboard
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
 settings = ca.BatchSettings(options=options, cards=True)

@@ -67,7 +67,8 @@ def outcome(location) -> dict:
 
 
 def compute() -> list[dict]:
-    from citeaudit import canonical_section_id, index_document, load_rfc, locate
+    from citeaudit import canonical_section_id, index_document, load_rfc
+    from citeaudit import locate_quote as locate
 
     indexes = {source: index_document(load_rfc(source)) for source in SETS}
     results = []

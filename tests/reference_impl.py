@@ -8,7 +8,7 @@ import unicodedata
 
 import numpy as np
 
-from citeaudit.textindex import _DROP, _FOLD
+from citeaudit.locate.textindex import _DROP, _FOLD
 
 
 def split_raw_lines(raw: str) -> list[tuple[int, int]]:

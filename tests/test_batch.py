@@ -10,14 +10,14 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from citeaudit import cli
-from citeaudit.audit import audit_lines, audit_quotes, audit_source_files
-from citeaudit.batch import Settings, audit_dataset, run_batch
-from citeaudit.cache import CallCache
-from citeaudit.dataset import ANSWER_ID, LINE, read_dataset
-from citeaudit.judge import Judge
-from citeaudit.lines import load_line_answer
-from citeaudit.views import records
+from citeaudit.citations.dataset import ANSWER_ID, LINE, read_dataset
+from citeaudit.citations.lines import load_line_answer
+from citeaudit.judge.cache import CallCache
+from citeaudit.judge.judge import Judge
+from citeaudit.pipeline.audit import audit_lines, audit_quotes, audit_source_files
+from citeaudit.pipeline.batch import Settings, audit_dataset, run_batch
+from citeaudit.surfaces import cli
+from citeaudit.surfaces.views import records
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
@@ -118,7 +118,7 @@ def _alone(entry: dict, judge: Judge | None, locate_only: bool):
 
 
 def _citations(raw: list[dict]):
-    from citeaudit.citations import QuoteCitation
+    from citeaudit.citations.records import QuoteCitation
 
     return [QuoteCitation.model_validate(r).to_citation() for r in raw]
 
@@ -294,7 +294,7 @@ def test_cli_replay_misses_are_row_errors_with_how_to_record(recorded_cache):
 
 
 def test_integer_answer_ids_are_text_and_other_types_are_errors():
-    from citeaudit.dataset import parse_line
+    from citeaudit.citations.dataset import parse_line
 
     line = {"document": FIELD_NOTE, "answer": LINE_ANSWERS["good_answer"]}
     assert parse_line(json.dumps({"answer_id": 17, **line}), 1).answer_id == "17"
@@ -306,7 +306,7 @@ def test_integer_answer_ids_are_text_and_other_types_are_errors():
 def test_dataset_lines_are_what_an_editor_counts(tmp_path):
     """A BOM, a U+2028 or U+0085 inside a JSON string, CRLF endings and one line that is not UTF-8:
     every valid line is read, line numbers match the file's, the bad line is its own error (issue 21)."""
-    from citeaudit.dataset import read_dataset
+    from citeaudit.citations.dataset import read_dataset
 
     good = {"answer_id": "a", "document": "data/lines/field_note.txt", "answer": "Odd\u2028text\u0085here [L2]."}
     other = {"answer_id": "b", "document": "data/lines/field_note.txt", "answer": "Another [L3]."}
@@ -340,7 +340,7 @@ def test_a_lone_surrogate_is_that_lines_error_and_the_batch_writes_its_outputs(t
 def test_an_answer_over_the_text_limit_is_its_lines_error(tmp_path, monkeypatch):
     """`lines --answer` refuses a text over the limit; inside a dataset the same text is that line's
     error, not audited (issue 21). The limit is lowered here to keep the test small."""
-    from citeaudit import dataset
+    from citeaudit.citations import dataset
 
     monkeypatch.setattr(dataset, "MAX_TEXT_BYTES", 1_000)
     long = {"answer_id": "long", "document": "data/lines/field_note.txt", "answer": "x" * 2_000 + " [L2]."}
@@ -354,7 +354,7 @@ def test_a_datasets_sources_stay_in_its_folder_and_the_data_folders(tmp_path, re
     """A dataset is often written by the system under audit: a line naming /etc/passwd or a path up
     and out of its folder is that line's error, unless allowed explicitly; names in the data folders
     and files beside the dataset are read as before (issue 21)."""
-    from citeaudit.dataset import read_dataset
+    from citeaudit.citations.dataset import read_dataset
 
     secret = tmp_path / "private" / "notes.txt"
     secret.parent.mkdir()

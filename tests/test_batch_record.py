@@ -7,8 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from citeaudit.batch import Settings, audit_dataset
-from citeaudit.cache import CallCache, read_recording
+from citeaudit.judge.cache import CallCache, read_recording
+from citeaudit.pipeline.batch import Settings, audit_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
 

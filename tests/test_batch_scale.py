@@ -12,13 +12,13 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from citeaudit import cli
-from citeaudit.audit import audit_lines, audit_quotes, audit_sources
-from citeaudit.batch import BatchResult, Settings, run_batch
-from citeaudit.citations import QuoteCitation
-from citeaudit.dataset import ANSWER_ID, LINE, read_dataset
-from citeaudit.lines import load_line_answer
-from citeaudit.views import records
+from citeaudit.citations.dataset import ANSWER_ID, LINE, read_dataset
+from citeaudit.citations.lines import load_line_answer
+from citeaudit.citations.records import QuoteCitation
+from citeaudit.pipeline.audit import audit_lines, audit_quotes, audit_sources
+from citeaudit.pipeline.batch import BatchResult, Settings, run_batch
+from citeaudit.surfaces import cli
+from citeaudit.surfaces.views import records
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from bench_batch import MALFORMED, Dataset, generate_dataset

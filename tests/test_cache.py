@@ -5,7 +5,7 @@ import json
 import pytest
 
 from citeaudit import CacheMissError, CallCache
-from citeaudit.cache import RECORD_KEYS, read_recording, recording_name, request_key
+from citeaudit.judge.cache import RECORD_KEYS, read_recording, recording_name, request_key
 from citeaudit.stores import append_record
 
 REQUEST = {"model": "m-1", "messages": [{"role": "user", "content": "secret text"}],
@@ -56,9 +56,9 @@ def test_record_calls_once_then_replays(tmp_cache):
 
 
 def test_a_full_recording_rolls_over_to_a_numbered_part_and_replay_reads_every_part(tmp_cache, monkeypatch):
-    import citeaudit.cache
+    import citeaudit.judge.cache
 
-    monkeypatch.setattr(citeaudit.cache, "RECORDING_MAX_BYTES", 900)
+    monkeypatch.setattr(citeaudit.judge.cache, "RECORDING_MAX_BYTES", 900)
     requests = [{**REQUEST, "messages": [{"role": "user", "content": f"question {i}"}]} for i in range(9)]
     send, calls = sender([f"answer {i}" for i in range(9)])
     with CallCache(tmp_cache, mode="record") as cache:

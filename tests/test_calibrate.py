@@ -8,8 +8,8 @@ import pytest
 from conftest import DATA, ROOT
 
 from citeaudit import Judge, audit_quotes
-from citeaudit import columns as C
-from citeaudit.calibrate import (
+from citeaudit import table as C
+from citeaudit.calibrate.fit import (
     L2_GRID,
     advise,
     cross_validate,
@@ -25,9 +25,9 @@ from citeaudit.calibrate import (
     stratified_folds,
     threshold_table,
 )
-from citeaudit.calibration import Calibration, load_calibration, save_calibration
+from citeaudit.decide.calibration import Calibration, load_calibration, save_calibration
+from citeaudit.decide.route import judge_outcome
 from citeaudit.errors import InputError
-from citeaudit.route import judge_outcome
 
 
 def labelled(rows):

@@ -9,7 +9,7 @@ import sys
 import pytest
 from conftest import ROOT
 
-from citeaudit.cache import read_recording, recording_name
+from citeaudit.judge.cache import read_recording, recording_name
 
 pytestmark = [pytest.mark.cli, pytest.mark.notebooks]
 MODEL = "scripted-clean"
@@ -40,7 +40,7 @@ def clone(tmp_path, monkeypatch):
 
 
 def citeaudit(clone, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "citeaudit.cli", *args], cwd=clone, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "citeaudit.surfaces.cli", *args], cwd=clone, capture_output=True, text=True,
                           timeout=300)
 
 

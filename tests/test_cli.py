@@ -22,7 +22,7 @@ FIELDS = {"id", "claim", "cited_section", "quote_status", "found_section", "sect
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "citeaudit.cli", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "citeaudit.surfaces.cli", *args], capture_output=True, text=True, timeout=120)
 
 
 def read_jsonl(path):
@@ -156,7 +156,7 @@ def test_an_empty_citation_list_is_review_never_accept(tmp_path, recorded_cache)
 
 
 def test_an_internal_error_is_a_message_and_exit_4_not_a_traceback(tmp_path, recorded_cache):
-    script = ("import citeaudit.cli as cli, sys\n"
+    script = ("import citeaudit.surfaces.cli.audit_commands as cli, sys\n"
               "def boom(*a, **k):\n    raise ZeroDivisionError('planted')\n"
               "cli.audit_quotes = boom\n"
               "sys.argv = ['citeaudit', 'audit', '--source', 'rfc7519.txt', '--citations', sys.argv[1]]\n"

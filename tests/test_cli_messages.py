@@ -10,7 +10,8 @@ from click.testing import CliRunner
 from conftest import DATA
 from test_cli import EXAMPLE, run
 
-from citeaudit import cli, localmodel
+from citeaudit.judge import localmodel
+from citeaudit.surfaces import cli
 
 
 @pytest.mark.cli
@@ -107,7 +108,7 @@ def test_ctrl_c_while_calls_are_in_flight_exits_130_at_once(tmp_path, scripted):
            "CITEAUDIT_TIMEOUT": "120", "CITEAUDIT_CONCURRENCY": "4"}
     # as from a terminal: a test run started in the background (`make test &`) ignores SIGINT, and a
     # child that inherits that would never see the Ctrl-C this test sends
-    process = subprocess.Popen([sys.executable, "-m", "citeaudit.cli", "audit", "--source", "rfc7519.txt",
+    process = subprocess.Popen([sys.executable, "-m", "citeaudit.surfaces.cli", "audit", "--source", "rfc7519.txt",
                                 "--citations", str(DATA / "rfc7519_citations.json"), "--cache-mode", "record",
                                 "--output", str(out)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))

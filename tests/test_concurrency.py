@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from citeaudit import CallCache, Citation, Judge, SourceRef, audit_citations, config
-from citeaudit.cache import MANIFEST_KEY, read_recording
-from citeaudit.cli import main
+from citeaudit import CallCache, Citation, Judge, SourceRef, audit_citations
 from citeaudit.errors import InputError, JudgeUnavailableError
+from citeaudit.judge.cache import MANIFEST_KEY, read_recording
+from citeaudit.settings import environment as config
+from citeaudit.surfaces.cli import main
 
 SOURCES = {"s1": "The JWT MUST be rejected when the audience does not match."}
 LETTERS = {"A": "supports", "B": "contradicts", "C": "says_nothing"}
@@ -131,7 +132,7 @@ def test_ctrl_c_delivered_to_a_worker_thread_stops_the_wait_at_once():
 
     from tqdm import tqdm
 
-    from citeaudit.audit import _ask_concurrently
+    from citeaudit.pipeline.audit import _ask_concurrently
 
     release = threading.Event()
 

@@ -1,4 +1,4 @@
-"""Tests of the seed-000 acceptance contract (citeaudit.contract) and review fingerprints."""
+"""Tests of the seed-000 acceptance contract (citeaudit.pipeline.contract) and review fingerprints."""
 
 import copy
 import dataclasses
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from citeaudit.contract import ContractResult, check_contract, check_contract_files
+from citeaudit.decide.fingerprint import fingerprint
 from citeaudit.errors import InputError
-from citeaudit.fingerprint import fingerprint
+from citeaudit.pipeline.contract import ContractResult, check_contract, check_contract_files
 
 EXAMPLE = Path(__file__).parents[1] / "data" / "contract"
 SEED_FINGERPRINT = "6709ca2e356511f1a0e55ccef6996d8f15a71a74411df7698a0b3823784d19e2"

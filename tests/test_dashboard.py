@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 from test_report import chromium
 
-from citeaudit import cli, dashboard
-from citeaudit.batch import Settings, audit_dataset
-from citeaudit.dashboard import (
+from citeaudit.pipeline.batch import Settings, audit_dataset
+from citeaudit.surfaces import cli, dashboard
+from citeaudit.surfaces.dashboard import (
     citation_table,
     decision_counts,
     failing_sources,

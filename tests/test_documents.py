@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeaudit import SourceError, canonical_section_id, load_rfc, load_text
-from citeaudit.documents import download_source, text_digest
+from citeaudit.sources.document import download_source, text_digest
 
 
 def test_rfc7519_has_the_seed_figures(rfc7519):
@@ -126,7 +126,8 @@ def test_generic_text_heading_sections(tmp_path):
 
 def test_a_source_is_found_the_same_way_from_any_folder(tmp_path, monkeypatch):
     """A bare name is found in CITEAUDIT_DATA_DIR, the working directory, data/ or ../shared/data/rfc."""
-    from citeaudit import config, resolve_source
+    from citeaudit import resolve_source
+    from citeaudit.settings import environment as config
 
     shared = (config.project_dir() / config.SHARED_DATA).resolve()
     if not (shared / "rfc7519.txt").is_file():
@@ -148,7 +149,7 @@ def test_a_source_is_found_the_same_way_from_any_folder(tmp_path, monkeypatch):
 
 
 def test_a_missing_source_lists_every_place_looked(tmp_path, monkeypatch):
-    from citeaudit import config
+    from citeaudit.settings import environment as config
 
     monkeypatch.setenv("CITEAUDIT_DATA_DIR", str(tmp_path / "texts"))
     monkeypatch.chdir(tmp_path)
@@ -163,7 +164,8 @@ def test_a_missing_source_lists_every_place_looked(tmp_path, monkeypatch):
 
 
 def test_find_input_falls_back_to_the_project_root(tmp_path, monkeypatch):
-    from citeaudit import config, find_input
+    from citeaudit import find_input
+    from citeaudit.settings import environment as config
 
     monkeypatch.chdir(tmp_path)
     assert find_input("data/rfc7519_citations.json") == config.project_dir() / "data/rfc7519_citations.json"
@@ -178,7 +180,7 @@ def test_inputs_are_read_through_one_bounded_reader(tmp_path):
     refused as soon as the limit is passed, never read to the end (/dev/zero never ends) (issue 21)."""
     import threading
 
-    from citeaudit.documents import TooLargeError, read_bounded
+    from citeaudit.sources.document import TooLargeError, read_bounded
 
     big = tmp_path / "big.txt"
     with open(big, "wb") as handle:  # sparse: 600 MB that costs nothing on disk
@@ -224,7 +226,7 @@ def test_paragraph_spans_are_the_paragraphs_of_the_old_expression(text):
     """The linear splitter finds exactly the paragraphs the old regular expression found."""
     import re
 
-    from citeaudit.documents import paragraph_spans
+    from citeaudit.sources.document import paragraph_spans
 
     old = [(m.start(), m.start() + len(m.group().rstrip())) for m in re.finditer(r"\S(?:.|\n(?!\s*\n))*", text)]
     assert list(paragraph_spans(text)) == old
@@ -233,7 +235,7 @@ def test_paragraph_spans_are_the_paragraphs_of_the_old_expression(text):
 def test_a_text_without_blank_lines_is_split_in_linear_memory():
     import tracemalloc
 
-    from citeaudit.documents import paragraph_spans
+    from citeaudit.sources.document import paragraph_spans
 
     text = "a line of a long text without blank lines\n" * 50_000  # 2.1 MB
     tracemalloc.start()

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from test_cli import run
 
 from citeaudit import Judge, SourceError, audit_quotes, load_citations, load_document, resolve_source
-from citeaudit.formats import detect_format, load_html, load_markdown
-from citeaudit.locators import parse_locator, resolve
+from citeaudit.locate.locators import parse_locator, resolve
+from citeaudit.sources.formats import detect_format, load_html, load_markdown
 
 FORMATS = DATA / "formats"
 SETS = {

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeaudit import audit_quotes, load_document
-from citeaudit.locators import resolve
+from citeaudit.locate.locators import resolve
 
 BOOK = Path(__file__).parent / "fixtures" / "mdbook_chapter.html"
 CHROME_WORDS = ("Keyboard shortcuts", "Press", "Contents", "Introduction", "Installing", "Toggle", "Light", "Dusk",

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from conftest import KEPT, PREFIXES, ROOT
 
-from citeaudit import CallCache, config
-from citeaudit.reviews import review_store_path
+from citeaudit import CallCache
+from citeaudit.decide.reviews import review_store_path
+from citeaudit.settings import environment as config
 
 # what the fixture itself sets
 SET_BY_FIXTURE = ("CITEAUDIT_CACHE_DIR", "CITEAUDIT_REVIEW_DIR")
@@ -26,7 +27,7 @@ def test_no_setting_reaches_a_test_but_the_data_folder_and_the_temporary_folders
 
 def test_every_variable_citeaudit_reads_is_one_the_fixture_clears():
     """A new setting read anywhere in src/ is cleared too, as long as it keeps one of the prefixes."""
-    text = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "src" / "citeaudit").glob("*.py"))
+    text = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "src" / "citeaudit").rglob("*.py"))
     read = set(re.findall(r"""(?:environ\.get\(|environ\[|getenv\()\s*["'](\w+)["']""", text))
     assert "CITEAUDIT_MODEL" in read and "OPENAI_BASE_URL" in read  # the scan finds them
     assert all(name.startswith(PREFIXES) for name in read), sorted(read)

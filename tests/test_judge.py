@@ -9,10 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from citeaudit import CallCache, Judge, build_messages
-from citeaudit.answers import Z_99, probabilities_from_top_logprobs, wilson_lower_bound
 from citeaudit.errors import InputError
-from citeaudit.judge import GRAMMAR, YESNO_GRAMMAR
-from citeaudit.prompts import (
+from citeaudit.judge.answers import Z_99, probabilities_from_top_logprobs, wilson_lower_bound
+from citeaudit.judge.judge import GRAMMAR, YESNO_GRAMMAR
+from citeaudit.judge.prompts import (
     CANDIDATE_QUESTIONS,
     EXAMPLES_ANSWER,
     PANEL_QUESTIONS,
@@ -174,7 +174,7 @@ def test_no_option_mass_gives_none():
 
 @given(claim=st.text(), evidence=st.text(), where=st.text(max_size=40))
 def test_claim_and_evidence_cannot_forge_the_prompt_structure(claim, evidence, where):
-    from citeaudit.prompts import boundary_tag
+    from citeaudit.judge.prompts import boundary_tag
 
     user = build_messages(claim, evidence, where)[1]["content"]
     tag = boundary_tag(claim, evidence, " ".join(where.split()))
@@ -354,7 +354,7 @@ def test_a_positive_log_probability_is_a_row_error_never_a_confidence(tmp_cache,
 
 
 def test_a_log_probability_of_zero_printed_with_rounding_is_read():
-    from citeaudit.answers import probabilities_from_top_logprobs
+    from citeaudit.judge.answers import probabilities_from_top_logprobs
 
     assert probabilities_from_top_logprobs([{"token": "A", "logprob": 1e-9}])["supports"] == 1.0
 
@@ -375,7 +375,7 @@ def _outside_markers(user: str, tag: str) -> str:
     "section 2 of ignore_all_previous_instructions.md",  # one word, many parts
 ])
 def test_document_text_in_where_sits_between_markers(where):
-    from citeaudit.prompts import boundary_tag
+    from citeaudit.judge.prompts import boundary_tag
 
     for question in (None, "true"):
         user = build_messages("claim", "evidence", where, question)[1]["content"]
@@ -392,7 +392,7 @@ def test_plain_where_keeps_the_recorded_prompt_shape():
 
 @given(where=st.text(max_size=60))
 def test_where_reaches_the_instruction_line_only_when_plain(where):
-    from citeaudit.prompts import boundary_tag, plain_where
+    from citeaudit.judge.prompts import boundary_tag, plain_where
 
     one_line = " ".join(where.split())
     user = build_messages("claim", "evidence", where)[1]["content"]

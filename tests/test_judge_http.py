@@ -13,8 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from citeaudit import CallCache, Judge
-from citeaudit.answers import Z_99, wilson_lower_bound
 from citeaudit.errors import JudgeError, JudgeUnavailableError
+from citeaudit.judge.answers import Z_99, wilson_lower_bound
 
 
 def completion(content, logprobs=True, logprob=-0.2):

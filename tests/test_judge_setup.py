@@ -12,9 +12,9 @@ from conftest import ROOT
 from test_cli import run
 
 from citeaudit import AuditOptions
-from citeaudit.cache import read_recording, recording_name
-from citeaudit.calibration import Routing, load_calibration
-from citeaudit.judgesetup import LABELLED_SETS, labelled_sets, setup_judge, setup_plan
+from citeaudit.calibrate.judge_setup import LABELLED_SETS, labelled_sets, setup_judge, setup_plan
+from citeaudit.decide.calibration import Routing, load_calibration
+from citeaudit.judge.cache import read_recording, recording_name
 
 MODEL = "scripted-judge"
 SETS = ("--set", "rfc7519.txt:data/rfc7519_citations.json", "--set", "rfc6749.txt:data/eval_rfc6749.json")
@@ -117,7 +117,7 @@ def test_setup_of_the_real_local_server_under_its_own_model_name(recorded_cache,
     shipped = digest(recorded_cache)
     with local_server("smollm2", timeout=180) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        setup = subprocess.run([sys.executable, "-m", "citeaudit.cli", "judge-setup", "--model", server.model,
+        setup = subprocess.run([sys.executable, "-m", "citeaudit.surfaces.cli", "judge-setup", "--model", server.model,
                                 "--strategy", "choice", "--concurrency", "1", "--limit", "4", "--set",
                                 "rfc7519.txt:data/rfc7519_citations.json", "--folds", "2", "--repeats", "0"],
                                capture_output=True, text=True, timeout=600)  # a loaded 2-core machine is slow

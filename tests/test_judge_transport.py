@@ -12,8 +12,8 @@ import httpx2
 import pytest
 
 from citeaudit import CallCache, Judge
-from citeaudit.cache import read_recording, recording_name, request_key
-from citeaudit.judge import Z_99, wilson_lower_bound
+from citeaudit.judge.cache import read_recording, recording_name, request_key
+from citeaudit.judge.judge import Z_99, wilson_lower_bound
 
 
 def body(top, content="A", first=None):

@@ -19,7 +19,7 @@ from conftest import DATA
 from rapidfuzz import fuzz
 
 from citeaudit import Document, audit_quotes, load_rfc, normalize
-from citeaudit.textindex import strip_enclosing_quotes
+from citeaudit.locate.textindex import strip_enclosing_quotes
 
 LABELLED = sorted(DATA.glob("eval_*.json"))
 DOCS = DATA / "docs"

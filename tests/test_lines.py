@@ -1,8 +1,8 @@
 import pytest
 from conftest import DATA
 
-from citeaudit.audit import audit_lines
-from citeaudit.lines import extract_line_citations, load_line_answer, range_problem
+from citeaudit.citations.lines import extract_line_citations, load_line_answer, range_problem
+from citeaudit.pipeline.audit import audit_lines
 
 NOTE = DATA / "lines" / "field_note.txt"
 

@@ -10,9 +10,9 @@ import pytest
 from conftest import DATA
 
 from citeaudit import CallCache, Judge, LocalModelError, audit_quotes, local_server, model_path
-from citeaudit.cache import read_recording, recording_name
 from citeaudit.errors import JudgeUnavailableError
-from citeaudit.localmodel import LocalServer
+from citeaudit.judge.cache import read_recording, recording_name
+from citeaudit.judge.localmodel import LocalServer
 
 pytestmark = pytest.mark.integration
 
@@ -83,7 +83,7 @@ def test_unreachable_endpoint_stops_the_run(tmp_cache):
 
 def test_server_loads_the_model_without_extra_buffer_types(server):
     log = server.log.read_text(errors="replace")
-    assert "citeaudit.llamaserver: use_extra_bufts=false" in log
+    assert "citeaudit.judge.llamaserver: use_extra_bufts=false" in log
     # llama.cpp's loading report lists one line per buffer the weights were put in; with extra
     # buffer types off, none is a repacked (CPU_REPACK) or AMX one. The CPU's feature list
     # (`AMX_INT8 = 1` in the system-info line) says what the CPU has, not what the loader used.
@@ -102,8 +102,8 @@ def _ask(server: LocalServer, messages: list, **params: Any) -> dict:
 def test_one_token_logprobs_are_the_stock_servers_from_one_row(server, rfc7519):
     """The server runs without llama-cpp-python's `logits_all` (`one_token_logprobs`): the judge's
     requests get the log-probabilities the stock server (`logits_all=True`) gives, token for token."""
-    from citeaudit.judge import GRAMMAR, YESNO_GRAMMAR
-    from citeaudit.prompts import build_messages
+    from citeaudit.judge.judge import GRAMMAR, YESNO_GRAMMAR
+    from citeaudit.judge.prompts import build_messages
 
     assert "--logits_all false" in " ".join(server.process.args)
     asked = [
@@ -140,7 +140,7 @@ def test_one_token_server_refuses_logprobs_of_longer_answers_and_still_samples(s
 def test_disable_extra_bufts_clears_the_model_default(monkeypatch):
     import llama_cpp.llama_cpp as lib
 
-    from citeaudit.llamaserver import disable_extra_bufts
+    from citeaudit.judge.llamaserver import disable_extra_bufts
 
     assert lib.llama_model_default_params().use_extra_bufts is True  # llama.cpp's default
     monkeypatch.setattr(lib, "llama_model_default_params", lib.llama_model_default_params)  # undone after
@@ -198,7 +198,7 @@ def test_record_writes_the_user_cache_and_only_shipped_writes_the_shipped_record
     inputs = ["--document", str(DATA / "lines" / "field_note.txt"), "--answer", str(DATA / "lines" / "good_answer.txt")]
     name = recording_name("smollm2-135m-instruct-q4_1")
     for extra, written in (([], shipped / "local" / name), (["--shipped"], shipped / name)):
-        result = subprocess.run([sys.executable, "-m", "citeaudit.cli", "record", "--model", "smollm2", *extra, *inputs],
+        result = subprocess.run([sys.executable, "-m", "citeaudit.surfaces.cli", "record", "--model", "smollm2", *extra, *inputs],
                                 capture_output=True, text=True, timeout=900)
         assert result.returncode == 0, result.stderr
         assert f"2 citations newly judged by smollm2-135m-instruct-q4_1 (every answer asked: one per question of " \

@@ -2,8 +2,9 @@
 
 import pytest
 
-from citeaudit import locate, normalize
-from citeaudit.textindex import strip_enclosing_quotes
+from citeaudit import locate_quote as locate
+from citeaudit import normalize
+from citeaudit.locate.textindex import strip_enclosing_quotes
 
 AUD = ('If the principal processing the claim does not identify itself with a value in the "aud" '
        'claim when this claim is present, then the JWT MUST be rejected.')
@@ -186,7 +187,7 @@ def test_a_huge_quote_is_matched_exactly_or_fabricated_in_bounded_time(rfc7519):
 
 def test_an_oversized_source_is_refused_with_the_fix(tmp_path):
     from citeaudit import SourceError
-    from citeaudit.documents import read_text
+    from citeaudit.sources.document import read_text
 
     path = tmp_path / "big.txt"
     path.write_text("x" * 2000)

@@ -37,7 +37,7 @@ def test_the_token_index_finds_exactly_what_a_full_pass_finds(pinned, monkeypatc
     missing ones) are taken for texts far longer than these; forced here, they give the same
     results. Only a missing quote's best score (and its closest passage) may be lower: the
     sections sharing none of its rare tokens are not aligned."""
-    locate = importlib.import_module("citeaudit.locate")
+    locate = importlib.import_module("citeaudit.locate.quotes")
     monkeypatch.setattr(locate, "SCAN_CHARS", 0)
     monkeypatch.setattr(locate, "NEAR_EXHAUSTIVE_CHARS", 0)
     current = {_key(row): row for row in compute()}

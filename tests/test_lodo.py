@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from conftest import DATA
 
-from citeaudit import columns as C
-from citeaudit.calibrate import (
+from citeaudit import table as C
+from citeaudit.calibrate.fit import (
     PROJECT_DOMAIN,
     _fit,
     coverage_ceiling,
@@ -22,7 +22,7 @@ from citeaudit.calibrate import (
     leave_one_domain_out,
     worst_domain_threshold,
 )
-from citeaudit.calibration import load_calibration
+from citeaudit.decide.calibration import load_calibration
 
 
 def held_rows(rows):
@@ -143,7 +143,7 @@ def calibrate(*extra):
     args = ["calibrate", "--model", "qwen", "--strategy", "panel", "--cache-mode", "replay", "--repeats", "0"]
     for source, citations, _ in SETS:
         args += ["--source", str(source), "--citations", str(citations)]
-    return subprocess.run([sys.executable, "-m", "citeaudit.cli", *args, *extra], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "citeaudit.surfaces.cli", *args, *extra], capture_output=True, text=True,
                           timeout=300)
 
 
@@ -204,10 +204,10 @@ def answered_table(domains, seed=5):
 
 def test_a_document_answered_no_to_everything_beyond_the_fitted_ones_is_not_covered():
     from citeaudit import Audit
-    from citeaudit.calibrate import fit_calibration
-    from citeaudit.calibration import COVER_MIN, Calibration, Routing
-    from citeaudit.decide import settle
-    from citeaudit.route import route
+    from citeaudit.calibrate.fit import fit_calibration
+    from citeaudit.decide.calibration import COVER_MIN, Calibration, Routing
+    from citeaudit.decide.decision import settle
+    from citeaudit.decide.route import route
 
     frame, names = answered_table([("clear", 40), ("plain", 40), ("murky", 40)])
     # fitted on the two readable domains, each a document: half their citations fail, so half say no

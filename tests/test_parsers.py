@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citeaudit import InputError, extract_line_citations, load_citations
-from citeaudit.citations import LineRange
+from citeaudit.citations.records import LineRange
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),

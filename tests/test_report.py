@@ -12,7 +12,7 @@ import pytest
 from conftest import DATA
 
 from citeaudit import Judge, Review, audit_quotes, load_rfc, render_html, write_report
-from citeaudit.report import card_state
+from citeaudit.surfaces.report import card_state
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citeaudit import InputError
-from citeaudit.responses import detect_response_format, load_response, parse_response, sentence_before
-from citeaudit.vocab import ResponseFormat
+from citeaudit.citations.responses import detect_response_format, load_response, parse_response, sentence_before
+from citeaudit.table import ResponseFormat
 
 RESPONSES = DATA / "responses"
 LABELS = json.loads((RESPONSES / "labels.json").read_text(encoding="utf-8"))

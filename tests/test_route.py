@@ -1,8 +1,9 @@
 import pandas as pd
 import pytest
 
-from citeaudit import columns as C
-from citeaudit import decide, route
+from citeaudit import decide_answer as decide
+from citeaudit import route
+from citeaudit import table as C
 
 
 def table(rows):
@@ -130,7 +131,7 @@ def test_a_sampled_answer_never_stands_from_half_up():
 
 
 def test_calibration_maps_p_supports_and_is_an_argument_of_routing():
-    from citeaudit.calibration import Calibration
+    from citeaudit.decide.calibration import Calibration
 
     # this model's P(supports) runs low: 0.4 already means "passes" (P(pass) = 0.83)
     shifted = Calibration(model="m", strategy="choice", a=2.0, b=1.0, threshold=0.8)
@@ -149,7 +150,7 @@ def test_calibration_maps_p_supports_and_is_an_argument_of_routing():
 
 
 def test_a_calibration_of_the_answers_maps_them_and_sends_a_row_without_them_to_review():
-    from citeaudit.calibration import Calibration
+    from citeaudit.decide.calibration import Calibration
 
     # P(pass) from "is it false?" alone: this model says yes to it for the claims that pass
     by_answers = Calibration(model="m", strategy="yesno", a=0.0, b=0.0, threshold=0.8, weights={"false": 4.0})
@@ -167,7 +168,7 @@ def test_a_calibration_of_the_answers_maps_them_and_sends_a_row_without_them_to_
 
 
 def test_a_calibration_that_names_failures_picks_the_word_and_the_unsure_flag():
-    from citeaudit.calibration import Calibration
+    from citeaudit.decide.calibration import Calibration
 
     naming = Calibration(model="m", strategy="panel", a=-2.0, b=0.0, threshold=0.8, weights={"true": 1.0},
                          name_a=0.0, name_weights={"contradict": 3.0})
@@ -197,7 +198,7 @@ def test_waiting_reasons_name_what_kept_a_citation_from_standing():
 
 
 def test_settle_writes_each_rows_state_once():
-    from citeaudit.decide import settle
+    from citeaudit.decide.decision import settle
 
     rows = [*ROWS, {C.ID: "e", C.ERROR: "boom", C.ERROR_KIND: "endpoint"}, {C.ID: "f"}]
     settled = settle(route(table(rows), 0.8))

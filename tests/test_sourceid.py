@@ -1,4 +1,4 @@
-"""Tests of the typed source-id records (citeaudit.sourceid): duplicate keys, the typed result,
+"""Tests of the typed source-id records (citeaudit.citations.sourceid): duplicate keys, the typed result,
 and properties of check_contract over generated documents."""
 
 import json
@@ -10,16 +10,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from citeaudit.contract import check_contract, check_contract_files
-from citeaudit.errors import InputError
-from citeaudit.fingerprint import fingerprint
-from citeaudit.sourceid import (
+from citeaudit.citations.sourceid import (
     Claim,
     ContractViolation,
     SourceIdAnswer,
     load_json,
     validate_source_id,
 )
+from citeaudit.decide.fingerprint import fingerprint
+from citeaudit.errors import InputError
+from citeaudit.pipeline.contract import check_contract, check_contract_files
 
 EXAMPLE = Path(__file__).parents[1] / "data" / "contract"
 NAMES = ("answer", "sources", "reviews")

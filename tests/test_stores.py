@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 import citeaudit
 from citeaudit import CacheMissError, CallCache, InputError
-from citeaudit.cache import recording_name
 from citeaudit.errors import StoreError
+from citeaudit.judge.cache import recording_name
 from citeaudit.stores import append_record, atomic_write_text, encode_record, read_records
 
 KEYS = ("key", "response")
@@ -88,7 +88,7 @@ def test_a_file_that_is_not_a_store_is_refused_and_untouched(tmp_path, make, why
 
 
 def test_a_review_append_refuses_the_reported_settings_file(tmp_path):
-    from citeaudit.reviews import REVIEW_FIELDS
+    from citeaudit.decide.reviews import REVIEW_FIELDS
 
     def append_line(path, record):
         append_record(path, record, REVIEW_FIELDS)

@@ -14,8 +14,8 @@ from conftest import DATA, ROOT
 from test_cli import run
 
 from citeaudit import AuditOptions, audit_dataset, audit_quotes
-from citeaudit.batch import Settings
-from citeaudit.calibration import load_calibration
+from citeaudit.decide.calibration import load_calibration
+from citeaudit.pipeline.batch import Settings
 
 CITATIONS = DATA / "rfc7519_citations.json"
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -142,7 +142,7 @@ def _turned_around(audit) -> list[str]:
 
 def test_a_verdict_beside_a_number_that_reads_as_its_opposite_comes_with_its_line(cache, tmp_path):
     from citeaudit import ReviewQueue
-    from citeaudit.route import score_note
+    from citeaudit.decide.route import score_note
 
     audit = audit_quotes("rfc7519.txt", CITATIONS)
     turned = _turned_around(audit)

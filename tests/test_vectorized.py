@@ -7,9 +7,10 @@ import reference_impl as ref
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeaudit import documents, load_rfc
-from citeaudit.textindex import _SPACES, _normalize_chars
-from citeaudit.textindex import tokens_of as _tokens
+from citeaudit import load_rfc
+from citeaudit.locate.textindex import _SPACES, _normalize_chars
+from citeaudit.locate.textindex import tokens_of as _tokens
+from citeaudit.sources import document as documents
 
 # characters that exercise every rule: line terminators, form feeds, spaces of several kinds,
 # hyphens and dashes, quotes, zero-width and soft hyphen, NFKC expansions, a backtick, furniture

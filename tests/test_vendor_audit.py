@@ -10,9 +10,9 @@ from conftest import DATA
 from test_cli import read_jsonl, run
 
 from citeaudit import Review, Status, load_document, row_fingerprint
-from citeaudit.responses import CitedSource, parse_response
-from citeaudit.vendor_audit import audit_response, match_source
-from citeaudit.vocab import Flag, State, Verdict
+from citeaudit.citations.responses import CitedSource, parse_response
+from citeaudit.pipeline.vendor_audit import audit_response, match_source
+from citeaudit.table import Flag, State, Verdict
 
 RESPONSES = DATA / "responses"
 LABELS = json.loads((RESPONSES / "labels.json").read_text(encoding="utf-8"))
@@ -220,7 +220,7 @@ def test_an_answer_without_citations_is_review_and_all_uncited():
 
 def test_unchecked_rows_are_counted_on_the_dashboard_and_kept_out_of_the_review_queue(tmp_path):
     from citeaudit import ReviewQueue
-    from citeaudit.dashboard import verdict_counts
+    from citeaudit.surfaces.dashboard import verdict_counts
 
     name = "openai_chat.json"
     audit = audit_response(RESPONSES / name, sources(name), locate_only=True)

@@ -8,7 +8,7 @@ import pytest
 from conftest import DATA
 
 from citeaudit import audit_quotes, step1_view, step2_view
-from citeaudit.views import closest_passage, evidence_html, quote_html, quote_notes, records, word_diff
+from citeaudit.surfaces.views import closest_passage, evidence_html, quote_html, quote_notes, records, word_diff
 
 
 @pytest.fixture(scope="module")

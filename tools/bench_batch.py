@@ -58,10 +58,10 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "tests"))  # the sc
 import bench_corpus
 from scripted_endpoint import scripted_endpoint
 
-from citeaudit.batch import BatchResult, Settings, local_cluster, run_batch
-from citeaudit.dataset import Item, read_dataset
-from citeaudit.fingerprint import fingerprint
-from citeaudit.formats import load_document
+from citeaudit.citations.dataset import Item, read_dataset
+from citeaudit.decide.fingerprint import fingerprint
+from citeaudit.pipeline.batch import BatchResult, Settings, local_cluster, run_batch
+from citeaudit.sources.formats import load_document
 
 SHARES = (("quote", 0.50), ("lines", 0.25), ("sources", 0.22), ("malformed", 0.03))
 MALFORMED = ("bad_json", "missing_key", "unknown_source")

@@ -14,7 +14,7 @@ Two things set the local judge's speed, and each run of this benchmark names bot
 - The server's log-probabilities. `stock` is llama-cpp-python's own way (`logits_all=True`: the
   logits of every prompt token are computed, stored and turned into log-probabilities, and the
   vocabulary is sorted in Python, for each request); `one-token` is the server `citeaudit` starts
-  (`citeaudit.llamaserver.one_token_logprobs`: the answer token's row alone).
+  (`citeaudit.judge.llamaserver.one_token_logprobs`: the answer token's row alone).
 
 Each run judges the same labelled citations, each into a fresh cache (mode `refresh`: every question
 is asked), and prints seconds per judged citation, the ratio to the first run, and how far the
@@ -34,9 +34,9 @@ import time
 from pathlib import Path
 
 from citeaudit import AuditOptions, CallCache, audit_quotes, load_citations
-from citeaudit import columns as C
-from citeaudit.localmodel import local_server, model_path
-from citeaudit.vocab import CacheMode
+from citeaudit import table as C
+from citeaudit.judge.localmodel import local_server, model_path
+from citeaudit.table import CacheMode
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVERS = {"stock": True, "one-token": False}  # the server's `logits_all`

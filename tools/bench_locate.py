@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_corpus
 import seed_method
 
-from citeaudit import canonical_section_id, index_document, load_rfc, locate
+from citeaudit import canonical_section_id, index_document, load_rfc
+from citeaudit import locate_quote as locate
 
 
 def _peak(fn) -> tuple[int, object]:

@@ -53,7 +53,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from citeaudit.localmodel import file_sha256
+from citeaudit.judge.localmodel import file_sha256
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMAINS = ("scifact", "climate-fever", "check-covid")
@@ -233,7 +233,7 @@ def render(domain: str, pairs: list[Pair]) -> tuple[str, list[dict]]:
 
 def check_sections(document_path: Path, passages: list[str]) -> None:
     """Every written section is found by the project's loader, number and text as written."""
-    from citeaudit.formats import load_document
+    from citeaudit.sources.formats import load_document
 
     document = load_document(document_path)
     if len(document.sections) != len(passages):

@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 
 from citeaudit import CallCache, Judge, audit_quotes, repeated_cross_validation
-from citeaudit import columns as C
-from citeaudit.calibrate import judged_rows
-from citeaudit.config import project_dir
-from citeaudit.localmodel import MODELS
-from citeaudit.prompts import CANDIDATE_QUESTIONS, PANEL_QUESTIONS, YESNO_QUESTIONS
+from citeaudit import table as C
+from citeaudit.calibrate.fit import judged_rows
+from citeaudit.judge.localmodel import MODELS
+from citeaudit.judge.prompts import CANDIDATE_QUESTIONS, PANEL_QUESTIONS, YESNO_QUESTIONS
+from citeaudit.settings.environment import project_dir
 
 
 def labelled_sets() -> list[tuple[str, str]]:

@@ -3,23 +3,10 @@
 One table through four stages, one module each:
 documents -> locate (step 1) -> judge through the cache (step 2) -> route (step 3) -> decide
 (step 4: reviews and the answer's ACCEPT / REVIEW / REJECT). `audit` runs them and returns an
-`Audit`; the words of the table are in `vocab`, its column names in `columns`.
+`Audit`; the words of the table and its column names are in `table`.
 """
 
-from .audit import (
-                    Audit,
-                    audit_citations,
-                    audit_files,
-                    audit_lines,
-                    audit_quotes,
-                    audit_source_files,
-                    audit_sources,
-                    judge_citations,
-)
-from .batch import BatchResult, audit_dataset, run_batch
-from .batch import Settings as BatchSettings
-from .cache import CallCache
-from .calibrate import (
+from citeaudit.calibrate.fit import (
                     StrategyComparison,
                     advise,
                     compare_strategies,
@@ -32,15 +19,41 @@ from .calibrate import (
                     strategy_metrics,
                     threshold_table,
 )
-from .calibration import Calibration, Routing, load_calibration, save_calibration
-from .citations import Citation, LineRange, SectionRef, SourceRef, load_citations
-from .config import DEFAULT_MODEL, DEFAULT_STRATEGY, DEFAULT_THRESHOLD, find_input, project_dir, source_dirs
-from .contract import check_contract, check_contract_files
-from .dashboard import render_dashboard, write_dashboard
-from .dataset import read_dataset
-from .decide import Decision, apply_reviews, decide, row_state, settle, why_it_waits
-from .documents import Document, Section, canonical_section_id, load_rfc, load_text, resolve_source
-from .errors import (
+from citeaudit.calibrate.judge_setup import (
+                    LABELLED_SETS,
+                    SetupPlan,
+                    SetupResult,
+                    labelled_sets,
+                    setup_judge,
+                    setup_plan,
+)
+from citeaudit.citations.dataset import read_dataset
+from citeaudit.citations.lines import LineAnswer, extract_line_citations, load_line_answer
+from citeaudit.citations.records import Citation, LineRange, SectionRef, SourceRef, load_citations
+from citeaudit.citations.responses import (
+                    CitedSource,
+                    ParsedResponse,
+                    VendorCitation,
+                    detect_response_format,
+                    load_response,
+                    parse_response,
+)
+from citeaudit.citations.sourceid import ContractViolation, SourceIdAnswer, validate_source_id
+from citeaudit.decide.calibration import Calibration, Routing, load_calibration, save_calibration
+from citeaudit.decide.decision import Decision, apply_reviews, row_state, settle, why_it_waits
+from citeaudit.decide.decision import decide as decide_answer
+from citeaudit.decide.fingerprint import fingerprint
+from citeaudit.decide.reviews import (
+                    Review,
+                    ReviewCommand,
+                    load_reviews,
+                    record_review,
+                    review_row,
+                    review_store_path,
+                    row_fingerprint,
+)
+from citeaudit.decide.route import route
+from citeaudit.errors import (
                     CacheMissError,
                     CiteAuditError,
                     InputError,
@@ -50,30 +63,41 @@ from .errors import (
                     SourceError,
                     StoreError,
 )
-from .fingerprint import fingerprint
-from .formats import load_document
-from .judge import Judge, Judgement
-from .judgesetup import LABELLED_SETS, SetupPlan, SetupResult, labelled_sets, setup_judge, setup_plan
-from .lines import LineAnswer, extract_line_citations, load_line_answer
-from .localmodel import local_server, model_path
-from .locate import Location, locate, locate_citations
-from .options import AuditOptions
-from .prompts import PROMPT_VERSION, PROMPT_VERSIONS, build_messages
-from .report import explain, render_html, write_report
-from .responses import (
-                    CitedSource,
-                    ParsedResponse,
-                    VendorCitation,
-                    detect_response_format,
-                    load_response,
-                    parse_response,
+from citeaudit.judge.cache import CallCache
+from citeaudit.judge.judge import Judge, Judgement
+from citeaudit.judge.localmodel import local_server, model_path
+from citeaudit.judge.prompts import PROMPT_VERSION, PROMPT_VERSIONS, build_messages
+from citeaudit.locate.quotes import Location, locate_citations
+from citeaudit.locate.quotes import locate as locate_quote
+from citeaudit.locate.textindex import DocumentIndex, index_document, normalize
+from citeaudit.pipeline.audit import (
+                    Audit,
+                    audit_citations,
+                    audit_files,
+                    audit_lines,
+                    audit_quotes,
+                    audit_source_files,
+                    audit_sources,
+                    judge_citations,
 )
-from .reviews import Review, ReviewCommand, load_reviews, record_review, review_row, review_store_path, row_fingerprint
-from .route import route
-from .sourceid import ContractViolation, SourceIdAnswer, validate_source_id
-from .textindex import DocumentIndex, index_document, normalize
-from .vendor_audit import audit_response, locate_response, match_source, response_view
-from .views import (
+from citeaudit.pipeline.batch import BatchResult, audit_dataset, run_batch
+from citeaudit.pipeline.batch import Settings as BatchSettings
+from citeaudit.pipeline.contract import check_contract, check_contract_files
+from citeaudit.pipeline.vendor_audit import audit_response, locate_response, match_source, response_view
+from citeaudit.settings.environment import (
+                    DEFAULT_MODEL,
+                    DEFAULT_STRATEGY,
+                    DEFAULT_THRESHOLD,
+                    find_input,
+                    project_dir,
+                    source_dirs,
+)
+from citeaudit.settings.options import AuditOptions
+from citeaudit.sources.document import Document, Section, canonical_section_id, load_rfc, load_text, resolve_source
+from citeaudit.sources.formats import load_document
+from citeaudit.surfaces.dashboard import render_dashboard, write_dashboard
+from citeaudit.surfaces.report import explain, render_html, write_report
+from citeaudit.surfaces.views import (
                     highlight_html,
                     how_to_record,
                     lines_view,
@@ -85,7 +109,8 @@ from .views import (
                     word_diff,
                     write_jsonl,
 )
-from .vocab import (
+from citeaudit.surfaces.widgets import ReviewQueue, ThresholdExplorer, style_threshold_view, threshold_view
+from citeaudit.table import (
                     CacheMode,
                     ErrorKind,
                     Flag,
@@ -101,148 +126,147 @@ from .vocab import (
                     Strategy,
                     Verdict,
 )
-from .widgets import ReviewQueue, ThresholdExplorer, style_threshold_view, threshold_view
 
 __all__ = [
-    "DEFAULT_MODEL",
-    "DEFAULT_STRATEGY",
-    "DEFAULT_THRESHOLD",
-    "LABELLED_SETS",
-    "PROMPT_VERSION",
-    "PROMPT_VERSIONS",
-    "Audit",
-    "AuditOptions",
-    "BatchResult",
-    "BatchSettings",
-    "CacheMissError",
-    "CacheMode",
-    "Calibration",
-    "CallCache",
-    "Citation",
-    "CiteAuditError",
-    "CitedSource",
-    "ContractViolation",
-    "Decision",
-    "Document",
-    "DocumentIndex",
-    "ErrorKind",
-    "Flag",
-    "InputError",
-    "Judge",
-    "JudgeError",
-    "JudgeUnavailableError",
-    "Judgement",
-    "Kind",
-    "LineAnswer",
-    "LineRange",
-    "LocalModelError",
-    "LocalModelKey",
-    "Location",
-    "ParsedResponse",
-    "QuoteStatus",
-    "Relation",
-    "ResponseFormat",
-    "Review",
-    "ReviewCommand",
-    "ReviewQueue",
-    "ReviewState",
-    "Route",
-    "Routing",
-    "Section",
-    "SectionRef",
-    "SetupPlan",
-    "SetupResult",
-    "SourceError",
-    "SourceIdAnswer",
-    "SourceRef",
-    "State",
-    "Status",
-    "StoreError",
-    "Strategy",
-    "StrategyComparison",
-    "ThresholdExplorer",
-    "VendorCitation",
-    "Verdict",
-    "advise",
-    "apply_reviews",
-    "audit_citations",
-    "audit_dataset",
-    "audit_files",
-    "audit_lines",
-    "audit_quotes",
-    "audit_response",
-    "audit_source_files",
-    "audit_sources",
-    "build_messages",
-    "canonical_section_id",
-    "check_contract",
-    "check_contract_files",
-    "compare_strategies",
-    "cross_validate",
-    "decide",
-    "detect_response_format",
-    "expected_calibration_error",
-    "explain",
-    "extract_line_citations",
-    "find_input",
-    "fingerprint",
-    "fit_calibration",
-    "highlight_html",
-    "how_to_record",
-    "index_document",
-    "judge_citations",
-    "labelled_sets",
-    "lines_view",
-    "load_calibration",
-    "load_citations",
-    "load_document",
-    "load_line_answer",
-    "load_response",
-    "load_reviews",
-    "load_rfc",
-    "load_text",
-    "local_server",
-    "locate",
-    "locate_citations",
-    "locate_response",
-    "lowest_threshold",
-    "match_source",
-    "model_path",
-    "normalize",
-    "parse_response",
-    "project_dir",
-    "quote_html",
-    "read_dataset",
-    "record_review",
-    "records",
-    "reliability",
-    "render_dashboard",
-    "render_html",
-    "repeated_cross_validation",
-    "resolve_source",
-    "response_view",
-    "review_row",
-    "review_store_path",
-    "route",
-    "row_fingerprint",
-    "row_state",
-    "run_batch",
-    "save_calibration",
-    "settle",
-    "setup_judge",
-    "setup_plan",
-    "source_dirs",
-    "step1_view",
-    "step2_view",
-    "strategy_metrics",
-    "style_threshold_view",
-    "styled",
-    "threshold_table",
-    "threshold_view",
-    "validate_source_id",
-    "why_it_waits",
-    "word_diff",
-    "write_dashboard",
-    "write_jsonl",
-    "write_report",
+                    "DEFAULT_MODEL",
+                    "DEFAULT_STRATEGY",
+                    "DEFAULT_THRESHOLD",
+                    "LABELLED_SETS",
+                    "PROMPT_VERSION",
+                    "PROMPT_VERSIONS",
+                    "Audit",
+                    "AuditOptions",
+                    "BatchResult",
+                    "BatchSettings",
+                    "CacheMissError",
+                    "CacheMode",
+                    "Calibration",
+                    "CallCache",
+                    "Citation",
+                    "CiteAuditError",
+                    "CitedSource",
+                    "ContractViolation",
+                    "Decision",
+                    "Document",
+                    "DocumentIndex",
+                    "ErrorKind",
+                    "Flag",
+                    "InputError",
+                    "Judge",
+                    "JudgeError",
+                    "JudgeUnavailableError",
+                    "Judgement",
+                    "Kind",
+                    "LineAnswer",
+                    "LineRange",
+                    "LocalModelError",
+                    "LocalModelKey",
+                    "Location",
+                    "ParsedResponse",
+                    "QuoteStatus",
+                    "Relation",
+                    "ResponseFormat",
+                    "Review",
+                    "ReviewCommand",
+                    "ReviewQueue",
+                    "ReviewState",
+                    "Route",
+                    "Routing",
+                    "Section",
+                    "SectionRef",
+                    "SetupPlan",
+                    "SetupResult",
+                    "SourceError",
+                    "SourceIdAnswer",
+                    "SourceRef",
+                    "State",
+                    "Status",
+                    "StoreError",
+                    "Strategy",
+                    "StrategyComparison",
+                    "ThresholdExplorer",
+                    "VendorCitation",
+                    "Verdict",
+                    "advise",
+                    "apply_reviews",
+                    "audit_citations",
+                    "audit_dataset",
+                    "audit_files",
+                    "audit_lines",
+                    "audit_quotes",
+                    "audit_response",
+                    "audit_source_files",
+                    "audit_sources",
+                    "build_messages",
+                    "canonical_section_id",
+                    "check_contract",
+                    "check_contract_files",
+                    "compare_strategies",
+                    "cross_validate",
+                    "decide_answer",
+                    "detect_response_format",
+                    "expected_calibration_error",
+                    "explain",
+                    "extract_line_citations",
+                    "find_input",
+                    "fingerprint",
+                    "fit_calibration",
+                    "highlight_html",
+                    "how_to_record",
+                    "index_document",
+                    "judge_citations",
+                    "labelled_sets",
+                    "lines_view",
+                    "load_calibration",
+                    "load_citations",
+                    "load_document",
+                    "load_line_answer",
+                    "load_response",
+                    "load_reviews",
+                    "load_rfc",
+                    "load_text",
+                    "local_server",
+                    "locate_citations",
+                    "locate_quote",
+                    "locate_response",
+                    "lowest_threshold",
+                    "match_source",
+                    "model_path",
+                    "normalize",
+                    "parse_response",
+                    "project_dir",
+                    "quote_html",
+                    "read_dataset",
+                    "record_review",
+                    "records",
+                    "reliability",
+                    "render_dashboard",
+                    "render_html",
+                    "repeated_cross_validation",
+                    "resolve_source",
+                    "response_view",
+                    "review_row",
+                    "review_store_path",
+                    "route",
+                    "row_fingerprint",
+                    "row_state",
+                    "run_batch",
+                    "save_calibration",
+                    "settle",
+                    "setup_judge",
+                    "setup_plan",
+                    "source_dirs",
+                    "step1_view",
+                    "step2_view",
+                    "strategy_metrics",
+                    "style_threshold_view",
+                    "styled",
+                    "threshold_table",
+                    "threshold_view",
+                    "validate_source_id",
+                    "why_it_waits",
+                    "word_diff",
+                    "write_dashboard",
+                    "write_jsonl",
+                    "write_report",
 ]

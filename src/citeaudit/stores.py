@@ -39,8 +39,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TypeGuard
 
-from . import strictjson
-from .errors import InputError, StoreError
+from citeaudit import strictjson
+from citeaudit.errors import InputError, StoreError
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,264 @@
+"""The dataset format of `citeaudit batch`: JSON Lines, one answer per line, in any citation format.
+
+  {"answer_id": "a1", "source": "rfc7519.txt", "citations": [...]}          quote citations
+  {"answer_id": "a2", "document": "data/lines/field_note.txt", "answer": "... [L2]"}   line citations
+  {"answer_id": "a3", "answer": {...}, "sources": {...}, "reviews": {...}?}  source ids (seed 000)
+  {"answer_id": "a4", "response": {...}, "documents": ["rfc7519.txt", ...]}  a vendor's API response
+
+A quote line may add `"format"` (as `--format`). Paths are tried beside the dataset file first,
+then as `formats.load_document` finds any source. Every line is validated on its own (Pydantic):
+a line that is not JSON, lacks a key or repeats an `answer_id` becomes an `Item` with an `error`
+(its answer is REJECTed with the reason naming the line) and the other lines go on. How the
+answers are audited and scheduled is `batch.py`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from citeaudit import strictjson
+from citeaudit.citations.records import QuoteCitation
+from citeaudit.errors import InputError, SourceError
+from citeaudit.printable import printable
+from citeaudit.settings import environment as config
+from citeaudit.sources.document import MAX_TEXT_BYTES, read_bounded, resolve_source
+
+ANSWER_ID, LINE = "answer_id", "line"
+MAX_DATASET_BYTES = 200_000_000  # a dataset is read whole; each answer text within it has the text limit
+
+
+class _Line(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    answer_id: str = Field(min_length=1)
+
+    @field_validator("answer_id", mode="before")
+    @classmethod
+    def _integer_ids_as_text(cls, value: object) -> object:
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+    @field_validator("answer_id")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+
+class QuoteLine(_Line):
+    """Quote citations over one source document (a path or a name, as `citeaudit audit --source`)."""
+
+    source: str = Field(min_length=1)
+    citations: list[QuoteCitation]
+    format: str | None = None
+
+
+class LinesLine(_Line):
+    """An answer text with [Lx] / [Lx-Ly] markers over a plain-text document."""
+
+    document: str = Field(min_length=1)
+    answer: str
+
+
+class SourceIdLine(_Line):
+    """Seed 000's answer and sources documents (and optionally its reviews), as parsed JSON."""
+
+    answer: dict[str, Any]
+    sources: dict[str, Any]
+    reviews: dict[str, Any] | None = None
+
+
+class ResponseLine(_Line):
+    """A saved vendor API response (its JSON body) and the documents it cites, in the order they were
+    sent (`vendor_audit.audit_response`); `response_format` as `--response-format`."""
+
+    response: dict[str, Any]
+    documents: list[str] = Field(min_length=1)
+    response_format: str | None = None
+    require_coverage: bool = True  # as audit_response: uncited answer text keeps the answer in REVIEW
+    format: str | None = None
+
+
+Entry = QuoteLine | LinesLine | SourceIdLine | ResponseLine
+_KINDS: tuple[tuple[str, type[_Line], str], ...] = (
+    ("citations", QuoteLine, '{"answer_id", "source", "citations": [...]}'),
+    ("document", LinesLine, '{"answer_id", "document", "answer": "text with [L..] markers"}'),
+    ("sources", SourceIdLine, '{"answer_id", "answer": {...}, "sources": {...}}'),
+    ("response", ResponseLine, '{"answer_id", "response": {...}, "documents": ["source", ...]}'),
+)
+FORMAT_HELP = "; ".join(shape for _, _, shape in _KINDS)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One line of the dataset: its entry, or why it is not one."""
+
+    line: int
+    answer_id: str
+    entry: Entry | None = None
+    error: str | None = None
+
+
+def _validation_reason(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors()[:3]:
+        where = ".".join(str(p) for p in item["loc"]) or "(whole line)"
+        parts.append(f"field {where!r}: {item['msg']}")
+    more = len(error.errors()) - 3
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def parse_line(text: str, number: int, base: Path | None = None, confine: bool = True,
+               allowed: Sequence[Path] | None = None) -> Item:
+    """One dataset line as an `Item`; every problem is its `error`, naming the line. With `confine`
+    (the default), a source outside `allowed` (default `allowed_folders(base)`) is the line's error."""
+    fallback = f"line {number}"
+    try:
+        data = strictjson.loads(text)
+    except strictjson.RepeatedKeyError as exc:
+        return Item(number, fallback, error=f"line {number}: {exc}. Fix: give each field once.")
+    except (ValueError, RecursionError) as exc:
+        return Item(number, fallback, error=f"line {number}: not valid JSON ({exc}). Fix the syntax of that line.")
+    if not isinstance(data, dict):
+        return Item(number, fallback, error=f"line {number}: a JSON object is expected, not {type(data).__name__}. "
+                                            f"Each line is one of: {FORMAT_HELP}.")
+    answer_id = data.get(ANSWER_ID)
+    if isinstance(answer_id, int) and not isinstance(answer_id, bool):
+        answer_id = str(answer_id)
+    name = answer_id if isinstance(answer_id, str) and answer_id.strip() else fallback
+    if not _is_text(name):  # a lone surrogate (JSON's "\ud800") cannot be written out as UTF-8
+        return Item(number, fallback, error=f"line {number}: answer_id {printable(name)} holds a lone surrogate, "
+                                            "which is not text. Fix: give the answer an id of ordinary text.")
+    if not _is_text(json.dumps(data, ensure_ascii=False)):
+        return Item(number, name, error=f"line {number}: a string of the line holds a lone surrogate (an escape "
+                                        "\\ud800-\\udfff with no pair), which is not text. Fix: write that "
+                                        "text as UTF-8.")
+    kinds = [(model, shape) for key, model, shape in _KINDS if key in data]
+    if len(kinds) != 1:
+        found = ", ".join(repr(k) for k in data) or "no keys"
+        return Item(number, name, error=f"line {number}: cannot tell the citation format from its keys ({found}). "
+                                         f"Each line is one of: {FORMAT_HELP}.")
+    model, shape = kinds[0]
+    try:
+        entry = model.model_validate(data)
+    except ValidationError as exc:
+        return Item(number, name, error=f"line {number}: {_validation_reason(exc)}. Fix: the line is {shape}.")
+    if isinstance(entry, QuoteLine):
+        counts = Counter(c.id for c in entry.citations)  # linear: an answer may carry 60,000 citations
+        repeated = sorted(i for i, n in counts.items() if n > 1)
+        if repeated:
+            return Item(number, name, error=f"line {number}: citation id {repeated[0]!r} repeats. "
+                                            "Fix: give every citation of an answer a unique id.")
+        entry = entry.model_copy(update={"source": _beside(entry.source, base)})
+    elif isinstance(entry, LinesLine):
+        entry = entry.model_copy(update={"document": _beside(entry.document, base)})
+    elif isinstance(entry, ResponseLine):
+        entry = entry.model_copy(update={"documents": [_beside(d, base) for d in entry.documents]})
+    outside = _outside(entry, allowed if allowed is not None else allowed_folders(base)) if confine else None
+    if outside is not None:
+        return Item(number, name, error=f"line {number}: the source {printable(outside)} is outside the dataset's "
+                                        "folder and the data folders, which a dataset may read by default (a "
+                                        "dataset often comes from the system under audit). Fix: move the file "
+                                        "there, or allow it explicitly (--allow-outside-sources).")
+    return Item(number, entry.answer_id, entry)  # type: ignore[arg-type]
+
+
+def allowed_folders(base: Path | None) -> list[Path]:
+    """Where a dataset's sources may be by default: its own folder and the data folders
+    (`CITEAUDIT_DATA_DIR`, the project's `data/`, `../shared/data/rfc` beside the checkout), not
+    the working directory or anywhere else on the machine."""
+    root = config.project_dir()
+    folders = [base, config.data_dir(), root / "data", root / config.SHARED_DATA]
+    return [folder.resolve() for folder in folders if folder is not None]
+
+
+def _outside(entry: object, allowed: Sequence[Path]) -> str | None:
+    """The source an entry names when it resolves to a file outside `allowed_folders`, else None
+    (a source not found is left for the loader to report)."""
+    if isinstance(entry, QuoteLine):
+        names = [entry.source]
+    elif isinstance(entry, LinesLine):
+        names = [entry.document]
+    elif isinstance(entry, ResponseLine):
+        names = list(entry.documents)
+    else:
+        return None  # a source-id answer carries its sources in the line
+    for named in names:
+        try:
+            found = resolve_source(named, download=False).resolve()
+        except SourceError:
+            continue
+        if not any(found.is_relative_to(folder) for folder in allowed):
+            return named
+    return None
+
+
+def _beside(path: str, base: Path | None) -> str:
+    """A relative path that exists beside the dataset file (else in the working directory) is made
+    absolute, so every worker reads the same file; anything else is a name `load_document` looks up."""
+    if Path(path).is_absolute():
+        return path
+    for folder in (base, Path.cwd()):
+        if folder is not None and (folder / path).is_file():
+            return str((folder / path).resolve())
+    return path
+
+
+def read_dataset(path: str | Path, allow_outside_sources: bool = False) -> list[Item]:
+    """Every non-blank line of a JSON Lines dataset (UTF-8) as an `Item`; a repeated `answer_id`
+    is an error for the later line. An unreadable file raises `InputError`. A line whose source
+    lies outside the dataset's folder and the data folders is an error unless
+    `allow_outside_sources` (`allowed_folders`).
+
+    Lines are split on `\n` alone (a U+2028 or U+0085 inside a JSON string is text, not a line
+    break, so line numbers match what an editor counts); a UTF-8 byte-order mark at the start is
+    dropped; a line that is not UTF-8 is that line's error, never the whole dataset's.
+    """
+    path = Path(path)
+    try:
+        data = read_bounded(path, MAX_DATASET_BYTES, "dataset")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the dataset ({exc.strerror or exc}). Check the path.") from None
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    items: list[Item] = []
+    allowed = allowed_folders(path.parent)  # once per dataset, not once per line
+    seen: dict[str, int] = {}
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if len(raw) > MAX_TEXT_BYTES:  # the text limit of `audit`, for an answer inside a dataset too
+            items.append(Item(number, f"line {number}", error=f"line {number}: {len(raw):,} bytes, over the "
+                                                               f"{MAX_TEXT_BYTES:,}-byte limit of a text. Fix: "
+                                                               "split the answer."))
+            continue
+        try:
+            line = raw.decode("utf-8").removesuffix("\r")
+        except UnicodeDecodeError as exc:
+            items.append(Item(number, f"line {number}", error=f"line {number}: not UTF-8 text (byte {exc.start + 1} "
+                                                               "of the line). Fix: save the dataset as UTF-8."))
+            continue
+        if not line.strip():
+            continue
+        item = parse_line(line, number, path.parent, confine=not allow_outside_sources, allowed=allowed)
+        if item.entry is not None:
+            if item.answer_id in seen:
+                item = Item(number, item.answer_id, error=f"line {number}: answer_id {item.answer_id!r} repeats "
+                                                          f"line {seen[item.answer_id]}. Fix: give every answer a "
+                                                          "unique answer_id.")
+            else:
+                seen[item.answer_id] = number
+        items.append(item)
+    return items

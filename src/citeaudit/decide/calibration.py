@@ -1,0 +1,336 @@
+"""The runtime calibration: a fitted map from the judge's answers to P(pass), its threshold, and
+the `Routing` (threshold and calibration) every surface routes with.
+
+`Calibration` is read from `calibration/<model>.<strategy>.json` of the user cache
+(`cache/local/`, written by `citeaudit calibrate` and `citeaudit judge-setup`), else of the shipped
+folder (`cache/calibration/`, written with `--shipped`); fitted in `calibrate.py`.
+`Routing.resolve` is the one place the threshold in force is chosen: the one given, else the
+calibration's recommended one, else `DEFAULT_THRESHOLD`; and `Routing.note` says in one line which
+it is, naming a model that has no calibration and the command that fits one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, Strict, StrictStr, ValidationError
+
+from citeaudit.errors import InputError
+from citeaudit.judge.answers import wilson_lower_bound
+from citeaudit.settings import environment as config
+from citeaudit.settings.environment import DEFAULT_THRESHOLD
+from citeaudit.sources.document import read_bounded
+
+DEFAULT_TARGET = 0.95
+# what a calibration maps: P(supports); each yes/no answer; or each answer and the evidence's length
+SUPPORTS, ANSWERS, ANSWERS_LENGTH = "supports", "answers", "answers+length"
+EVIDENCE_CHARS = "evidence_chars"  # feature: log of the judged evidence's length in characters
+PRODUCT = "*"  # a feature "a*b" is the product of features a and b
+COVER_MIN = 20  # judged citations a document needs before its share of no-to-everything answers says anything
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def log_odds(p: float | np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """log(p / (1 - p)), p clipped to [eps, 1 - eps] so that 0 and 1 stay finite."""
+    q = np.clip(np.asarray(p, dtype=float), eps, 1 - eps)
+    return np.log(q / (1 - q))
+
+
+def feature_value(key: str, answers: dict[str, float], evidence_chars: int | None) -> float | None:
+    """One input of a map of the answers: the log-odds of a question's P(yes) (`key` is the
+    question's key), the log of the evidence's length in characters (`EVIDENCE_CHARS`), or the
+    product of two of these ("true*evidence_chars": how much a yes weighs, by the passage's
+    length); None when the row lacks it.
+
+    >>> round(feature_value("true*evidence_chars", {"true": 0.5}, 100), 6), feature_value(EVIDENCE_CHARS, {}, None)
+    (0.0, None)
+    """
+    if PRODUCT in key:
+        product = 1.0
+        for part in key.split(PRODUCT):
+            value = feature_value(part, answers, evidence_chars)
+            if value is None:
+                return None
+            product *= value
+        return product
+    if key == EVIDENCE_CHARS:
+        return math.log(max(evidence_chars, 1)) if isinstance(evidence_chars, int) else None
+    value = answers.get(key)
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return float(log_odds(value))
+    return None
+
+
+def said_no_to_all(answers: object) -> bool:
+    """Whether the model said no (P(yes) < 1/2) to every yes/no question it was asked."""
+    return isinstance(answers, dict) and bool(answers) and all(
+        isinstance(v, (int, float)) and v < 0.5 for v in answers.values())
+
+
+def no_count(answers: Iterable[object]) -> tuple[int, int]:
+    """How many of the rows with yes/no answers said no to every question, and how many rows have
+    answers."""
+    answered = [a for a in answers if isinstance(a, dict) and a]
+    return sum(said_no_to_all(a) for a in answered), len(answered)
+
+
+def feature_values(keys: Iterable[str], answers: object, evidence_chars: int | None) -> list[float] | None:
+    """`feature_value` of each key, or None when any is missing (the row cannot be mapped)."""
+    if not isinstance(answers, dict):
+        return None
+    values = [feature_value(key, answers, evidence_chars) for key in keys]
+    return None if any(v is None for v in values) else [float(v) for v in values]  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A fitted map to P(pass), and the threshold it recommends.
+
+    The map is a logistic curve (Platt scaling) in the log-odds of what the judge answered: of
+    P(supports), with slope `b`, when `weights` is empty (inputs `supports`); otherwise of each
+    yes/no question's P(yes) (`Judgement.answers`), with the weight of its key in `weights`
+    (inputs `answers`), and in inputs `answers+length` also of the evidence's length and its
+    products with answers (`feature_value`; `b` is then 0; ridge penalty `l2`, chosen by
+    `choose_l2`); a second map of the answers may name a failure (`name_weights`, `p_contradicted`).
+    `p_pass` applies to answers read from log-probabilities; `threshold` is on the routing score
+    max(P(pass), 1 − P(pass)) (None when no threshold reached `target` on the fitted set: nothing
+    the model says should stand). `cross_validated` holds the
+    held-out figures of the same procedure (`cross_validate`).
+    """
+
+    model: str
+    strategy: str
+    a: float
+    b: float
+    threshold: float | None
+    target: float = DEFAULT_TARGET
+    method: str = "platt"
+    fitted_on: dict = field(default_factory=dict)
+    cross_validated: dict = field(default_factory=dict)
+    when: str = ""
+    weights: dict[str, float] = field(default_factory=dict)
+    l2: float = 0.0  # the ridge penalty the weights were fitted with (`choose_l2`)
+    # P(contradicted | the citation fails), from the answers' log-odds like P(pass) (empty: the judge's
+    # larger failing relation names a failure)
+    name_a: float = 0.0
+    name_weights: dict[str, float] = field(default_factory=dict)
+    # the largest share of citations answered no to every question among the fitted documents of at
+    # least COVER_MIN judged citations (None: not measured, so no document is found uncovered)
+    no_share_max: float | None = None
+
+    def uncovered(self, answers: Iterable[object]) -> str | None:
+        """Why this calibration does not cover a document whose judged citations gave these
+        `answers`, or None when it does (or cannot tell: fewer than COVER_MIN rows with answers, or
+        no `no_share_max`). A document is not covered when the model said no to every question for
+        a larger share of its citations than for any fitted document, beyond sampling noise (the
+        share's 95% Wilson lower bound is above `no_share_max`): on text it cannot read, a small
+        model says no to everything, and the map would read that as failing citations."""
+        said_no, count = no_count(answers)
+        if self.no_share_max is None or count < COVER_MIN:
+            return None
+        share = said_no / count
+        at_least = wilson_lower_bound(said_no, count)  # beyond what sampling alone explains
+        if at_least <= self.no_share_max:
+            return None
+        of = f" of {self.model} / {self.strategy}" if self.model else ""
+        return (f"the model said no to every question for {share:.1%} of this document's {count} judged citations "
+                f"(at least {at_least:.1%} at 95% confidence), more than for any document the calibration{of} was "
+                f"fitted on (at most {self.no_share_max:.1%}), so every model verdict goes to review")
+
+    @property
+    def inputs(self) -> str:
+        """What the map reads: `supports` (P(supports)), `answers` (each question's P(yes)) or
+        `answers+length` (those and the evidence's length, `EVIDENCE_CHARS`)."""
+        if not self.weights:
+            return SUPPORTS
+        return ANSWERS_LENGTH if any(EVIDENCE_CHARS in key for key in self.weights) else ANSWERS
+
+    def maps(self, answers: object, evidence_chars: int | None = None) -> bool:
+        """Whether a row with these yes/no `answers` (or None) and evidence of `evidence_chars`
+        characters can be mapped: always for a map of P(supports); for a map of the answers, when
+        every input it weighs is there (`feature_values`)."""
+        return not self.weights or feature_values(self.weights, answers, evidence_chars) is not None
+
+    def p_contradicted(self, answers: object) -> float | None:
+        """P(contradicted | the citation fails) from the answers, when this calibration names
+        failures (`name_weights`) and the row answered its questions; else None."""
+        values = feature_values(self.name_weights, answers, None) if self.name_weights else None
+        if values is None:
+            return None
+        z = self.name_a + sum(w * x for w, x in zip(self.name_weights.values(), values))
+        return float(_sigmoid(np.array(z)))
+
+    def p_pass(self, p_supports: float, answers: dict[str, float] | None = None,
+               evidence_chars: int | None = None) -> float:
+        """P(the citation passes): a logistic curve in the log-odds of P(supports), or in the
+        inputs of a map of the answers (`feature_value`; `maps(answers, evidence_chars)` must
+        hold: else ValueError)."""
+        if not self.weights:
+            return float(_sigmoid(np.array(self.a + self.b * log_odds(p_supports))))
+        values = feature_values(self.weights, answers, evidence_chars)
+        if values is None:
+            raise ValueError(f"this calibration reads {sorted(self.weights)}; the row has answers to "
+                             f"{sorted(answers or {})} and evidence of {evidence_chars} characters")
+        z = self.a + sum(w * x for w, x in zip(self.weights.values(), values))
+        return float(_sigmoid(np.array(z)))
+
+    @property
+    def route_threshold(self) -> float:
+        """The threshold `audit` uses: the recommended one, or 1.0 (all to review) when none was found."""
+        return self.threshold if self.threshold is not None else 1.0
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str, where: str = "calibration") -> Calibration:
+        """A calibration file, validated field by field (`CalibrationFile`); anything else is an
+        `InputError` naming the file, the field and the fix."""
+        fix = "recreate it with `citeaudit calibrate` (or delete it: the model then routes uncalibrated)"
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise InputError(f"{where} is not a calibration file: not JSON ({exc}); {fix}.") from None
+        try:
+            checked = CalibrationFile.model_validate(data)
+        except ValidationError as exc:
+            problems = "; ".join(f"`{'.'.join(map(str, e['loc'])) or 'the file'}`: {e['msg']}" for e in exc.errors())
+            raise InputError(f"{where} is not a usable calibration file ({problems}); {fix}.") from None
+        return cls(**checked.model_dump())
+
+
+FiniteFloat = Annotated[float, Strict(), AllowInfNan(False)]
+
+
+class CalibrationFile(BaseModel):
+    """What a calibration file must hold before anything routes with it: finite weights, a
+    threshold above 0.5 and at most 1 (or null: nothing stands), a target in the same range."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: StrictStr
+    strategy: StrictStr
+    a: FiniteFloat
+    b: Annotated[FiniteFloat, Field(ge=0.0)]
+    threshold: Annotated[FiniteFloat, Field(gt=0.5, le=1.0)] | None
+    target: Annotated[FiniteFloat, Field(gt=0.5, le=1.0)] = DEFAULT_TARGET
+    method: StrictStr = "platt"
+    fitted_on: dict = {}
+    cross_validated: dict = {}
+    when: StrictStr = ""
+    weights: dict[StrictStr, FiniteFloat] = {}
+    l2: Annotated[FiniteFloat, Field(ge=0.0)] = 0.0
+    name_a: FiniteFloat = 0.0
+    name_weights: dict[StrictStr, FiniteFloat] = {}
+    no_share_max: Annotated[FiniteFloat, Field(ge=0.0, le=1.0)] | None = None
+
+
+
+def calibration_path(model: str, strategy: str, directory: Path | None = None) -> Path:
+    """`cache/calibration/<model>.<strategy>.json` (unsafe characters of the model name replaced)."""
+    from citeaudit.judge.cache import recording_name
+
+    stem = recording_name(model).removesuffix(".jsonl")
+    return (directory or config.cache_dir()) / "calibration" / f"{stem}.{strategy}.json"
+
+
+def load_calibration(model: str, strategy: str, directory: Path | None = None) -> Calibration | None:
+    """The saved calibration of a model and strategy, or None when there is none."""
+    path = calibration_path(model, strategy, directory)
+    if not path.is_file():
+        return None
+    try:
+        text = read_bounded(path, 1_000_000, "calibration file").decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not a calibration file: not UTF-8 text; recreate it with "
+                         "`citeaudit calibrate`.") from None
+    calibration = Calibration.from_json(text, str(path))
+    if (calibration.model, calibration.strategy) != (model, str(strategy)):
+        raise InputError(f"{path} holds the calibration of {calibration.model} / {calibration.strategy}, not "
+                         f"{model} / {strategy}; recreate it with `citeaudit calibrate`.")
+    return calibration
+
+
+def find_calibration(model: str, strategy: str, folders: Iterable[Path]) -> Calibration | None:
+    """The calibration of a model and strategy in the first of `folders` that holds one (a user's
+    own calibration before the shipped one), or None."""
+    for folder in folders:
+        found = load_calibration(model, strategy, folder)
+        if found is not None:
+            return found
+    return None
+
+
+def save_calibration(calibration: Calibration, directory: Path | None = None) -> Path:
+    """Write the calibration atomically beside the recordings; returns its path."""
+    path = calibration_path(calibration.model, calibration.strategy, directory)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(calibration.to_json(), encoding="utf-8")
+    temporary.replace(path)
+    return path
+
+
+def fit_command(model: str, strategy: str) -> str:
+    """The command that fits a calibration for this model and strategy (the Makefile's labelled sets)."""
+    if model == config.DEFAULT_MODEL:
+        return "make calibrate-qwen"
+    return (f"citeaudit judge-setup --model {model} --strategy {strategy} (records the labelled sets with "
+            "the endpoint of OPENAI_BASE_URL, then fits and saves the calibration)")
+
+
+@dataclass(frozen=True)
+class Routing:
+    """What routes a judged table: the threshold in force, the calibration (or None), and for whom.
+
+    `given` is True when the threshold was set explicitly (an argument, `--threshold`, or
+    `CITEAUDIT_THRESHOLD`) rather than taken from the calibration or the default.
+    """
+
+    threshold: float
+    calibration: Calibration | None = None
+    model: str = ""
+    strategy: str = ""
+    given: bool = False
+
+    @classmethod
+    def resolve(cls, threshold: float | None, calibration: Calibration | None, model: str = "",
+                strategy: str = "") -> Routing:
+        """The threshold given, else the calibration's recommended one, else `DEFAULT_THRESHOLD`."""
+        if threshold is not None:
+            return cls(float(threshold), calibration, model, str(strategy), True)
+        if calibration is not None:
+            return cls(calibration.route_threshold, calibration, model, str(strategy), False)
+        return cls(DEFAULT_THRESHOLD, None, model, str(strategy), False)
+
+    @property
+    def calibrated(self) -> bool:
+        return self.calibration is not None
+
+    def note(self) -> str:
+        """One line: the threshold in force and where it comes from.
+
+        >>> print(Routing.resolve(None, None, "gpt-4o-mini", "panel").note())  # doctest: +ELLIPSIS
+        threshold 0.80 (default): no calibration for gpt-4o-mini / panel, scores are the model's own ...
+        """
+        if self.calibration is None:
+            origin = "given" if self.given else "default"
+            who = f"{self.model} / {self.strategy}" if self.model else "this judge"
+            return (f"threshold {self.threshold:.2f} ({origin}): no calibration for {who}, scores are the "
+                    f"model's own probabilities; fit one with {fit_command(self.model, self.strategy)}")
+        where = f"{self.calibration.model} / {self.calibration.strategy}"
+        if self.given:
+            return f"threshold {self.threshold:.2f} (given), scores from the calibration of {where}"
+        if self.calibration.threshold is None:
+            return (f"threshold 1.00: the calibration of {where} found no threshold reaching "
+                    f"{self.calibration.target:.0%}, so every model verdict goes to review")
+        return f"threshold {self.threshold:.2f}, recommended by the calibration of {where}"

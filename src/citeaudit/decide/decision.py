@@ -1,0 +1,247 @@
+"""Step 4: apply human reviews, settle each citation's final verdict, decide the whole answer.
+
+This is the one place an answer is decided, for every citation format, command, notebook and
+report (DESIGN.md "Route, review, decide"):
+
+``REJECT``  an input contract violation, or a fabricated, contradicted or unsupported verdict
+            that stands (routed `auto`, or given by a current human review);
+``REVIEW``  otherwise, while a citation waits for a human (routed `review` with no current
+            review), something a human must look at was found outside the table (an
+            unrecognized citation marker), or nothing was checked at all (no citation);
+``ACCEPT``  otherwise: every citation is verified. Nothing reaches ACCEPT by default.
+
+A current review (its fingerprint matches what the row shows now) replaces the model's verdict;
+a stale one counts as none. `Decision.exit_code` is the command line's exit code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from citeaudit import table as C
+from citeaudit.citations.sourceid import quoted
+from citeaudit.decide.reviews import Review, row_fingerprint
+from citeaudit.decide.route import verdict_words
+from citeaudit.printable import printable
+from citeaudit.table import (
+    BLOCKING_FLAGS,
+    FAILING_VERDICTS,
+    WAITING_STATES,
+    ErrorKind,
+    Flag,
+    Kind,
+    ReviewState,
+    Route,
+    State,
+    Status,
+    Verdict,
+)
+
+EXIT_ACCEPT, EXIT_NOT_ACCEPTED = 0, 1
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The whole answer's status and the reasons: rejected citations first, then waiting ones."""
+
+    status: Status
+    reasons: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        # reasons quote ids, claims and markers of the answer under audit: never a control character
+        object.__setattr__(self, "reasons", tuple(printable(reason) for reason in self.reasons))
+
+    def to_dict(self) -> dict[str, object]:
+        """`{"status": ..., "reasons": [...]}`, ready for `json.dumps`."""
+        return {"status": str(self.status), "reasons": list(self.reasons)}
+
+    @property
+    def exit_code(self) -> int:
+        """0 for ACCEPT, 1 for REVIEW or REJECT (the command line's contract)."""
+        return EXIT_ACCEPT if self.status == Status.ACCEPT else EXIT_NOT_ACCEPTED
+
+
+def apply_reviews(table: pd.DataFrame, reviews: Iterable[Review]) -> pd.DataFrame:
+    """Add `fingerprint`, `review_verdict` and `review_state` (none / current / stale), then
+    `state` and `final_verdict` (`settle`).
+
+    The latest review of a citation id counts. It is current when its fingerprint equals the
+    fingerprint of what the row shows now (`reviews.row_fingerprint`).
+    """
+    latest: dict[str, Review] = {}
+    for review in reviews:
+        latest[review.citation_id] = review
+    out = table.copy()
+    prints: list[str | None] = []
+    verdicts: list[Verdict | None] = []
+    states: list[ReviewState] = []
+    for _, row in out.iterrows():
+        digest = row_fingerprint(row)
+        found = latest.get(str(row[C.ID]))
+        prints.append(digest)
+        if found is None:
+            verdicts.append(None)
+            states.append(ReviewState.NONE)
+        else:
+            verdicts.append(Verdict(found.verdict))
+            states.append(ReviewState.CURRENT if found.fingerprint == digest else ReviewState.STALE)
+    out[C.FINGERPRINT] = pd.Series(prints, index=out.index, dtype=object)
+    out[C.REVIEW_VERDICT] = pd.Series(verdicts, index=out.index, dtype=object)
+    out[C.REVIEW_STATE] = pd.Series(states, index=out.index, dtype=object)
+    return settle(out)
+
+
+def _review_state(row: pd.Series) -> ReviewState:
+    state = row.get(C.REVIEW_STATE)
+    return ReviewState(state) if isinstance(state, str) else ReviewState.NONE
+
+
+def row_state(row: pd.Series) -> State:
+    """The one state a routed (and reviewed) row is in; see `vocab.State`.
+
+    A current review decides first (it may override a verdict that stood, fabricated ones
+    included); then a fabricated citation, a judge error, a row no model was asked about, a
+    model verdict that stands, and otherwise one that waits for a human.
+    """
+    if _review_state(row) == ReviewState.CURRENT:
+        return State.REVIEWED
+    if isinstance(row.get(C.UNCHECKED_REASON), str):
+        return State.UNCHECKED
+    if row[C.VERDICT] == Verdict.FABRICATED:
+        return State.FABRICATED
+    if isinstance(row.get(C.ERROR), str) and row[C.ERROR]:
+        return State.JUDGE_ERROR
+    if row[C.VERDICT] is None:
+        return State.NOT_JUDGED
+    return State.STANDS if row[C.ROUTE] == Route.AUTO else State.WAITING
+
+
+def settle(table: pd.DataFrame) -> pd.DataFrame:
+    """Step 4's outcome per row, written once: `state` (`row_state`) and `final_verdict` (the
+    current review's verdict, else the routed one; None while nothing decides the row). The
+    decision, the report, the dashboard, the review queue, the CLI and the notebooks read these."""
+    out = table.copy()
+    states = [row_state(row) for _, row in out.iterrows()]
+    finals = [row[C.REVIEW_VERDICT] if state == State.REVIEWED else
+              row[C.VERDICT] if state in (State.STANDS, State.FABRICATED) else None
+              for state, (_, row) in zip(states, out.iterrows())]
+    out[C.STATE] = pd.Series(states, index=out.index, dtype=object)
+    out[C.FINAL_VERDICT] = pd.Series(finals, index=out.index, dtype=object)
+    return out
+
+
+def _label(row: pd.Series, position: int) -> str:
+    """How a reason names its citation: the id, or seed 000's `answer.claims[i] "C1"`."""
+    if row[C.KIND] == Kind.SOURCE:
+        return f"answer.claims[{position}] {quoted(row[C.ID])}"
+    return str(row[C.ID])
+
+
+def _target(row: pd.Series) -> str:
+    """What the citation points at, in words: `source "S1"`, `section 4.1.3`, `lines [L2-L3]`."""
+    cited = row[C.FOUND_SECTION] or row[C.CITED_SECTION]
+    if row[C.KIND] == Kind.SOURCE:
+        return f"source {quoted(cited)}"
+    if row[C.KIND] == Kind.LINES:
+        return f"lines {cited}"
+    if row[C.KIND] == Kind.RESPONSE:
+        where = row.get(C.SOURCE_FILE) or "its source"
+        found = row[C.FOUND_SECTION]
+        return f"{'' if not found or found.startswith('page') else 'section '}{found} of {where}" if found else where
+    return f"section {cited}" if cited else "the source"
+
+
+FLAG_REASONS = {
+    Flag.NEAR_QUOTE: "the quote is not verbatim",
+    Flag.SECTION_MISMATCH: "the quote is in another section than the one cited",
+    Flag.JUDGE_ERROR: "the judge failed",
+    Flag.OFFSET_MISMATCH: "the response's offsets do not point at the quote",
+    Flag.PAGE_MISMATCH: "the quote is not on the page the response cites",
+    Flag.SOURCE_MISMATCH: "the quote is in another source than the one the response cites",
+    Flag.UNCOVERED: "the calibration does not cover this document: the model said no to every question for more "
+                    "of its citations than for any document the calibration was fitted on",
+}
+
+
+def why_it_waits(row: pd.Series, threshold: float | None) -> str:
+    """Why a waiting citation needs a human, with the number that decided it: the judge's error,
+    each flag that sends it to a human whatever the score (by name, with what it means, and the
+    score against the threshold), or the score below the threshold. "" for a row no model was
+    asked about (step 1 only, or seed 000's contract, where the reviews decide).
+
+    The decision's reasons, the command line and the HTML report all say it in these words.
+    """
+    verdict, score = row[C.VERDICT], row.get(C.SCORE)
+    if isinstance(row.get(C.ERROR), str) and row[C.ERROR]:
+        if row.get(C.ERROR_KIND) == ErrorKind.REPLAY_MISS:
+            return "no recorded answer of the judge: record one, or review it by hand"
+        return "the judge failed: see the row's error"
+    if not isinstance(verdict, str):
+        return ""
+    words = verdict_words(row)
+    blocking = [f"flagged {f} ({FLAG_REASONS[Flag(f)]})" for f in row[C.FLAGS] if f in BLOCKING_FLAGS]
+    if not isinstance(score, float):
+        return f"model says {words}; the calibration cannot score this answer"
+    if threshold is None:
+        return f"model says {words}, score {score:.2f}" + (f", but {' and '.join(blocking)}" if blocking else "")
+    if blocking:
+        sign, link = ("≥", "but") if score >= threshold else ("<", "and")
+        flagged = " and ".join(blocking)
+        return f"model says {words}, score {score:.2f} {sign} threshold {threshold:.2f}, {link} {flagged}"
+    return f"model says {words}, score {score:.2f} < threshold {threshold:.2f}"
+
+
+def _rejected_reason(row: pd.Series, label: str, final: str, by_review: bool, threshold: float | None) -> str:
+    if by_review:
+        what = "contradicts it" if final == Verdict.CONTRADICTED else "does not support it"
+        return f"{label}: review found that {_target(row)} {what}"
+    if final == Verdict.FABRICATED:
+        return f"{label}: fabricated ({row[C.FABRICATED_REASON]})"
+    against = f" ≥ threshold {threshold:.2f}" if threshold is not None else ""
+    return f"{label}: {verdict_words(row)} (model verdict stands: score {row[C.SCORE]:.2f}{against})"
+
+
+def _pending_reason(row: pd.Series, label: str, threshold: float | None) -> str:
+    if row.get(C.STATE) == State.UNCHECKED:
+        return f"{label}: unchecked: {row[C.UNCHECKED_REASON]}"
+    if _review_state(row) == ReviewState.STALE:
+        return (f"{label}: review is stale (the claim or {_target(row)} changed since it was reviewed); "
+                "review it again")
+    why = why_it_waits(row, threshold)
+    return f"{label}: no review yet; have its support by {_target(row)} reviewed" + (f" ({why})" if why else "")
+
+
+def decide(table: pd.DataFrame, input_errors: Sequence[str] = (), needs_review: Sequence[str] = (),
+           threshold: float | None = None) -> Decision:
+    """ACCEPT / REVIEW / REJECT for one answer's routed (and reviewed) table; see the module doc.
+
+    `input_errors` are contract violations of the input (each a REJECT reason); `needs_review`
+    are things outside the table a human must look at (e.g. unrecognized citation markers);
+    `threshold` is the one the table was routed at, named in the reasons beside each score.
+    """
+    if input_errors:
+        return Decision(Status.REJECT, tuple(input_errors))
+    if C.STATE not in table.columns:
+        table = settle(table)
+    rejected, waiting, reviewed = [], [], 0
+    for position, (_, row) in enumerate(table.iterrows()):
+        label, state, final = _label(row, position), row[C.STATE], row[C.FINAL_VERDICT]
+        reviewed += state == State.REVIEWED
+        if state in WAITING_STATES:
+            waiting.append(_pending_reason(row, label, threshold))
+        elif final in FAILING_VERDICTS:
+            rejected.append(_rejected_reason(row, label, final, state == State.REVIEWED, threshold))
+    waiting += list(needs_review)
+    if rejected:
+        return Decision(Status.REJECT, tuple(rejected + waiting))
+    if table.empty:
+        waiting.append("nothing was checked: the answer has no citation in a recognized form")
+    if waiting:
+        return Decision(Status.REVIEW, tuple(waiting))
+    if reviewed == len(table):
+        return Decision(Status.ACCEPT, (f"all {len(table)} claim(s) have current supported reviews",))
+    by_humans = f", {reviewed} of them by a current review" if reviewed else ""
+    return Decision(Status.ACCEPT, (f"all {len(table)} citation(s) verified{by_humans}",))

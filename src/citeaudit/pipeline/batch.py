@@ -1,0 +1,412 @@
+"""Batches of answers: a JSON Lines dataset (its format and reader are `dataset.py`) audited in one
+run, on Dask. A line that is not valid, or names a source that cannot be loaded, is an error row
+for that answer (decision REJECT, the reason naming the line) and the other lines go on.
+
+The result is one table, one row per citation with an `answer_id` and `line` column before the
+audit table's columns, and one decision per answer. Partitions of answers run on Dask: the
+in-process threaded scheduler (default), a `LocalCluster` of worker processes, or an existing
+scheduler's address. Each worker loads and indexes a source document once (cached by path).
+Workers never write the recordings: in `record` and `refresh` mode a worker's judge holds the
+calls it makes and returns them with its partition, and the client appends them, so record and
+replay behave as in one process on every scheduler.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from citeaudit import table as C
+from citeaudit.citations.dataset import ANSWER_ID, LINE, Entry, Item, LinesLine, QuoteLine, ResponseLine, read_dataset
+from citeaudit.citations.lines import LineAnswer, extract_line_citations
+from citeaudit.decide.calibration import Routing
+from citeaudit.decide.reviews import Review
+from citeaudit.errors import CiteAuditError, InputError, JudgeUnavailableError
+from citeaudit.judge.judge import Judge
+from citeaudit.pipeline.audit import Audit, audit_lines, audit_quotes, audit_sources
+from citeaudit.settings import environment as config
+from citeaudit.settings.options import AuditOptions
+from citeaudit.sources.document import Document, load_text
+from citeaudit.sources.formats import load_document
+from citeaudit.surfaces.views import records
+from citeaudit.table import CacheMode, Status
+
+if TYPE_CHECKING:
+    from dask.typing import Graph, Key
+
+ROW_COLUMNS = [ANSWER_ID, LINE, *C.LOCATE_COLUMNS, *C.JUDGE_COLUMNS, C.P_PASS, C.SCORE, C.VERDICT, C.ROUTE, C.FLAGS,
+               C.FINGERPRINT, C.REVIEW_VERDICT, C.REVIEW_STATE, C.FINAL_VERDICT, C.STATE]
+DECISION_COLUMNS = [ANSWER_ID, LINE, "status", "reasons"]
+SCHEDULERS = ("threads", "processes")
+LOCAL_WORKERS = 2  # worker processes of `--scheduler processes` unless `workers` is given
+DOCUMENT_CACHE_SIZE = 64
+WRITING_MODES = (CacheMode.RECORD, CacheMode.REFRESH)
+
+
+# --- one worker's audit ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Settings:
+    """What every worker needs to audit an answer as `citeaudit audit` would (picklable).
+
+    The judge settings left None are read once, at the client, into `options` (`resolved`), so
+    workers on other machines audit with the client's settings, not their own environment.
+    """
+
+    threshold: float | None = None
+    cache_mode: str | None = None
+    strategy: str | None = None
+    model: str | None = None
+    concurrency: int | None = None
+    locate_only: bool = False
+    reviews: tuple[Review, ...] = ()
+    cache_dir: str | None = None
+    cards: bool = False  # render the report cards of answers that are not ACCEPT (for the dashboard)
+    hold: bool = False  # the judge's new calls are returned to the client, not appended (Dask workers)
+    options: AuditOptions | None = None  # the settings above, completed from the environment
+
+    def resolved(self) -> Settings:
+        """These settings with `options` read from them and the environment (once)."""
+        if self.options is not None:
+            return self
+        cache_dir = self.cache_dir or str(config.cache_dir().resolve())
+        options = AuditOptions.from_env(model=self.model, strategy=self.strategy, cache_mode=self.cache_mode,
+                                        cache_dir=cache_dir, threshold=self.threshold, concurrency=self.concurrency)
+        options = options.with_(user_dir=options.user_folder.resolve())  # the same on every machine
+        return replace(self, options=options, cache_dir=cache_dir)
+
+
+_lock = threading.Lock()
+_documents: OrderedDict[tuple[str, str, str | None], Document] = OrderedDict()
+_judges: dict[tuple, Judge] = {}
+
+
+def cached_document(kind: str, source: str, format: str | None = None) -> Document:
+    """A source document loaded and indexed once per worker process (by path, format and loader)."""
+    key = (kind, source, format)
+    with _lock:
+        if key in _documents:
+            _documents.move_to_end(key)
+            return _documents[key]
+        document = load_text(source) if kind == "lines" else load_document(source, format)
+        _documents[key] = document
+        while len(_documents) > DOCUMENT_CACHE_SIZE:
+            _documents.popitem(last=False)
+        return document
+
+
+def _judge(settings: Settings) -> Judge | None:
+    """One judge per worker process and settings, shared by its threads."""
+    if settings.locate_only:
+        return None
+    options = settings.resolved().options
+    assert options is not None
+    key = (options, settings.hold)
+    with _lock:
+        if key not in _judges:
+            _judges[key] = options.judge(hold=settings.hold)
+        return _judges[key]
+
+
+def audit_entry(entry: Entry, settings: Settings) -> Audit:
+    """One answer, through the library's entry point for its format."""
+    settings = settings.resolved()
+    options: dict[str, Any] = dict(options=settings.options, judge=_judge(settings), locate_only=settings.locate_only,
+                                   reviews=list(settings.reviews) or None, progress=False)
+    if isinstance(entry, QuoteLine):
+        document = cached_document("quote", entry.source, entry.format)
+        return audit_quotes(document, [c.to_citation() for c in entry.citations], **options)
+    if isinstance(entry, LinesLine):
+        document = cached_document("lines", entry.document)
+        return audit_lines(LineAnswer(document, entry.answer, extract_line_citations(entry.answer)), **options)
+    if isinstance(entry, ResponseLine):
+        from citeaudit.pipeline.vendor_audit import audit_response
+
+        documents = [cached_document("quote", d, entry.format) for d in entry.documents]
+        return audit_response(entry.response, documents, response_format=entry.response_format,
+                              require_coverage=entry.require_coverage, **options)
+    options.pop("reviews")  # a source-id answer's reviews are its line's "reviews" document
+    return audit_sources(entry.answer, entry.sources, entry.reviews, **options)
+
+
+def _source_name(entry: Entry | None) -> str | None:
+    if isinstance(entry, QuoteLine):
+        return Path(entry.source).name
+    if isinstance(entry, LinesLine):
+        return Path(entry.document).name
+    if isinstance(entry, ResponseLine):
+        return ", ".join(Path(d).name for d in entry.documents)
+    return None  # a source-id answer carries its sources: each row names its own
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One answer's result: its rows (the audit table with answer_id and line), its JSON records,
+    its decision, the document it cites (None for source-ids), and, when `Settings.cards` asked
+    for them and the answer is not ACCEPT, its report cards as HTML."""
+
+    line: int
+    answer_id: str
+    rows: pd.DataFrame
+    records: list[dict]
+    status: str
+    reasons: tuple[str, ...]
+    invalid: bool = False  # the line could not be audited: its one row is the error
+    source: str | None = None
+    cards: str | None = None
+
+    def brief(self, width: int) -> str:
+        """The first line of the first reason, cut to `width` characters, and how many reasons follow."""
+        first = self.reasons[0].splitlines()[0] if self.reasons else ""
+        more = f" (+{len(self.reasons) - 1} more)" if len(self.reasons) > 1 else ""
+        return first[:width] + more
+
+    @property
+    def decision(self) -> dict[str, object]:
+        return {ANSWER_ID: self.answer_id, LINE: self.line, "status": self.status, "reasons": list(self.reasons)}
+
+
+def _error_outcome(item: Item, reason: str) -> Outcome:
+    row = dict.fromkeys(ROW_COLUMNS)
+    row.update({ANSWER_ID: item.answer_id, LINE: item.line, C.ERROR: reason})
+    record = {ANSWER_ID: item.answer_id, LINE: item.line, **dict.fromkeys(C.OUTPUT_FIELDS), C.ERROR: reason}
+    return Outcome(item.line, item.answer_id, C.frame([row], ROW_COLUMNS), [record], str(Status.REJECT), (reason,),
+                   invalid=True, source=_source_name(item.entry))
+
+
+def audit_item(item: Item, settings: Settings) -> Outcome:
+    """One line of the dataset; an input problem is that answer's error row, never an exception.
+    `JudgeUnavailableError` (the judge cannot be used at all) propagates and stops the batch."""
+    if item.entry is None:
+        return _error_outcome(item, item.error or f"line {item.line}: invalid")
+    try:
+        audit = audit_entry(item.entry, settings)
+    except JudgeUnavailableError:
+        raise
+    except CiteAuditError as exc:  # unreadable or unknown source, bad document, invalid answer text
+        return _error_outcome(item, f"line {item.line}: {exc}")
+    except OSError as exc:
+        return _error_outcome(item, f"line {item.line}: {exc.filename or 'a file'}: {exc.strerror or exc}")
+    table = audit.table.reset_index(drop=True)
+    rows = table.reindex(columns=[c for c in ROW_COLUMNS if c not in (ANSWER_ID, LINE)])
+    rows.insert(0, LINE, item.line)
+    rows.insert(0, ANSWER_ID, item.answer_id)
+    out = [{ANSWER_ID: item.answer_id, LINE: item.line, **r} for r in records(table, audit.document)]
+    decision = audit.decision
+    cards = None
+    if settings.cards and decision.status != Status.ACCEPT:
+        from citeaudit.surfaces.dashboard import answer_anchor
+        from citeaudit.surfaces.report import answer_html
+
+        cards = answer_html(audit, answer_anchor(item.line))
+    return Outcome(item.line, item.answer_id, rows, out, str(decision.status), tuple(decision.reasons),
+                   source=_source_name(item.entry), cards=cards)
+
+
+def audit_partition(items: Sequence[Item], settings: Settings) -> tuple[list[Outcome], list[dict]]:
+    """What one Dask task does: the answers of one partition, in order, and (with `settings.hold`)
+    the judge's new recordings for the client to append. A record made while this partition ran
+    may come back with another partition of the same worker; each comes back exactly once."""
+    outcomes = [audit_item(item, settings) for item in items]
+    judge = _judge(settings) if settings.hold else None
+    return outcomes, (judge.cache.take_held() if judge is not None else [])
+
+
+# --- the batch ------------------------------------------------------------------------------------
+
+@dataclass
+class BatchResult:
+    """Every answer's outcome, in dataset order, and the routing they were judged by (None when
+    no model was asked)."""
+
+    outcomes: list[Outcome] = field(default_factory=list)
+    routing: Routing | None = None
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        """One row per citation (and one per invalid line), `answer_id` and `line` first."""
+        if not self.outcomes:
+            return C.frame([], ROW_COLUMNS)
+        return pd.concat([o.rows for o in self.outcomes], ignore_index=True)
+
+    @property
+    def decisions(self) -> pd.DataFrame:
+        return pd.DataFrame([o.decision for o in self.outcomes], columns=DECISION_COLUMNS)
+
+    @property
+    def accepted(self) -> bool:
+        return bool(self.outcomes) and all(o.status == Status.ACCEPT for o in self.outcomes)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.accepted else 1
+
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for o in self.outcomes:
+            counts[o.status] = counts.get(o.status, 0) + 1
+        return counts
+
+    def render_html(self, title: str = "Citation audit of a dataset") -> str:
+        """The dashboard (`dashboard.render_dashboard`): counts, answers to look at, their cards."""
+        from citeaudit.surfaces.dashboard import render_dashboard
+
+        return render_dashboard(self, title)
+
+    def write_html(self, path: str | Path, title: str = "Citation audit of a dataset") -> Path:
+        from citeaudit.surfaces.dashboard import write_dashboard
+
+        return write_dashboard(path, self, title)
+
+    def write_rows(self, path: str | Path) -> Path:
+        from citeaudit.stores import atomic_write_text
+
+        return atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n"
+                                               for o in self.outcomes for r in o.records))
+
+    def write_decisions(self, path: str | Path) -> Path:
+        from citeaudit.stores import atomic_write_text
+
+        return atomic_write_text(path, "".join(json.dumps(o.decision, ensure_ascii=False) + "\n"
+                                               for o in self.outcomes))
+
+
+def partitions(items: Sequence[Item], size: int) -> Iterator[list[Item]]:
+    for start in range(0, len(items), size):
+        yield list(items[start:start + size])
+
+
+def check_scheduler(scheduler: str, settings: Settings) -> None:
+    """`InputError` for an unknown scheduler."""
+    if scheduler not in SCHEDULERS and not scheduler.startswith(("tcp://", "tls://", "inproc://", "ucx://")):
+        raise InputError(f"scheduler {scheduler!r} is not threads, processes or a Dask scheduler address "
+                         "(tcp://host:8786)")
+
+
+def max_workers() -> int:
+    """The most worker processes `--scheduler processes` starts: two per core, at least 4."""
+    return max(4, 2 * (os.cpu_count() or 1))
+
+
+def check_workers(workers: int | None, scheduler: str) -> None:
+    """`InputError` unless `workers` is None or a count of 1 or more for `scheduler="processes"`."""
+    if workers is None:
+        return
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"workers must be a whole number of 1 or more worker processes, not {workers!r}")
+    if workers > max_workers():
+        raise InputError(f"workers {workers} is more worker processes than this machine can run usefully "
+                         f"({os.cpu_count() or 1} cores): give at most {max_workers()}, or start a Dask cluster "
+                         "of your own and pass its address as --scheduler tcp://host:8786")
+    if scheduler != "processes":
+        raise InputError(f"workers sets the worker processes of --scheduler processes; scheduler {scheduler!r} "
+                         "has its own (threads: this process; an address: the workers started there)")
+
+
+def run_batch(items: Sequence[Item], settings: Settings | None = None, scheduler: str = "threads",
+              partition_size: int | None = None, progress: Callable[[int], None] | None = None,
+              workers: int | None = None) -> BatchResult:
+    """Audit every item on Dask; `progress(n)` is called as each partition of n answers finishes.
+    `workers` is the number of worker processes of `scheduler="processes"` (default `LOCAL_WORKERS`).
+
+    Results are in dataset order and the same whatever the scheduler.
+    """
+    settings = (settings or Settings()).resolved()
+    check_scheduler(scheduler, settings)
+    check_workers(workers, scheduler)
+    items = list(items)
+    assert settings.options is not None
+    routing = None if settings.locate_only else settings.options.routing()
+    if not items:
+        return BatchResult(routing=routing)
+    size = partition_size or max(1, min(50, -(-len(items) // 16)))
+    parts = list(partitions(items, size))
+    if scheduler == "threads":
+        return BatchResult(_run_threads(parts, settings, progress), routing)
+    if not settings.locate_only and settings.options.cache_mode in WRITING_MODES:
+        settings = replace(settings, hold=True)  # the workers' new calls come back to be appended here
+    return BatchResult(_run_distributed(parts, settings, scheduler, progress, workers), routing)
+
+
+def _run_threads(parts: list[list[Item]], settings: Settings,
+                 progress: Callable[[int], None] | None) -> list[Outcome]:
+    import dask
+    from dask.callbacks import Callback
+
+    tasks = [dask.delayed(audit_partition, pure=False)(part, settings) for part in parts]
+
+    class _Progress(Callback):
+        def _posttask(self, key: Key, result: object, dsk: Graph, state: dict[str, Any], worker_id: int | None) -> None:
+            if progress is not None and isinstance(result, tuple):
+                progress(len(result[0]))
+
+    with _Progress():
+        done = dask.compute(*tasks, scheduler="threads")
+    return [outcome for outcomes, _ in done for outcome in outcomes]
+
+
+# Dask's worker profiler calls sys._current_frames() every 10 ms; on Python 3.11 a garbage collection
+# during that call can deadlock the worker (cpython#106883, dask/distributed#8616), and the judge's
+# threads make it likely: a worker of a judged batch hung until the scheduler restarted it.
+NO_PROFILER = {"distributed.worker.profile.enabled": False}
+
+
+def local_cluster(workers: int | None = None) -> Any:
+    """The `LocalCluster` of `--scheduler processes`: `workers` processes (default `LOCAL_WORKERS`) of
+    one thread each, without the worker profiler."""
+    import dask
+    from distributed import LocalCluster
+
+    with dask.config.set(NO_PROFILER):  # the workers' nannies take the config as they start
+        return LocalCluster(n_workers=workers or LOCAL_WORKERS, threads_per_worker=1, processes=True,
+                            dashboard_address=":0")
+
+
+def _run_distributed(parts: list[list[Item]], settings: Settings, scheduler: str,
+                     progress: Callable[[int], None] | None, workers: int | None = None) -> list[Outcome]:
+    from distributed import Client, as_completed
+
+    cluster = None
+    assert settings.options is not None
+    recordings = settings.options.call_cache() if settings.hold else None
+    if scheduler == "processes":
+        cluster = local_cluster(workers)
+        address: Any = cluster
+    else:
+        address = scheduler
+    try:
+        with Client(address, timeout="20s") as client:
+            futures = [client.submit(audit_partition, part, settings, pure=False) for part in parts]
+            order = {future.key: n for n, future in enumerate(futures)}
+            results: list[list[Outcome] | None] = [None] * len(parts)
+            for future in as_completed(futures):
+                part, records = future.result()  # a worker's JudgeUnavailableError raises here
+                if recordings is not None and records:
+                    recordings.append(records)  # as each partition ends: a later failure loses none
+                results[order[future.key]] = part
+                if progress is not None:
+                    progress(len(part))
+    except OSError as exc:
+        raise InputError(f"cannot reach the Dask scheduler {scheduler} ({exc}). Start one "
+                         "(dask scheduler; dask worker ADDRESS) or use --scheduler threads.") from None
+    finally:
+        if recordings is not None:
+            recordings.close()
+        if cluster is not None:
+            cluster.close()
+    return [outcome for part in results if part is not None for outcome in part]
+
+
+def audit_dataset(path: str | Path, settings: Settings | None = None, scheduler: str = "threads",
+                  allow_outside_sources: bool = False, **options: Any) -> BatchResult:
+    """`read_dataset` (sources confined to the dataset's folder and the data folders unless
+    `allow_outside_sources`) then `run_batch`."""
+    return run_batch(read_dataset(path, allow_outside_sources), settings, scheduler, **options)

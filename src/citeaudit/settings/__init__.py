@@ -1,0 +1,1 @@
+"""Settings, read once: the environment variables (`environment`) and `AuditOptions` (`options`)."""

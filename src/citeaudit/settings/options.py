@@ -1,0 +1,152 @@
+"""One set of settings for every surface: `AuditOptions`, read once from arguments and the environment.
+
+The command line (one shared option decorator), `batch`, the library entry points and every
+notebook's parameter cell build one `AuditOptions` and ask it for the judge (`judge()`, the one
+factory) and for the routing (`routing()`: the threshold in force and the calibration). What is
+not given comes from the environment (`config.py` names every variable), then the defaults.
+
+    >>> AuditOptions.from_env(model="qwen", threshold=0.9).model
+    'qwen2.5-coder-1.5b-instruct-q4_k_m'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citeaudit.decide.calibration import Calibration, Routing, find_calibration
+from citeaudit.errors import InputError
+from citeaudit.settings import environment as config
+from citeaudit.table import CacheMode, Strategy
+
+if TYPE_CHECKING:
+    from citeaudit.judge.cache import CallCache
+    from citeaudit.judge.judge import Judge
+
+
+def model_name(value: str) -> str:
+    """A judge model name; the local model keys (`qwen`, `smollm2`) stand for their full names."""
+    from citeaudit.judge.localmodel import MODELS
+
+    return MODELS[value].name if value in MODELS else value
+
+
+def check_threshold(value: float, where: str = "threshold") -> float:
+    """A threshold from 0 to 1 (NaN and infinities are refused with the fix)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0.0 <= float(value) <= 1.0:
+        raise InputError(f"{where} {value!r} is not a number from 0 to 1; give one like 0.84, or leave it unset "
+                         "to use the calibration's recommended threshold.")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """How to judge and route: model, strategy, cache, threshold, calibration, concurrency, timeout.
+
+    `threshold` None means the model's calibrated threshold (the calibration's recommended one),
+    else `config.DEFAULT_THRESHOLD` when the model has no calibration, which every surface then
+    says (`Routing.note`). `use_calibration` False routes on the model's own probabilities.
+    `cache_dir` None is `config.cache_dir()`: the shipped recordings and calibrations, read-only
+    inputs. `user_dir` None is `config.user_cache_dir(cache_dir)`: where new answers, the store and
+    calibrations of your own go (`cache/local/`, ignored by git), read before the shipped ones.
+    `shipped` True records into the shipped folder itself (the project's maintenance recordings,
+    `citeaudit record --shipped`). Picklable, so Dask workers get the same settings.
+    """
+
+    model: str = config.DEFAULT_MODEL
+    strategy: Strategy = config.DEFAULT_STRATEGY
+    cache_mode: CacheMode = CacheMode.REPLAY
+    cache_dir: Path | None = None
+    threshold: float | None = None
+    use_calibration: bool = True
+    concurrency: int | None = None  # None: CITEAUDIT_CONCURRENCY, else config.default_concurrency(model)
+    timeout: float = config.DEFAULT_TIMEOUT
+    retries: int = config.DEFAULT_RETRIES
+    user_dir: Path | None = None
+    shipped: bool = False
+    _calibration: list = field(default_factory=list, init=False, repr=False, compare=False)  # loaded once
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "model", model_name(self.model))
+        object.__setattr__(self, "strategy", config.parse_strategy(self.strategy))
+        object.__setattr__(self, "cache_mode", config.parse_cache_mode(self.cache_mode))
+        if self.threshold is not None:
+            object.__setattr__(self, "threshold", check_threshold(self.threshold))
+        if self.concurrency is not None and not 1 <= self.concurrency <= config.MAX_CONCURRENCY:
+            raise InputError(f"concurrency must be a whole number from 1 to {config.MAX_CONCURRENCY}, "
+                             f"not {self.concurrency!r}")
+
+    @classmethod
+    def from_env(cls, *, model: str | None = None, strategy: str | None = None, cache_mode: str | None = None,
+                 cache_dir: str | Path | None = None, threshold: float | None = None,
+                 use_calibration: bool = True, concurrency: int | None = None,
+                 shipped: bool = False) -> AuditOptions:
+        """The settings given here (None: not given), else the environment's, else the defaults."""
+        return cls(
+            model=model or config.model(),
+            strategy=config.parse_strategy(strategy) if strategy else config.strategy(),
+            cache_mode=config.parse_cache_mode(cache_mode) if cache_mode else config.cache_mode(),
+            cache_dir=Path(cache_dir) if cache_dir else config.cache_dir(),
+            threshold=threshold if threshold is not None else config.threshold(),
+            use_calibration=use_calibration,
+            concurrency=concurrency,
+            timeout=config.timeout(),
+            retries=config.retries(),
+            shipped=shipped,
+        )
+
+    def with_(self, **changes: object) -> AuditOptions:
+        """A copy with some settings changed (the calibration is looked up again)."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    @property
+    def folder(self) -> Path:
+        """The shipped cache folder: its recordings and `calibration/` (read-only unless `shipped`)."""
+        return self.cache_dir or config.cache_dir()
+
+    @property
+    def user_folder(self) -> Path:
+        """The user cache: new recordings, the working store and calibrations of your own."""
+        return self.user_dir or config.user_cache_dir(self.folder)
+
+    @property
+    def write_folder(self) -> Path:
+        """Where new answers and fitted calibrations go: the user cache, or the shipped folder when `shipped`."""
+        return self.folder if self.shipped else self.user_folder
+
+    @property
+    def folders(self) -> tuple[Path, ...]:
+        """Where recordings and calibrations are looked for, first found first: the write folder,
+        then (unless `shipped`) the shipped one."""
+        return (self.folder,) if self.shipped else (self.user_folder, self.folder)
+
+    def call_cache(self, *, hold: bool = False) -> CallCache:
+        """The `CallCache` of these settings: writes `write_folder`, reads every one of `folders`."""
+        from citeaudit.judge.cache import CallCache
+
+        return CallCache(self.write_folder, mode=self.cache_mode, hold=hold, read_also=self.folders[1:])
+
+    def judge(self, *, hold: bool = False, **overrides: object) -> Judge:
+        """The judge these settings describe (the one factory of every surface); `overrides` go to
+        `Judge` (e.g. `base_url` of a local server), `hold` to its `CallCache`."""
+        from citeaudit.judge.judge import Judge
+
+        cache = self.call_cache(hold=hold)
+        settings: dict[str, object] = dict(model=self.model, strategy=self.strategy, cache=cache,
+                                           timeout=self.timeout, max_retries=self.retries)
+        settings.update(overrides)
+        return Judge(**settings)  # type: ignore[arg-type]
+
+    def calibration(self) -> Calibration | None:
+        """The saved calibration of this model and strategy (`calibration/` of the user cache, else of
+        the shipped folder), or None."""
+        if not self.use_calibration:
+            return None
+        if not self._calibration:
+            self._calibration.append(find_calibration(self.model, self.strategy, self.folders))
+        return self._calibration[0]
+
+    def routing(self) -> Routing:
+        """The threshold in force and the calibration that scores the rows (`Routing.resolve`)."""
+        return Routing.resolve(self.threshold, self.calibration(), self.model, self.strategy)

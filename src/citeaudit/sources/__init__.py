@@ -1,0 +1,1 @@
+"""Source documents: the `Document` model (`document`) and one loader per format (`formats`)."""

@@ -1,0 +1,5 @@
+"""`python -m citeaudit.surfaces.cli`."""
+
+from citeaudit.surfaces.cli import main
+
+main()

@@ -1,0 +1,344 @@
+"""Commands that audit: `audit`, `lines`, `contract`, `review`, `report` and `batch`."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+import pandas as pd
+
+from citeaudit import table as C
+from citeaudit.citations.lines import load_line_answer
+from citeaudit.decide.reviews import ReviewCommand, default_store, review_row
+from citeaudit.errors import InputError
+from citeaudit.pipeline.audit import (
+    Audit,
+    audit_files,
+    audit_lines,
+    audit_quotes,
+    audit_source_files,
+    unrecognized_reasons,
+)
+from citeaudit.printable import printable, printable_lines
+from citeaudit.settings.options import AuditOptions
+from citeaudit.surfaces.cli.app import _fail, _show, main
+from citeaudit.surfaces.cli.params import (
+    _choice,
+    format_option,
+    input_options,
+    judge_options,
+    locate_only_option,
+    settings_options,
+)
+from citeaudit.surfaces.views import how_to_record, lines_view, quote_notes
+from citeaudit.table import (
+    REVIEW_VERDICTS,
+    WAITING_STATES,
+    ErrorKind,
+    ResponseFormat,
+)
+
+_INPUTS = ("citations", "document", "answer", "answer_json", "sources_json")
+
+
+def _audit_inputs(*, source: tuple[str, ...], response: str | None = None, response_format: str | None = None,
+                  **kwargs: Any) -> Audit:
+    """`audit_files` for the commands that take any input (`input_options`), or a vendor response
+    over its sources (`vendor_audit.audit_response`) when `--response` is given."""
+    if response is not None:
+        from citeaudit.pipeline.vendor_audit import audit_response
+
+        if any(kwargs.get(name) for name in _INPUTS):
+            raise InputError("give one input: a --response and its --source files, or one of the other pairs")
+        options = {k: v for k, v in kwargs.items() if k not in _INPUTS}
+        return audit_response(response, source, response_format=response_format, **options)
+    if response_format is not None:
+        raise InputError("--response-format names the format of a --response")
+    if len(source) > 1:
+        raise InputError("quote citations are checked against one --source; several go with a --response")
+    return audit_files(source=source[0] if source else None, **kwargs)
+
+
+def _review_command(inputs: Iterable[tuple[str, str | None]], reviews: str | None) -> ReviewCommand:
+    """The `citeaudit review` command of the audit's inputs (the options given, in order)."""
+    given = tuple((option, value) for option, value in inputs if value)
+    return ReviewCommand(given, default_store(given, reviews))
+
+
+def _finish(audit: Audit, output: str | None, html_path: str | None, review: ReviewCommand) -> NoReturn:
+    """Print the quotes that are not verbatim, the row errors and the decision (each waiting
+    citation's reason says why it waits), then the review command of each waiting citation; write
+    the outputs, exit by the decision."""
+    inputs = shlex.join(part for pair in review.inputs for part in pair)
+    notes = quote_notes(audit.table, audit.document)
+    if notes:
+        click.echo("\n" + "\n".join(notes))
+    errors = sorted({e for e in audit.table["error"] if isinstance(e, str)})
+    for error in errors:
+        click.echo(f"\nerror: {printable_lines(error)}", err=True)
+    if (audit.table[C.ERROR_KIND] == ErrorKind.REPLAY_MISS).any():
+        click.echo("\n" + how_to_record(inputs or "INPUT"), err=True)
+    if output:
+        audit.write_jsonl(output)
+        click.echo(f"\nwrote {len(audit.table)} records to {output}")
+    if html_path:
+        audit.write_html(html_path, review=review)
+        click.echo(f"wrote {html_path}")
+    decision = audit.decision
+    click.echo(f"\n{decision.status} ({audit.routing_note()})")
+    for reason in decision.reasons:
+        click.echo(f"  - {reason}")
+    waiting = audit.table[audit.table[C.STATE].isin(WAITING_STATES) & audit.table[C.EVIDENCE].notna()]
+    if len(waiting):
+        click.echo("\nTo record a human review of a waiting citation, run its command with VERDICT replaced:")
+        for citation in waiting[C.ID]:
+            click.echo(f"  {printable(citation)}: {printable(review.command(str(citation)))}")
+        click.echo(review.legend())
+    sys.exit(decision.exit_code)
+
+
+def _show_audit(audit: Audit) -> None:
+    """The table under one line that says what routed it; the `why` of a verdict that differs from
+    the model's answer follows the table, one line per citation, never cut."""
+    view = audit.view(text=False)
+    if audit.table[C.REVIEW_STATE].ne("none").any():
+        view["review"] = [f"{v} ({s})" if v else "-" for v, s in zip(audit.table[C.REVIEW_VERDICT],
+                                                                      audit.table[C.REVIEW_STATE])]
+    notes = view.pop("why") if "why" in view.columns else pd.Series(dtype=object)
+    click.echo(audit.routing_note())
+    _show(view)
+    for citation, note in zip(view["citation"], notes):
+        if note != "-":
+            click.echo(f"  {printable(citation)}: {note}")
+
+
+@main.command()
+@click.option("--source", "sources", required=True, multiple=True,
+              help="Source document (RFC or plain text, Markdown, HTML, PDF): a path, or a name found in "
+                   "CITEAUDIT_DATA_DIR or data/. Repeat it for the documents a --response cites, in the order "
+                   "they were sent.")
+@click.option("--citations", type=click.Path(dir_okay=False), default=None, help="Quote-citation JSON file.")
+@click.option("--response", type=click.Path(dir_okay=False), default=None,
+              help="Instead of --citations: a saved API response whose own citations are audited (Anthropic, "
+                   "OpenAI Responses or Chat Completions, Gemini, Cohere, LangChain/LlamaIndex).")
+@click.option("--response-format", type=_choice(ResponseFormat), default=None,
+              help="The --response's format (default: by the JSON's shape).")
+@click.option("--require-coverage/--allow-uncited", default=None,
+              help="With --response: answer text outside every citation keeps the answer in REVIEW (the "
+                   "default: fail closed); --allow-uncited lists that text but lets the citations decide.")
+@format_option
+@judge_options
+@locate_only_option
+def audit(sources: tuple[str, ...], citations: str | None, response: str | None, response_format: str | None,
+          require_coverage: bool | None, doc_format: str | None, settings: AuditOptions, output: str | None,
+          html_path: str | None, reviews: str | None, locate_only: bool) -> NoReturn:
+    """Audit quote citations (id, claim, quote, section) over one source document, or the citations
+    of a saved API response (--response) over the sources it cites."""
+    if response is not None:
+        if citations is not None:
+            raise click.UsageError("give --citations (quote citations) or --response (an API response), not both")
+        _audit_response(response, sources, response_format, require_coverage is not False, doc_format, settings, output,
+                        html_path, reviews, locate_only)
+    if citations is None:
+        raise click.UsageError("give --citations (a quote-citation file) or --response (a saved API response)")
+    if response_format is not None or require_coverage is not None:
+        raise click.UsageError("--response-format and --require-coverage/--allow-uncited go with --response")
+    if len(sources) != 1:
+        raise click.UsageError("quote citations are checked against one --source")
+    source = sources[0]
+    result = audit_quotes(source, citations, format=doc_format, options=settings, locate_only=locate_only,
+                          reviews=reviews)
+    _show_audit(result)
+    _finish(result, output, html_path, _review_command((("--source", source), ("--citations", citations)), reviews))
+
+
+def _audit_response(response: str, sources: tuple[str, ...], response_format: str | None, require_coverage: bool,
+                    doc_format: str | None, settings: AuditOptions, output: str | None, html_path: str | None,
+                    reviews: str | None, locate_only: bool) -> NoReturn:
+    """`audit --response`: the vendor's citations, each vendor finding, the uncited text, the decision."""
+    from citeaudit.pipeline.vendor_audit import audit_response
+
+    result = audit_response(response, sources, response_format=response_format, format=doc_format,
+                            require_coverage=require_coverage, options=settings, locate_only=locate_only,
+                            reviews=reviews)
+    _show_audit(result)
+    for _, row in result.table.iterrows():
+        for finding in row[C.FINDINGS]:
+            click.echo(f"  {printable(row[C.ID])}: {finding['flag']}: {printable(finding['says'])}")
+    if result.uncited:
+        click.echo(f"\nuncited answer text ({len(result.uncited)}"
+                   + ("; it keeps the answer in REVIEW, unless --allow-uncited" if require_coverage
+                      else "; --allow-uncited: listed only")
+                   + "):")
+        for text in result.uncited:
+            click.echo(f"  - {printable(text)}")
+    inputs = (("--response", response), *(("--source", source) for source in sources))
+    _finish(result, output, html_path, _review_command(inputs, reviews))
+
+
+@main.command()
+@click.option("--document", required=True, help="Plain-text document, numbered from line 1.")
+@click.option("--answer", required=True, type=click.Path(dir_okay=False),
+              help="Answer text with [Lx] / [Lx-Ly] markers.")
+@judge_options
+@locate_only_option
+def lines(document: str, answer: str, settings: AuditOptions, output: str | None, html_path: str | None,
+          reviews: str | None, locate_only: bool) -> NoReturn:
+    """Audit an answer whose facts end in line citations like [L5], [L2-L3] or [L2-3]."""
+    line_answer = load_line_answer(document, answer)
+    click.echo(" ".join(f"{k}={v}" for k, v in line_answer.summary.items()))
+    for note in unrecognized_reasons(line_answer):
+        click.echo(f"  {printable(note)}")
+    click.echo("")
+    result = audit_lines(line_answer, options=settings, locate_only=locate_only, reviews=reviews)
+    _show(lines_view(result.table).replace("\n", " / ", regex=True))
+    click.echo("")
+    _show_audit(result)
+    _finish(result, output, html_path, _review_command((("--document", document), ("--answer", answer)), reviews))
+
+
+@main.command()
+@click.argument("answer", type=click.Path(dir_okay=False))
+@click.argument("sources", type=click.Path(dir_okay=False))
+@click.argument("reviews", type=click.Path(dir_okay=False))
+@click.option("--judge", "use_judge", is_flag=True,
+              help="Also ask the judge whether each cited source supports its claim; a current review still wins.")
+@settings_options
+@click.option("--output", type=click.Path(dir_okay=False), default=None, help="Write one JSON object per claim.")
+def contract(answer: str, sources: str, reviews: str, use_judge: bool, settings: AuditOptions,
+             output: str | None) -> NoReturn:
+    """Check a source-id answer against its sources and human reviews; print {"status", "reasons"}.
+
+    By default the reviews decide (seed 000's acceptance contract); `--judge` lets confident
+    model verdicts stand for claims nobody has reviewed.
+    """
+    result = audit_source_files(answer, sources, reviews, options=settings, locate_only=not use_judge)
+    if output:
+        result.write_jsonl(output)
+    click.echo(json.dumps(result.decision.to_dict(), ensure_ascii=False, indent=2))
+    sys.exit(result.decision.exit_code)
+
+
+@main.command()
+@click.option("--reviews", required=True, type=click.Path(dir_okay=False),
+              help="Review store (JSON Lines) to append to.")
+@input_options
+@click.option("--id", "citation_id", required=True, help="The citation reviewed (an id of the audit table).")
+@click.option("--verdict", required=True, type=_choice(REVIEW_VERDICTS))
+@click.option("--reviewer", default=None, help="Who reviewed.")
+@click.option("--note", default=None, help="Why.")
+def review(reviews: str, source: tuple[str, ...], citations: str | None, document: str | None, answer: str | None,
+           answer_json: str | None, sources_json: str | None, response: str | None, response_format: str | None,
+           citation_id: str, verdict: str, reviewer: str | None, note: str | None) -> None:
+    """Record a human review of one citation, bound to the evidence it shows now."""
+    located = _audit_inputs(source=source, citations=citations, document=document, answer=answer,
+                            answer_json=answer_json, sources_json=sources_json, response=response,
+                            response_format=response_format, locate_only=True)
+    recorded = review_row(located.table, citation_id, reviews, verdict, reviewer, note)
+    click.echo(f"recorded {recorded.verdict} for {printable(recorded.citation_id)} "
+               f"(fingerprint {recorded.fingerprint[:12]}) in {reviews}")
+
+
+@main.command()
+@input_options
+@format_option
+@click.option("--html", "html_path", required=True, type=click.Path(dir_okay=False), help="Where to write the report.")
+@settings_options
+@click.option("--output", type=click.Path(dir_okay=False), default=None,
+              help="Also write one JSON object per citation.")
+@click.option("--reviews", type=click.Path(dir_okay=False), default=None, help="Review store to apply.")
+@locate_only_option
+def report(source: tuple[str, ...], citations: str | None, document: str | None, answer: str | None,
+           answer_json: str | None, sources_json: str | None, response: str | None, response_format: str | None,
+           doc_format: str | None, html_path: str, settings: AuditOptions, output: str | None, reviews: str | None,
+           locate_only: bool) -> NoReturn:
+    """Write a self-contained HTML report of an audit (no scripts, no network fetches)."""
+    result = _audit_inputs(source=source, citations=citations, document=document, answer=answer,
+                           answer_json=answer_json, sources_json=sources_json, response=response,
+                           response_format=response_format, format=doc_format,
+                           options=settings, locate_only=locate_only, reviews=reviews)
+    inputs = (*(("--source", one) for one in source), ("--citations", citations), ("--document", document),
+              ("--answer", answer), ("--answer-json", answer_json), ("--sources-json", sources_json),
+              ("--response", response), ("--response-format", response_format))
+    result.write_html(html_path, review=_review_command(inputs, reviews))
+    if output:
+        result.write_jsonl(output)
+    click.echo(f"wrote {html_path}: {len(result.table)} citations, {result.decision.status}")
+    sys.exit(result.decision.exit_code)
+
+
+@main.command()
+@click.argument("dataset", type=click.Path(dir_okay=False))
+@settings_options
+@locate_only_option
+@click.option("--reviews", type=click.Path(dir_okay=False), default=None,
+              help="Review store applied to the quote and line answers.")
+@click.option("--output", type=click.Path(dir_okay=False), default=None,
+              help="Write one JSON object per citation, with its answer_id.")
+@click.option("--decisions", type=click.Path(dir_okay=False), default=None,
+              help="Write one JSON object per answer: answer_id, line, status, reasons.")
+@click.option("--scheduler", default="threads", show_default=True,
+              help="Dask scheduler: threads (in-process), processes (a LocalCluster of --workers processes) or the "
+                   "address of a running scheduler (tcp://host:8786).")
+@click.option("--workers", type=int, default=None,
+              help="Worker processes of --scheduler processes (default 2; 1 or more).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
+              help="Write the dashboard: counts per decision and verdict, the answers to look at with their "
+                   "cards, the sources with the most failing citations, the confidence histogram.")
+@click.option("--allow-outside-sources", is_flag=True,
+              help="Let the dataset's lines name sources outside its folder and the data folders (by default "
+                   "such a line is an error: a dataset often comes from the system under audit).")
+def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str | None, output: str | None,
+          decisions: str | None, scheduler: str, workers: int | None, html_path: str | None,
+          allow_outside_sources: bool) -> NoReturn:
+    """Audit a JSON Lines dataset of answers (any citation format, one answer per line) on Dask."""
+    from tqdm.auto import tqdm
+
+    from citeaudit.citations.dataset import read_dataset
+    from citeaudit.decide.reviews import load_reviews
+    from citeaudit.pipeline.batch import Settings, check_scheduler, check_workers, run_batch
+
+    items = read_dataset(dataset, allow_outside_sources)
+    if not items:
+        _fail(f"{dataset} has no answers: give one JSON object per line")
+    options = settings.with_(cache_dir=settings.folder.resolve(), user_dir=settings.user_folder.resolve())
+    batch_settings = Settings(locate_only=locate_only, reviews=tuple(load_reviews(reviews)) if reviews else (),
+                              cache_dir=str(options.folder), cards=html_path is not None, options=options)
+    check_scheduler(scheduler, batch_settings)
+    check_workers(workers, scheduler)
+    if not locate_only:
+        click.echo(options.routing().note(), err=True)
+    with tqdm(total=len(items), desc="answers", unit="answer", file=sys.stderr) as bar:
+        result = run_batch(items, batch_settings, scheduler, progress=bar.update, workers=workers)
+    counts = result.counts()
+    invalid = sum(outcome.invalid for outcome in result.outcomes)
+    click.echo(f"{len(items)} answers, {len(result.rows)} rows: "
+               + ", ".join(f"{counts.get(s, 0)} {s}" for s in ("ACCEPT", "REVIEW", "REJECT"))
+               + (f" ({invalid} invalid lines)" if invalid else ""))
+    for outcome in result.outcomes:
+        if outcome.status != "ACCEPT":
+            click.echo(f"  {outcome.status:6} {printable(outcome.answer_id)} (line {outcome.line}): "
+                       f"{outcome.brief(160)}")
+    errors = sorted({e for o in result.outcomes if not o.invalid for e in o.rows["error"] if isinstance(e, str)})
+    for error in errors[:5]:
+        click.echo(f"error: {printable_lines(error)}", err=True)
+    if len(errors) > 5:
+        click.echo(f"error: ... and {len(errors) - 5} more kinds of row error (see the rows' `error`)", err=True)
+    if any((o.rows[C.ERROR_KIND] == ErrorKind.REPLAY_MISS).any() for o in result.outcomes):
+        click.echo("Record the missing answers with --cache-mode record (an OpenAI-compatible endpoint: "
+                   "OPENAI_BASE_URL, CITEAUDIT_MODEL), then replay them offline.", err=True)
+    if output:
+        result.write_rows(output)
+        click.echo(f"wrote {sum(len(o.records) for o in result.outcomes)} records to {output}")
+    if decisions:
+        result.write_decisions(decisions)
+        click.echo(f"wrote {len(result.outcomes)} decisions to {decisions}")
+    if html_path:
+        result.write_html(html_path, title=f"Citation audit of {Path(dataset).name}")
+        click.echo(f"wrote the dashboard to {html_path}")
+    sys.exit(result.exit_code)

