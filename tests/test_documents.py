@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeaudit import SourceError, canonical_section_id, load_rfc, load_text
-from citeaudit.sources.document import download_source, text_digest
+from citeaudit.sources.reading import download_source, text_digest
 
 
 def test_rfc7519_has_the_seed_figures(rfc7519):
@@ -180,7 +180,7 @@ def test_inputs_are_read_through_one_bounded_reader(tmp_path):
     refused as soon as the limit is passed, never read to the end (/dev/zero never ends) (issue 21)."""
     import threading
 
-    from citeaudit.sources.document import TooLargeError, read_bounded
+    from citeaudit.sources.reading import TooLargeError, read_bounded
 
     big = tmp_path / "big.txt"
     with open(big, "wb") as handle:  # sparse: 600 MB that costs nothing on disk
@@ -226,7 +226,7 @@ def test_paragraph_spans_are_the_paragraphs_of_the_old_expression(text):
     """The linear splitter finds exactly the paragraphs the old regular expression found."""
     import re
 
-    from citeaudit.sources.document import paragraph_spans
+    from citeaudit.sources.text import paragraph_spans
 
     old = [(m.start(), m.start() + len(m.group().rstrip())) for m in re.finditer(r"\S(?:.|\n(?!\s*\n))*", text)]
     assert list(paragraph_spans(text)) == old
@@ -235,7 +235,7 @@ def test_paragraph_spans_are_the_paragraphs_of_the_old_expression(text):
 def test_a_text_without_blank_lines_is_split_in_linear_memory():
     import tracemalloc
 
-    from citeaudit.sources.document import paragraph_spans
+    from citeaudit.sources.text import paragraph_spans
 
     text = "a line of a long text without blank lines\n" * 50_000  # 2.1 MB
     tracemalloc.start()

@@ -14,7 +14,9 @@ from test_cli import run
 
 from citeaudit import Judge, SourceError, audit_quotes, load_citations, load_document, resolve_source
 from citeaudit.locate.locators import parse_locator, resolve
-from citeaudit.sources.formats import detect_format, load_html, load_markdown
+from citeaudit.sources.html import load_html
+from citeaudit.sources.markdown import load_markdown
+from citeaudit.sources.registry import detect_format
 
 FORMATS = DATA / "formats"
 SETS = {

@@ -187,7 +187,7 @@ def test_a_huge_quote_is_matched_exactly_or_fabricated_in_bounded_time(rfc7519):
 
 def test_an_oversized_source_is_refused_with_the_fix(tmp_path):
     from citeaudit import SourceError
-    from citeaudit.sources.document import read_text
+    from citeaudit.sources.reading import read_text
 
     path = tmp_path / "big.txt"
     path.write_text("x" * 2000)

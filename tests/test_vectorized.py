@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 from citeaudit import load_rfc
 from citeaudit.locate.textindex import _SPACES, _normalize_chars
 from citeaudit.locate.textindex import tokens_of as _tokens
-from citeaudit.sources import document as documents
+from citeaudit.sources import rfc
+from citeaudit.sources.build import clean_lines
+from citeaudit.sources.document import codes_of, line_bounds
 
 # characters that exercise every rule: line terminators, form feeds, spaces of several kinds,
 # hyphens and dashes, quotes, zero-width and soft hyphen, NFKC expansions, a backtick, furniture
@@ -26,10 +28,10 @@ NEWLINES = st.sampled_from(["\n", "\r\n", "\r"])
 
 
 def _vectorized_clean(raw, furniture=True):
-    codes = documents.codes_of(raw)
-    starts, ends = documents._line_bounds(codes)
-    dropped = documents._rfc_furniture_lines(raw, starts, ends) if furniture else np.zeros(0, dtype=np.int64)
-    return (starts, ends), documents._clean(raw, codes, starts, ends, dropped)
+    codes = codes_of(raw)
+    starts, ends = line_bounds(codes)
+    dropped = rfc.furniture_lines(raw, starts, ends) if furniture else np.zeros(0, dtype=np.int64)
+    return (starts, ends), clean_lines(raw, codes, starts, ends, dropped)
 
 
 @settings(max_examples=400, deadline=None)
@@ -39,7 +41,7 @@ def test_clean_equals_the_per_character_version(parts, furniture):
     (starts, ends), (clean, offsets) = _vectorized_clean(raw, furniture)
     spans = ref.split_raw_lines(raw)
     assert list(zip(starts.tolist(), ends.tolist())) == spans
-    expected, expected_offsets = ref.clean(raw, spans, documents._rfc_furniture if furniture else lambda line: False)
+    expected, expected_offsets = ref.clean(raw, spans, rfc.is_furniture if furniture else lambda line: False)
     assert clean == expected
     assert offsets.tolist() == expected_offsets.tolist()
 
@@ -59,7 +61,7 @@ def test_real_rfcs_clean_and_normalize_as_before(name):
     for raw in (doc.raw, doc.raw.replace("\n", "\r\n")):
         spans = ref.split_raw_lines(raw)
         _, (clean, offsets) = _vectorized_clean(raw)
-        expected, expected_offsets = ref.clean(raw, spans, documents._rfc_furniture)
+        expected, expected_offsets = ref.clean(raw, spans, rfc.is_furniture)
         assert clean == expected and np.array_equal(offsets, expected_offsets)
     out, origin = _normalize_chars(doc.clean, range(len(doc.clean)))
     expected, expected_origin = ref.normalize_chars(doc.clean, range(len(doc.clean)))
@@ -74,10 +76,10 @@ def test_no_unicode_space_lies_beyond_the_table():
 
 def test_tokens_are_runs_of_ascii_letters_and_digits():
     text = "The \"aud\" (Audience) claim-x2 é9 caf"
-    starts, ends, hashes = _tokens(documents.codes_of(text))
+    starts, ends, hashes = _tokens(codes_of(text))
     assert [text[s:e] for s, e in zip(starts, ends)] == ["The", "aud", "Audience", "claim", "x2", "9", "caf"]
     assert len(set(hashes.tolist())) == 7
-    assert _tokens(documents.codes_of("aud"))[2][0] == hashes[1]
+    assert _tokens(codes_of("aud"))[2][0] == hashes[1]
 
 
 def test_lines_are_made_on_access(rfc7519):

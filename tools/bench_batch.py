@@ -61,7 +61,7 @@ from scripted_endpoint import scripted_endpoint
 from citeaudit.citations.dataset import Item, read_dataset
 from citeaudit.decide.fingerprint import fingerprint
 from citeaudit.pipeline.batch import BatchResult, Settings, local_cluster, run_batch
-from citeaudit.sources.formats import load_document
+from citeaudit.sources.registry import load_document
 
 SHARES = (("quote", 0.50), ("lines", 0.25), ("sources", 0.22), ("malformed", 0.03))
 MALFORMED = ("bad_json", "missing_key", "unknown_source")

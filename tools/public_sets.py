@@ -233,7 +233,7 @@ def render(domain: str, pairs: list[Pair]) -> tuple[str, list[dict]]:
 
 def check_sections(document_path: Path, passages: list[str]) -> None:
     """Every written section is found by the project's loader, number and text as written."""
-    from citeaudit.sources.formats import load_document
+    from citeaudit.sources.registry import load_document
 
     document = load_document(document_path)
     if len(document.sections) != len(passages):

@@ -93,8 +93,11 @@ from citeaudit.settings.environment import (
                     source_dirs,
 )
 from citeaudit.settings.options import AuditOptions
-from citeaudit.sources.document import Document, Section, canonical_section_id, load_rfc, load_text, resolve_source
-from citeaudit.sources.formats import load_document
+from citeaudit.sources.document import Document, Section, canonical_section_id
+from citeaudit.sources.reading import resolve_source
+from citeaudit.sources.registry import load_document
+from citeaudit.sources.rfc import load_rfc
+from citeaudit.sources.text import load_text
 from citeaudit.surfaces.dashboard import render_dashboard, write_dashboard
 from citeaudit.surfaces.report import explain, render_html, write_report
 from citeaudit.surfaces.views import (

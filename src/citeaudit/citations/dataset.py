@@ -28,7 +28,7 @@ from citeaudit.citations.records import QuoteCitation
 from citeaudit.errors import InputError, SourceError
 from citeaudit.printable import printable
 from citeaudit.settings import environment as config
-from citeaudit.sources.document import MAX_TEXT_BYTES, read_bounded, resolve_source
+from citeaudit.sources.reading import MAX_TEXT_BYTES, read_bounded, resolve_source
 
 ANSWER_ID, LINE = "answer_id", "line"
 MAX_DATASET_BYTES = 200_000_000  # a dataset is read whole; each answer text within it has the text limit

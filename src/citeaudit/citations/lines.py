@@ -15,7 +15,9 @@ from pathlib import Path
 
 from citeaudit.citations.records import Citation, LineRange
 from citeaudit.errors import CiteAuditError, InputError
-from citeaudit.sources.document import Document, load_text, read_text
+from citeaudit.sources.document import Document
+from citeaudit.sources.reading import read_text
+from citeaudit.sources.text import load_text
 
 # at most 9 digits: a longer number is no line of any document (and int() of it is unbounded)
 MARKER = re.compile(r"\[L(\d{1,9})(?:-L?(\d{1,9}))?\]")

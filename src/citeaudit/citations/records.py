@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from citeaudit import strictjson
 from citeaudit.errors import InputError
-from citeaudit.sources.document import MAX_TEXT_BYTES, read_bounded
+from citeaudit.sources.reading import MAX_TEXT_BYTES, read_bounded
 from citeaudit.table import Kind, Verdict
 
 

@@ -47,7 +47,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from citeaudit import strictjson
 from citeaudit.errors import InputError
-from citeaudit.sources.document import MAX_TEXT_BYTES, read_bounded
+from citeaudit.sources.reading import MAX_TEXT_BYTES, read_bounded
 from citeaudit.table import ResponseFormat
 
 # the optional extra that installs each vendor's SDK (pyproject [project.optional-dependencies])

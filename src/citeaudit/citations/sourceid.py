@@ -28,7 +28,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from citeaudit.errors import InputError
-from citeaudit.sources.document import MAX_TEXT_BYTES, read_bounded
+from citeaudit.sources.reading import MAX_TEXT_BYTES, read_bounded
 from citeaudit.strictjson import repeated_keys
 
 # Pydantic matches patterns with Rust's regex crate, where ``$`` is the very end of the text

@@ -25,7 +25,7 @@ from citeaudit.errors import InputError
 from citeaudit.judge.answers import wilson_lower_bound
 from citeaudit.settings import environment as config
 from citeaudit.settings.environment import DEFAULT_THRESHOLD
-from citeaudit.sources.document import read_bounded
+from citeaudit.sources.reading import read_bounded
 
 DEFAULT_TARGET = 0.95
 # what a calibration maps: P(supports); each yes/no answer; or each answer and the evidence's length

@@ -5,7 +5,8 @@ slug (`Token lifetime`, `#token-lifetime`), an HTML anchor, a page (`p. 7`, `pag
 (`pages 3-4`, `pp. 3-4`), a page and a section (`page 3, section 2.1`) or lines (`[L2-L3]`,
 `lines 2-3`). `resolve` turns that text into the id of one of the document's sections (headings,
 pages, anchors, and the page or line ranges `with_cited_regions` adds), or None when the document
-has no such part: a citation of an unknown part whose quote is found nowhere is `fabricated`.
+has no such part: a citation of an unknown part whose quote is found nowhere is `fabricated`. A
+format may offer locators of its own (`SourceFormat.resolve_locator`): they are tried first.
 
 Resolution is strict: every part of a locator must exist ("page 99, section 2.1" names no part of
 a 4-page document even if it has a section 2.1). A page and a section together resolve to the
@@ -21,7 +22,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from citeaudit.citations.records import Citation, SectionRef
-from citeaudit.sources.document import Document, Section
+from citeaudit.sources.document import Document, Section, key, line_id, page_id
+from citeaudit.sources.registry import FORMATS
 
 _DASH = r"\s*(?:-|–|—|to|through|and)\s*"
 _PAGES = re.compile(rf"\b(?:pages?|pp?|pgs?)(?![a-z])\.?\s*(\d{{1,6}})(?:{_DASH}(?:pp?\.?\s*)?(\d{{1,6}}))?",
@@ -32,34 +34,6 @@ _NUMBER = re.compile(r"^(?:(?:section|sec|clause|chapter|part|heading)\b\.?\s*|�
                      re.IGNORECASE)
 _FILLER = re.compile(r"^(?:the\s+)?(?:(?:section|heading|chapter|part)\s+)?|(?:\s+(?:section|heading|chapter|part))$",
                      re.IGNORECASE)
-
-
-def slug(text: str) -> str:
-    """A heading's anchor as GitHub writes it: lower case, punctuation dropped, spaces to hyphens.
-
-    >>> slug("2.1 Token Lifetime (Access Tokens)")
-    '21-token-lifetime-access-tokens'
-    """
-    return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
-
-
-def key(text: str) -> str:
-    """A lenient comparison key: runs of anything but letters and digits become one hyphen.
-
-    >>> key("#Token_Lifetime") == key("Token lifetime") == key("token-lifetime")
-    True
-    """
-    return re.sub(r"[\W_]+", "-", text.strip().lower()).strip("-")
-
-
-def page_id(first: int, last: int | None = None) -> str:
-    """The section id of a page (`page 3`) or of a page range (`pages 3-4`)."""
-    return f"page {first}" if last is None or last == first else f"pages {first}-{last}"
-
-
-def line_id(first: int, last: int | None = None) -> str:
-    """The section id of cited lines, as line citations label them: `L5`, `L2-L3`."""
-    return f"L{first}" if last is None or last == first else f"L{first}-L{last}"
 
 
 @dataclass(frozen=True)
@@ -133,7 +107,8 @@ def _overlaps(a: Section, b: Section) -> bool:
 def resolve(document: Document, locator: str | None) -> str | None:
     """The id of the part of `document` that `locator` names, or None if it names none.
 
-    An id of `document.sections` written as is resolves to itself; otherwise the locator is
+    An id of `document.sections` written as is resolves to itself; then the locators of the
+    document's own format (`SourceFormat.resolve_locator`) are tried; otherwise the locator is
     parsed (`parse_locator`) and every part it names must exist.
     """
     if locator is None or not locator.strip():
@@ -141,6 +116,11 @@ def resolve(document: Document, locator: str | None) -> str | None:
     text = locator.strip()
     if text in document.sections:
         return text
+    own = FORMATS.get(document.format)
+    if own is not None and own.resolve_locator is not None:  # the document's format's own locators first
+        found = own.resolve_locator(document, text)
+        if found is not None:
+            return found
     parsed = parse_locator(text)
     if parsed.empty:
         return None

@@ -38,7 +38,7 @@ from citeaudit.locate.quotes import locate_citations
 from citeaudit.settings import environment as config
 from citeaudit.settings.options import AuditOptions
 from citeaudit.sources.document import Document
-from citeaudit.sources.formats import load_document
+from citeaudit.sources.registry import load_document
 from citeaudit.table import CacheMode, Kind
 
 if TYPE_CHECKING:

@@ -34,8 +34,9 @@ from citeaudit.judge.judge import Judge
 from citeaudit.pipeline.audit import Audit, audit_lines, audit_quotes, audit_sources
 from citeaudit.settings import environment as config
 from citeaudit.settings.options import AuditOptions
-from citeaudit.sources.document import Document, load_text
-from citeaudit.sources.formats import load_document
+from citeaudit.sources.document import Document
+from citeaudit.sources.registry import load_document
+from citeaudit.sources.text import load_text
 from citeaudit.surfaces.views import records
 from citeaudit.table import CacheMode, Status
 

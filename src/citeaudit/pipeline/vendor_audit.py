@@ -46,7 +46,7 @@ from citeaudit.locate.textindex import index_document, normalize
 from citeaudit.pipeline.audit import Audit, audit_table
 from citeaudit.printable import printable
 from citeaudit.sources.document import Document
-from citeaudit.sources.formats import load_document
+from citeaudit.sources.registry import load_document
 from citeaudit.table import Flag, Kind, QuoteStatus, ResponseFormat
 
 WHOLE_SOURCE_CHARS = 4_000  # a claim-only citation of a source this short reads all of it

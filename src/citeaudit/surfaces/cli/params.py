@@ -12,7 +12,7 @@ import click
 from citeaudit.errors import CiteAuditError
 from citeaudit.settings import environment as config
 from citeaudit.settings.options import AuditOptions, check_threshold
-from citeaudit.sources.formats import FORMATS
+from citeaudit.sources.registry import FORMATS
 from citeaudit.table import (
     CacheMode,
     LocalModelKey,
@@ -115,5 +115,5 @@ input_options = _options(
 )
 
 
-format_option = click.option("--format", "doc_format", type=click.Choice(FORMATS), default=None,
+format_option = click.option("--format", "doc_format", type=click.Choice(list(FORMATS)), default=None,
                              help="Format of the --source document (default: by its extension; .txt: RFC or plain).")

@@ -1,0 +1,142 @@
+"""Finding and reading source files: the same places everywhere, a bounded read, a pinned download.
+
+`resolve_source` finds a file by path or by name in the data folders (downloading the pinned RFCs
+when missing, checked against their SHA-256); `read_bounded` reads any input without ever taking
+more than its limit; `read_text` reads a UTF-8 text exactly. Every format's loader reads through
+these, so every text has the same limit and the same errors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import urllib.request
+from pathlib import Path
+
+from citeaudit.errors import SourceError
+from citeaudit.settings import environment as config
+
+# Official RFC texts the loader may download, with the SHA-256 of their text after line endings
+# and form feeds are normalized (see `text_digest`).
+PINNED_SOURCES = {
+    "rfc7519.txt": "67870b397c107d4b819682f95c5fe55c5d7095c6575fb215901b45a017d8c14e",
+    "rfc6749.txt": "9356c087799f71841153103ebc7a111d56e779317b823a8890b617de1c34a25b",
+}
+# the largest source or answer text read (loading and indexing peak near 20 bytes per byte of text)
+MAX_TEXT_BYTES = 20_000_000  # every text: a source, an answer, a PDF's extracted text
+MAX_FILE_BYTES = 100_000_000  # a file read whole before its text is extracted (a PDF)
+RFC_EDITOR_URL = "https://www.rfc-editor.org/rfc/{name}"
+
+
+def text_digest(text: str) -> str:
+    """SHA-256 of a text with CRLF/CR turned into LF and form feeds removed.
+
+    A copy of an RFC saved with other line endings still has the same digest.
+    """
+    normalized = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "")
+    return hashlib.sha256(normalized.encode("utf-8")).hexdigest()
+
+
+def resolve_source(name_or_path: str | Path, download: bool = True) -> Path:
+    """Find a source file the same way wherever citeaudit runs.
+
+    In order: the path as given; the same relative path under the project root; the file's name in
+    each of `config.source_dirs()` (`CITEAUDIT_DATA_DIR`, the working directory, `data/`,
+    `../shared/data/rfc` beside the checkout); then, for names in `PINNED_SOURCES` only, a
+    download checked against the pinned SHA-256 and saved under `data/` (written to a temporary
+    file and renamed, never half-written). When nothing is found the error lists every place looked.
+    """
+    path = Path(name_or_path)
+    candidates = [path]
+    if not path.is_absolute():
+        candidates.append(config.project_dir() / path)
+    candidates += [folder / path.name for folder in config.source_dirs()]
+    candidates = list(dict.fromkeys(candidates))
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    looked = "".join(f"\n  {c.absolute() if not c.is_absolute() else c}" for c in candidates)
+    fix = (f"Pass the file's path, or set CITEAUDIT_DATA_DIR to the folder that holds {path.name} "
+           f"(`export CITEAUDIT_DATA_DIR=/path/to/folder`).")
+    if not download or path.name not in PINNED_SOURCES:
+        raise SourceError(f"Source {str(name_or_path)!r} not found. Looked in:{looked}\n{fix}")
+    try:
+        return download_source(path.name, config.project_dir() / "data" / path.name)
+    except SourceError as exc:
+        raise SourceError(f"Source {str(name_or_path)!r} not found. Looked in:{looked}\n"
+                          f"then tried to download it: {exc}") from exc
+
+
+def download_source(name: str, dest: Path, url: str | None = None, sha256: str | None = None) -> Path:
+    """Download a pinned source to `dest`, verify its digest, and only then move it into place."""
+    url = url or RFC_EDITOR_URL.format(name=name)
+    expected = sha256 if sha256 is not None else PINNED_SOURCES.get(name)
+    if not expected:
+        raise SourceError(f"No pinned SHA-256 for {name!r}; refusing to download it unverified.")
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            body = response.read()
+    except OSError as exc:
+        raise SourceError(
+            f"Could not download {name} from {url}: {exc}. Save the file yourself and set "
+            f"CITEAUDIT_DATA_DIR to its folder."
+        ) from exc
+    text = body.decode("utf-8")
+    actual = text_digest(text)
+    if actual != expected:
+        raise SourceError(
+            f"Downloaded {name} from {url} has SHA-256 {actual}, expected {expected}; not saved."
+        )
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_suffix(dest.suffix + ".part")
+    tmp.write_bytes(body)
+    tmp.replace(dest)
+    return dest
+
+
+class TooLargeError(SourceError):
+    """An input over its size limit (`read_bounded`)."""
+
+
+def read_bounded(path: str | Path, limit: int, what: str = "file") -> bytes:
+    """The bytes of `path`, read in chunks and never more than `limit` of them: a regular file over
+    the limit is refused before reading (by its size), anything else (a pipe, a device, a file that
+    grows) as soon as the limit is passed. `TooLargeError` names the file, the limit and the fix;
+    an `OSError` passes through for the caller to word."""
+    path = Path(path)
+    size = path.stat().st_size
+    if path.is_file() and size > limit:
+        raise TooLargeError(f"{path} is {size:,} bytes; citeaudit reads a {what} of up to {limit:,} bytes. "
+                            "Split it and audit each part on its own.")
+    chunks, total = [], 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(min(1 << 20, limit + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise TooLargeError(f"{path} holds more than {limit:,} bytes (it is not a regular file, or it "
+                                    f"grew while read); citeaudit reads a {what} of up to {limit:,} bytes. "
+                                    "Split it and audit each part on its own.")
+    return b"".join(chunks)
+
+
+def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
+    """Read a UTF-8 file exactly (no newline translation), with a clear error if it cannot be.
+
+    A file larger than `limit` bytes is refused (`read_bounded`: before reading, or while reading
+    a pipe or a device): indexing costs memory in proportion to the text.
+    """
+    try:
+        return read_bounded(path, limit, "text").decode("utf-8")
+    except TooLargeError:
+        raise
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SourceError(f"Cannot read source {path}: {exc}. Check the path and that it is UTF-8.") from exc
+
+
+def read_head(path: Path, size: int) -> bytes:
+    """The first `size` bytes of a file (and no more: a huge file or a device is not read whole)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(size)
+    except OSError as exc:
+        raise SourceError(f"Cannot read source {path}: {exc.strerror or exc}. Check the path.") from exc

@@ -1,0 +1,118 @@
+"""The source formats by name, and `load_document`, which picks one and loads a file with it.
+
+A format is a `SourceFormat`: its name, the extensions it claims, how it recognizes a file whose
+extension no format claims (`detect`, on the file's first 20,000 bytes), its loader, and the
+locators of its own it resolves (`resolve_locator`). Each built-in format is one module of this
+package that declares `FORMAT`; the package registers them (`citeaudit/sources/__init__.py`), and
+anyone can register another with `register_format`.
+
+How a file's format is chosen (`detect_format`): the format named (`format=`, or `--format`), else
+the one that claims the file's extension, else the first whose `detect` recognizes the text, else
+plain text (`FALLBACK`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from citeaudit.errors import SourceError
+from citeaudit.sources.document import Document
+from citeaudit.sources.reading import read_head, resolve_source
+
+FALLBACK = "text"  # the format of a text no format claims or recognizes
+_HEAD_BYTES = 20_000  # what `detect` sees of a file
+
+
+@dataclass(frozen=True)
+class SourceFormat:
+    """One source format.
+
+    `load(path)` returns the `Document` (raw text, clean text with its offset map, sections,
+    lines; see `document.Document`) or raises `SourceError` saying what is wrong and what to do.
+    `extensions` (".md") choose it by a file's name; `aliases` are other names `--format` accepts;
+    `detect(head)` recognizes a text by its first characters when no format claims its extension;
+    `binary`: the file is not text (a PDF), so it is not refused for holding NUL bytes;
+    `resolve_locator(document, locator)` names the section a locator of this format's own
+    denotes (None: not one of its locators; the common ones, `locate.locators`, are tried next).
+    """
+
+    name: str
+    load: Callable[[Path], Document]
+    extensions: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    detect: Callable[[str], bool] | None = None
+    binary: bool = False
+    resolve_locator: Callable[[Document, str], str | None] | None = None
+
+
+FORMATS: dict[str, SourceFormat] = {}  # name -> format, in the order --format lists them
+
+
+def register_format(source_format: SourceFormat) -> SourceFormat:
+    """Add a format to `FORMATS`; `ValueError` when its name, an alias or an extension is taken."""
+    taken = {name.lower(): fmt.name for fmt in FORMATS.values() for name in (fmt.name, *fmt.aliases)}
+    for name in (source_format.name, *source_format.aliases):
+        if name.lower() in taken:
+            raise ValueError(f"format name {name!r} is taken by the {taken[name.lower()]!r} format")
+    claimed = {ext: fmt.name for fmt in FORMATS.values() for ext in fmt.extensions}
+    for ext in source_format.extensions:
+        if not ext.startswith(".") or ext != ext.lower():
+            raise ValueError(f"extension {ext!r}: write it in lower case with its dot, like '.md'")
+        if ext in claimed:
+            raise ValueError(f"extension {ext!r} is claimed by the {claimed[ext]!r} format")
+    FORMATS[source_format.name] = source_format
+    return source_format
+
+
+def _named(format: str) -> SourceFormat:
+    wanted = format.lower()
+    for fmt in FORMATS.values():
+        if wanted in (fmt.name.lower(), *(alias.lower() for alias in fmt.aliases)):
+            return fmt
+    raise SourceError(f"unknown document format {format!r}: use one of {', '.join(FORMATS)}")
+
+
+def detect_format(path: Path, format: str | None = None) -> str:
+    """The name of the format `path` is loaded with (see the module's docstring): `format` if
+    given (a name or an alias such as `md`, `htm`, `txt`), else by extension, else by content."""
+    if format is not None:
+        return _named(format).name
+    suffix = path.suffix.lower()
+    for fmt in FORMATS.values():
+        if suffix in fmt.extensions:
+            return fmt.name
+    detectors = [(fmt.name, fmt.detect) for fmt in FORMATS.values() if fmt.detect is not None]
+    if detectors:
+        head = read_head(path, _HEAD_BYTES).decode("utf-8", errors="replace")
+        for name, detect in detectors:
+            if detect(head):
+                return name
+    return FALLBACK
+
+
+def load_document(source: str | Path, format: str | None = None) -> Document:
+    """Load a source document of any registered format; `format` names one (default: detected).
+
+    `source` is a path or a name `resolve_source` finds. A text format's file that holds binary
+    data, and a document with no text, are refused with a `SourceError` that says what to do.
+    """
+    path = resolve_source(source)
+    chosen = FORMATS[detect_format(path, format)]
+    if not chosen.binary:
+        _refuse_binary(path, chosen.name)
+    document = chosen.load(path)
+    if not document.clean.strip():
+        raise SourceError(f"{path} has no text to check citations against (an empty {chosen.name} document). "
+                          "Pass the document the answer cites.")
+    return document if document.format else replace(document, format=chosen.name)
+
+
+def _refuse_binary(path: Path, chosen: str) -> None:
+    head = read_head(path, 65_536)
+    if head.startswith(b"%PDF-"):
+        raise SourceError(f"{path} is a PDF file, not {chosen} text: rename it to .pdf or pass --format pdf.")
+    if b"\x00" in head:
+        raise SourceError(f"{path} holds binary data (NUL bytes), not {chosen} text. Check that the path names "
+                          "the document the answer cites, and pass --format if its extension is wrong.")
