@@ -1,4 +1,4 @@
-"""Reading saved vendor responses (`responses.py`): each format's citations, its quirks, and bad
+"""Reading saved vendor responses (`citations/responses/`): each format's citations, its quirks, and bad
 input that stops with an `InputError` naming the field, never a traceback."""
 
 import copy
@@ -295,3 +295,30 @@ def test_langchain_qa_chain_shape():
             "question": "How long do access tokens live?", "output_text": "Fifteen minutes."}
     parsed = parse_response(data)
     assert parsed.format == ResponseFormat.LANGCHAIN and parsed.citations[0].id == "input_documents[0]"
+
+
+def test_a_vendor_format_registered_by_name_is_detected_and_parsed():
+    from citeaudit.citations.responses import VENDOR_FORMATS, VendorCitation, VendorFormat, register_vendor_format
+    from citeaudit.citations.responses.parsed import cited_source
+
+    def parse(data, reader):
+        answer = reader.array(data["toy_answer"], "toy_answer")[0]
+        return answer, [VendorCitation(f"toy_cites[{n}]", "toy", "toy_cite", answer, (0, len(answer)), quote,
+                                       cited_source(None, "toy.md"))
+                        for n, quote in enumerate(reader.array(data.get("toy_cites"), "toy_cites"))]
+
+    register_vendor_format(VendorFormat("toy", parse, lambda data: "toy_answer" in data))
+    try:
+        with pytest.raises(ValueError, match="response format 'toy' is registered already"):
+            register_vendor_format(VendorFormat("toy", parse, lambda data: False))
+        data = {"toy_answer": ["Tokens expire."], "toy_cites": ["expire after ten minutes"]}
+        parsed = parse_response(data)
+        assert (parsed.format, parsed.answer, [c.quote for c in parsed.citations]) == \
+            ("toy", "Tokens expire.", ["expire after ten minutes"])
+        with pytest.raises(InputError, match=r"r\.json: toy_cites: expected a list, found null"):
+            parse_response({"toy_answer": ["x"]}, "toy", name="r.json")
+        assert detect_response_format(fixture("openai_chat.json")) == ResponseFormat.OPENAI_CHAT  # built-ins first
+    finally:
+        del VENDOR_FORMATS["toy"]
+    with pytest.raises(InputError, match="unknown response format 'toy'"):
+        parse_response(data, "toy")
