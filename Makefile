@@ -67,8 +67,9 @@ lab: $(VENV)/.lab
 notebooks: $(VENV)/.test
 	$(PY) tools/build_notebooks.py
 
-# Judge strategies, and the labelled sets the calibrations are fitted on (add --source/--citations pairs).
-STRATEGIES := choice examples yesno panel panel+examples
+# Judge strategies (the registered ones, read when a recipe uses them), and the labelled sets the
+# calibrations are fitted on (add --source/--citations pairs).
+STRATEGIES = $(shell $(PY) -c 'from citeaudit.judge.strategies import STRATEGIES; print(*STRATEGIES)')
 # every labelled quote-citation file, as source:citations pairs (recorded, calibrated, analysed)
 QUOTE_SETS := rfc7519.txt:data/rfc7519_citations.json \
               rfc7519.txt:data/eval_rfc7519.json rfc7519.txt:data/eval_rfc7519_more.json \

@@ -17,9 +17,9 @@ from citeaudit.judge.prompts import (
     EXAMPLES_ANSWER,
     PANEL_QUESTIONS,
     PROMPT_VERSION,
-    PROMPT_VERSIONS,
     WORKED_EXAMPLES,
 )
+from citeaudit.judge.strategies import PROMPT_VERSIONS
 
 
 class FakeCompletions:

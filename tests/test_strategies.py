@@ -8,6 +8,7 @@ from conftest import DATA
 from test_cli import read_jsonl, run
 
 from citeaudit import Judge, audit_quotes, cross_validate, strategy_metrics
+from citeaudit.judge.strategies import STRATEGIES
 
 EXAMPLE = DATA / "rfc7519_citations.json"
 LABELLED = [("rfc7519.txt", DATA / "eval_rfc7519.json"), ("rfc6749.txt", DATA / "eval_rfc6749.json"),
@@ -15,7 +16,7 @@ LABELLED = [("rfc7519.txt", DATA / "eval_rfc7519.json"), ("rfc6749.txt", DATA / 
 
 
 @pytest.mark.cli
-@pytest.mark.parametrize("strategy", ["choice", "examples", "yesno", "panel", "panel+examples"])
+@pytest.mark.parametrize("strategy", list(STRATEGIES))  # every registered strategy ships recordings
 def test_every_strategy_replays_the_worked_example(tmp_path, recorded_cache, strategy):
     out = tmp_path / "audit.jsonl"
     result = run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--strategy", strategy,

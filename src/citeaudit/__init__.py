@@ -66,7 +66,8 @@ from citeaudit.errors import (
 from citeaudit.judge.cache import CallCache
 from citeaudit.judge.judge import Judge, Judgement
 from citeaudit.judge.localmodel import local_server, model_path
-from citeaudit.judge.prompts import PROMPT_VERSION, PROMPT_VERSIONS, build_messages
+from citeaudit.judge.prompts import PROMPT_VERSION, build_messages
+from citeaudit.judge.strategies import PROMPT_VERSIONS
 from citeaudit.locate.quotes import Location, locate_citations
 from citeaudit.locate.quotes import locate as locate_quote
 from citeaudit.locate.textindex import DocumentIndex, index_document, normalize

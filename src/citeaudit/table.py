@@ -10,7 +10,9 @@ Column names: one row per citation, the input's index.
 
 from __future__ import annotations
 
-from enum import StrEnum
+import re
+from collections.abc import Iterator
+from enum import EnumType, StrEnum
 
 import pandas as pd
 
@@ -92,14 +94,60 @@ BLOCKING_FLAGS = frozenset({Flag.NEAR_QUOTE, Flag.SECTION_MISMATCH, Flag.JUDGE_E
                             Flag.PAGE_MISMATCH, Flag.SOURCE_MISMATCH, Flag.UNCOVERED})
 
 
-class Strategy(StrEnum):
-    """How the judge asks for the three probabilities (`judge.py`, DESIGN.md "Step 2")."""
+class _StrategyNames(EnumType):
+    """`Strategy`'s metaclass: iterating it (and `len`, `in`) covers the names registered after
+    import as well, after the shipped ones, so every list of choices reads the registry."""
 
-    CHOICE = "choice"  # one three-way question, answered A, B or C
-    YESNO = "yesno"  # two yes/no questions: does the passage imply the claim is true? ... false?
-    PANEL = "panel"  # yesno's two questions and a third: does the passage contradict the claim?
-    EXAMPLES = "examples"  # choice's question after six worked examples, each answered with its letter
-    PANEL_EXAMPLES = "panel+examples"  # panel's three questions and examples' one, each asked as they ask it
+    def __iter__(cls) -> Iterator[Strategy]:  # type: ignore[override]  # the names of one enum: Strategy's
+        return iter([*super().__iter__(), *_REGISTERED_STRATEGIES.values()])
+
+    def __len__(cls) -> int:
+        return super().__len__() + len(_REGISTERED_STRATEGIES)
+
+    def __contains__(cls, value: object) -> bool:  # a member or its value (a name)
+        return isinstance(value, str) and value in [str(member) for member in cls]
+
+
+class Strategy(StrEnum, metaclass=_StrategyNames):
+    """A judge strategy's name (DESIGN.md "Step 2"): what `--strategy` and `CITEAUDIT_STRATEGY` take.
+
+    The strategies themselves are objects registered by name (`citeaudit.judge.strategies`, which
+    says how each asks). The members below name the shipped ones, for code that refers to them; a
+    strategy registered later (`register_strategy`) is a `Strategy` too (`Strategy("mine")`).
+    """
+
+    CHOICE = "choice"
+    YESNO = "yesno"
+    PANEL = "panel"
+    EXAMPLES = "examples"
+    PANEL_EXAMPLES = "panel+examples"
+
+    @classmethod
+    def _missing_(cls, value: object) -> Strategy | None:
+        return _REGISTERED_STRATEGIES.get(value) if isinstance(value, str) else None
+
+
+# names of strategies registered after import (`add_strategy_name`), each a `Strategy` made the way
+# the enum module makes a Flag's pseudo-members
+_REGISTERED_STRATEGIES: dict[str, Strategy] = {}
+
+
+def add_strategy_name(name: str) -> Strategy:
+    """`name` as a `Strategy` (the registry calls this when it registers a strategy): a shipped
+    member as it is, any other name a `Strategy` from now on."""
+    try:
+        return Strategy(name)
+    except ValueError:
+        member: Strategy = str.__new__(Strategy, name)
+        member._name_ = re.sub(r"\W", "_", name).upper()
+        member._value_ = name
+        _REGISTERED_STRATEGIES[name] = member
+        return member
+
+
+def drop_strategy_name(name: str) -> None:
+    """Undo `add_strategy_name` for a name registered after import (the shipped members stay)."""
+    _REGISTERED_STRATEGIES.pop(name, None)
 
 
 class ReviewState(StrEnum):

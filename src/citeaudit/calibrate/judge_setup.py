@@ -32,7 +32,7 @@ from citeaudit import table as C
 from citeaudit.calibrate.fit import StrategyComparison, fit_calibration, row_labels
 from citeaudit.decide.calibration import Calibration, load_calibration, save_calibration
 from citeaudit.errors import InputError, JudgeError
-from citeaudit.judge.prompts import PROMPT_VERSIONS, THREE_WAY
+from citeaudit.judge.strategies import STRATEGIES
 from citeaudit.settings import environment as config
 from citeaudit.settings.options import AuditOptions
 from citeaudit.table import CacheMode
@@ -128,7 +128,7 @@ def _shipped_tokens(options: AuditOptions) -> Callable[[dict], int | None]:
     qwen = shipped_judge(options).judge(grammar=True)  # recorded through the local server's grammar
 
     def count(request: dict) -> int | None:
-        three_way = request["prompt_version"] in {PROMPT_VERSIONS[s] for s in THREE_WAY}  # the letters' grammar
+        three_way = request["prompt_version"] in {s.prompt_version for s in STRATEGIES.values() if s.letters}  # A/B/C
         twin = qwen._request(request["messages"], qwen._params(three_way=three_way), request["prompt_version"])
         record = qwen.cache.recorded(twin)
         tokens = (record or {}).get("tokens") or {}

@@ -83,6 +83,40 @@ def yes_probability(top: list[dict]) -> float | None:
     return mass["yes"] / total if total > 0 else None
 
 
+def sampled_letters(answers: list[str], samples: int) -> tuple[dict[str, float], float] | None:
+    """The shares of A, B and C among sampled answers (each read by its first character) and the
+    Wilson 99% lower bound of the pass-or-fail winner's count out of all `samples` (an answer that
+    is no letter counts against the winner too); None when no answer is a letter.
+
+    >>> shares, bound = sampled_letters(["A", "A", "The", "A", "C"], 5)
+    >>> shares["supports"], round(bound, 3) == round(wilson_lower_bound(3, 5, Z_99), 3)
+    (0.75, True)
+    """
+    counts = {relation: sum(a[:1] == letter for a in answers) for letter, relation in LETTERS.items()}
+    answered = sum(counts.values())
+    if answered == 0:
+        return None
+    passes, fails = counts[Relation.SUPPORTS], answered - counts[Relation.SUPPORTS]
+    return ({relation: count / answered for relation, count in counts.items()},
+            wilson_lower_bound(max(passes, fails), samples, Z_99))
+
+
+def sampled_yes(answers: list[str], samples: int) -> tuple[float, float] | None:
+    """The share of yes among sampled answers that are yes or no (each read by its first word, any
+    case, trailing punctuation dropped) and the Wilson 99% lower bound of the majority's count out
+    of all `samples`; None when no answer is yes or no.
+
+    >>> share, bound = sampled_yes(["Yes", "yes.", "No", "Maybe", ""], 5)
+    >>> round(share, 3), bound == wilson_lower_bound(2, 5, Z_99)
+    (0.667, True)
+    """
+    words = [a.split()[0].strip(".,:;!").lower() if a else "" for a in answers]
+    given = sum(w in ("yes", "no") for w in words)
+    if given == 0:
+        return None
+    return words.count("yes") / given, wilson_lower_bound(max(words.count("yes"), words.count("no")), samples, Z_99)
+
+
 def combine_yesno(q_true: float, q_false: float) -> dict[str, float]:
     """The three probabilities from P(yes) to "is it true?" (q_true) and to "is it false?" (q_false).
 

@@ -1,41 +1,20 @@
 """Step 2: ask a model whether the evidence supports, contradicts or says nothing about a claim.
 
-Three modules: `prompts.py` (the words asked, the data markers, the prompt versions),
-`answers.py` (probabilities read off token log-probabilities, the sampled bound) and this one
-(the strategies and the transport: one `Judge` per model and strategy, through the cache).
+The words asked are `prompts.py` (the data markers, the questions, the prompt versions); the numbers
+read off the answers `answers.py`; the ways of asking `strategies/` (one object per strategy,
+registered by name: `choice`, `examples`, `yesno`, `panel`, `panel+examples`, each with its own
+prompt version, so its own cache keys). This module is the transport: one `Judge` per model and
+strategy, through the cache. It sends the requests its strategy builds for a citation (`requests`),
+reads each answer as a `strategies.Reading`, and lets the strategy turn the readings into the three
+probabilities, the `answers` (yes/no strategies: P(yes) of each question, by its key) and the
+confidence.
 
 Calls go through the official `openai` client, against any OpenAI-compatible endpoint, and every
-call goes through the `CallCache`. Five strategies (`vocab.Strategy`) yield the same three
-probabilities, each with its own prompt version (so its own cache keys):
-
-- `choice` (prompt `relation-v2`): one three-way question answered with one letter, A, B or C;
-  the probabilities are the `top_logprobs` of that token renormalized over the three letters.
-- `examples` (prompt `examples-v1`): `choice`'s question after six worked examples, each asked the
-  same way and answered with its letter (`prompts.WORKED_EXAMPLES`); read as `choice` is. The
-  examples are every request's common head, which llama.cpp's server keeps between requests.
-- `yesno` (prompt `yesno-v1`): two binary questions over the same passage and claim, "does the
-  passage state the claim or imply that it is true?" and "... that it is false?". With q_t and
-  q_f their P(yes) (renormalized over Yes/No), P(supports) = q_t and the rest is split as
-  P(contradicts) = (1 − q_t) q_f, P(says nothing) = (1 − q_t)(1 − q_f) (`combine_yesno`).
-  The second call shares the first's long prefix, which llama.cpp's server reuses.
-- `panel` (yesno's two requests, as yesno asks them, and "does the passage contradict the claim?",
-  prompt `panel-v1`): the same three probabilities as `yesno` (the third answer does not enter
-  them), and every answer's P(yes) in `Judgement.answers`, which a per-model calibration maps to
-  P(pass) (`calibrate.py`: this weak model says yes to every question more often for claims that
-  pass, so the answers are pooled by weights learned from labels, not by their wording).
-
-- `panel+examples`: `panel`'s three requests and `examples`' one, each exactly as that strategy
-  sends it (so the same recordings and cache keys); the three probabilities are `panel`'s, and
-  `examples`' P(supports) joins the answers as a fourth, under `prompts.EXAMPLES_ANSWER`. The map
-  of the four (`calibrate.py`) lets more verdicts stand than either strategy's alone, at the cost
-  of both strategies' calls.
-
-`Judgement.answers` holds P(yes) of each yes/no question by its key (`QUESTIONS`), for `yesno`,
-`panel` and `panel+examples` (with `examples`' P(supports) as one more); a calibration may read them.
+call goes through the `CallCache`.
 
 What decides an answer is pass or fail, so the relation is `supports` when P(supports) ≥ 1/2 and
 otherwise the larger of contradicts and says nothing (`decided_relation`), and the confidence is
-max(P(supports), 1 − P(supports)). When an endpoint returns no log-probabilities the question is
+max(P(supports), 1 − P(supports)). When an endpoint returns no log-probabilities each question is
 sampled `samples` times instead: the probabilities are the shares of the answers and the
 confidence is the Wilson 99% lower bound of the pass-or-fail winner's count out of `samples`
 (5 of 5 agreeing gives 0.43), below any confidence read from log-probabilities, so a handful of
@@ -54,30 +33,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from citeaudit.errors import CacheMissError, CiteAuditError, InputError, JudgeError, JudgeUnavailableError
-from citeaudit.judge.answers import (
-    LETTERS,
-    Z_99,
-    combine_yesno,
-    decided_relation,
-    finite_or_none,
-    pass_fail_confidence,
-    probabilities_from_top_logprobs,
-    wilson_lower_bound,
-    yes_probability,
-)
+from citeaudit.judge.answers import Z_99 as Z_99  # re-exported: the bound of sampled confidences
+from citeaudit.judge.answers import decided_relation, finite_or_none
+from citeaudit.judge.answers import wilson_lower_bound as wilson_lower_bound
 from citeaudit.judge.cache import CallCache
-from citeaudit.judge.prompts import (
-    EXAMPLES_ANSWER,
-    PROMPT_VERSIONS,
-    QUESTIONS,
-    STRATEGY_QUESTIONS,
-    THREE_WAY,
-    YESNO_QUESTIONS,
-    build_messages,
-    calls_per_citation,
-)
+from citeaudit.judge.prompts import QUESTIONS, YESNO_QUESTIONS
+from citeaudit.judge.strategies import LETTERS, STRATEGIES, YES_NO, get_strategy
+from citeaudit.judge.strategies.base import GRAMMAR as GRAMMAR  # re-exported: the answer kinds' grammars
+from citeaudit.judge.strategies.base import TOP_LOGPROBS
+from citeaudit.judge.strategies.base import YESNO_GRAMMAR as YESNO_GRAMMAR
 from citeaudit.settings import environment as config
-from citeaudit.table import ErrorKind, Relation, Strategy
+from citeaudit.table import ErrorKind
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -86,15 +52,14 @@ if TYPE_CHECKING:
     from openai import OpenAI
     from openai.types.chat import ChatCompletionMessageParam
 
-GRAMMAR = 'root ::= "A" | "B" | "C"'
-YESNO_GRAMMAR = 'root ::= "Yes" | "No"'
-TOP_LOGPROBS = 20
+    from citeaudit.judge.strategies import Ask, JudgeStrategy, Reading
+
 # what is kept of an answer (one token was asked for): a 10 MB body is never stored verbatim
 MAX_CONTENT_CHARS, MAX_TOKEN_CHARS = 200, 64
 SAMPLES = 5
-# `examples`' answer to one citation, asked ahead of `panel`'s (`Judge.judge_all`): what `_choice`
-# returned, or what it raised (raised again when that citation is judged)
-Asked = tuple[dict, float, str, bool] | Exception
+# the readings of a citation's `ahead` requests, asked before its others (`Judge.judge_all`), or
+# what asking them raised (raised again when that citation is judged)
+Asked = dict[str, "Reading"] | Exception
 
 
 @dataclass(frozen=True)
@@ -141,11 +106,12 @@ class Judge:
 
     Settings default to the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `CITEAUDIT_MODEL`,
     `CITEAUDIT_STRATEGY`, `CITEAUDIT_GRAMMAR`, `CITEAUDIT_CACHE_MODE`, `CITEAUDIT_TIMEOUT`,
-    `CITEAUDIT_RETRIES`). `strategy` is `choice`, `examples`, `yesno`, `panel` or `panel+examples`
-    (module doc). `grammar=True` sends llama.cpp's `grammar` so that the one token must be a valid
-    answer; other endpoints do not take it. `timeout` bounds each whole request (`deadline`); the
-    client retries transient faults (connection errors, timeouts, 408/409/429/5xx, honouring
-    `Retry-After`) `max_retries` times.
+    `CITEAUDIT_RETRIES`). `strategy` names a registered strategy (`strategies.STRATEGIES`: `choice`,
+    `examples`, `yesno`, `panel`, `panel+examples` and any registered since); the object itself is
+    `strategy_object`, which builds the requests and reads their answers. `grammar=True` sends
+    llama.cpp's `grammar` so that the one token must be a valid answer; other endpoints do not take
+    it. `timeout` bounds each whole request (`deadline`); the client retries transient faults
+    (connection errors, timeouts, 408/409/429/5xx, honouring `Retry-After`) `max_retries` times.
     """
 
     model: str = field(default_factory=config.model)
@@ -165,18 +131,24 @@ class Judge:
         if self.grammar is None:
             self.grammar = config.use_grammar(self.model)
         self.strategy = config.parse_strategy(self.strategy)
-        if self.questions is None and self.strategy not in THREE_WAY:
-            self.questions = STRATEGY_QUESTIONS[Strategy(self.strategy)]
-        asked = set(self.questions or ())
-        if asked and (self.strategy in THREE_WAY or not asked <= set(QUESTIONS)
-                      or not set(YESNO_QUESTIONS) <= asked):
+        strategy = self.strategy_object
+        if self.questions is None:
+            self.questions = strategy.default_questions or None
+        elif self.questions and not strategy.accepts(self.questions):
             others = ", ".join(q for q in QUESTIONS if q not in YESNO_QUESTIONS)
+            none = [name for name, each in STRATEGIES.items() if not each.default_questions]
+            listed = " and ".join([", ".join(none[:-1]), none[-1]] if len(none) > 1 else none)
             raise InputError(f"questions {self.questions!r}: a yes/no strategy asks \"true\", \"false\" and any of "
-                             f"{others}; choice and examples ask none")
+                             f"{others}; {listed} ask none")
+
+    @property
+    def strategy_object(self) -> JudgeStrategy:
+        """The registered strategy named `strategy`: what this judge asks, and how it reads the answers."""
+        return get_strategy(self.strategy)
 
     @property
     def prompt_version(self) -> str:
-        return PROMPT_VERSIONS[Strategy(self.strategy)]
+        return self.strategy_object.prompt_version
 
     @property
     def client(self) -> OpenAI:
@@ -195,18 +167,18 @@ class Judge:
             )
         return self._client
 
+    def _asks(self, claim: str, evidence: str, where: str) -> list[Ask]:
+        return self.strategy_object.asks(claim, evidence, where, self.questions)
+
     def _params(self, sample: int | None = None, three_way: bool | None = None) -> dict[str, object]:
-        """The request's parameters; `three_way` (default: the strategy asks it) picks the letters'
-        grammar over Yes/No's."""
-        params: dict[str, object]
-        if sample is None:
-            params = {"temperature": 0.0, "max_tokens": 1, "logprobs": True, "top_logprobs": TOP_LOGPROBS}
-        else:
-            params = {"temperature": 1.0, "max_tokens": 1, "seed": sample}
-        if self.grammar:
-            three_way = self.strategy in THREE_WAY if three_way is None else three_way
-            params["grammar"] = GRAMMAR if three_way else YESNO_GRAMMAR
-        return params
+        """The parameters of a request answered with a letter (`three_way`) or Yes/No (default: as
+        the strategy's own questions are answered), as the strategy sends it."""
+        strategy = self.strategy_object
+        letters = strategy.letters if three_way is None else three_way
+        return strategy.params(LETTERS if letters else YES_NO, sample, grammar=bool(self.grammar))
+
+    def _ask_params(self, ask: Ask, sample: int | None = None) -> dict[str, object]:
+        return self.strategy_object.params(ask.answer, sample, grammar=bool(self.grammar))
 
     def _request(self, messages: list[ChatCompletionMessageParam], params: dict,
                  prompt_version: str | None = None) -> dict:
@@ -216,17 +188,10 @@ class Judge:
 
     def requests(self, claim: str, evidence: str, where: str = "cited section") -> list[dict]:
         """The requests `judge` sends for one citation when the endpoint returns log-probabilities
-        (one per question of the strategy), built as `judge` builds them: what a cost estimate
+        (one per request of the strategy), built as `judge` builds them: what a cost estimate
         counts and what the cache is asked whether it already holds (`CallCache.recorded`)."""
-        if self.strategy in THREE_WAY:
-            return [self._request(self._three_way(claim, evidence, where), self._params())]
-        asked = [self._request(build_messages(claim, evidence, where, question), self._params(),
-                               PROMPT_VERSIONS[Strategy.YESNO] if question in YESNO_QUESTIONS else None)
-                 for question in self.questions or ()]
-        if self.strategy == Strategy.PANEL_EXAMPLES:
-            asked.append(self._request(self._three_way(claim, evidence, where, examples=True),
-                                       self._params(three_way=True), PROMPT_VERSIONS[Strategy.EXAMPLES]))
-        return asked
+        return [self._request(ask.messages, self._ask_params(ask), ask.prompt_version)
+                for ask in self._asks(claim, evidence, where)]
 
     def _call(self, messages: list[ChatCompletionMessageParam], params: dict, what: str,
               prompt_version: str | None = None) -> tuple[dict, bool]:
@@ -279,33 +244,34 @@ class Judge:
                   done: Callable[[float], None] | None = None) -> list[Judgement]:
         """`judge` of each (claim, evidence, where, what), one request at a time, in order.
 
-        In `panel+examples` every citation's `examples` request goes first, then each citation's
-        `panel` requests: a server that keeps the previous prompt's evaluated tokens (llama.cpp's)
-        then reuses the examples' head from one request to the next, and each passage across
-        `panel`'s three questions, instead of evaluating both again for every citation (about half
-        the time: `tools/bench_local_judge.py --strategy panel+examples`). `done` is called with the
-        share of one citation's requests just answered (1 per citation in the other strategies;
-        1/4, then 3/4 here), so a progress bar in citations moves during both passes.
+        A strategy's `ahead` requests (`panel+examples`' examples request) go first, every
+        citation's, then each citation's others: a server that keeps the previous prompt's
+        evaluated tokens (llama.cpp's) then reuses their common head from one request to the next,
+        instead of evaluating it again for every citation. `done` is called with the share of one
+        citation's requests just answered (1 per citation without `ahead` requests; 1/4, then 3/4 in
+        `panel+examples`), so a progress bar in citations moves during both passes.
         """
-        share = 1 / calls_per_citation(Strategy(self.strategy))
         first: list[Asked | None] = [None] * len(items)
-        if self.strategy == Strategy.PANEL_EXAMPLES:
-            for k, item in enumerate(items):
-                first[k] = self._examples_or_failure(*item)
+        shares = [0.0] * len(items)  # of each citation's requests, the share asked ahead
+        for k, (claim, evidence, where, what) in enumerate(items):
+            asks = self._asks(claim, evidence, where)
+            ahead = [ask for ask in asks if ask.ahead]
+            if ahead:
+                first[k], shares[k] = self._ask_ahead(ahead, what), len(ahead) / len(asks)
                 if done:
-                    done(share)
+                    done(shares[k])
         judged = []
-        for item, asked in zip(items, first, strict=True):
+        for item, asked, share in zip(items, first, shares, strict=True):
             judged.append(self.judge(*item, asked))
             if done:
-                done(1.0 - share if asked is not None else 1.0)
+                done(1.0 - share)
         return judged
 
-    def _examples_or_failure(self, claim: str, evidence: str, where: str, what: str) -> Asked:
-        """`_examples`, or what it raised: that citation's failure, reported when it is judged (but
-        an endpoint that cannot be used at all stops the run here)."""
+    def _ask_ahead(self, ahead: list[Ask], what: str) -> Asked:
+        """The readings of `ahead`, or what asking them raised: that citation's failure, reported when
+        it is judged (but an endpoint that cannot be used at all stops the run here)."""
         try:
-            return self._examples(claim, evidence, where, what)
+            return {ask.key: self._read(ask, what) for ask in ahead}
         except JudgeUnavailableError:
             raise
         except Exception as exc:
@@ -314,13 +280,14 @@ class Judge:
     def judge(self, claim: str, evidence: str, where: str = "cited section", what: str = "",
               asked: Asked | None = None) -> Judgement:
         """The relation, its probabilities and confidence; a failure comes back as `error`.
-        `asked`: `panel+examples`' examples answer already asked (`judge_all`)."""
-        answers = None
+        `asked`: the readings of the strategy's `ahead` requests, asked already (`judge_all`)."""
+        strategy = self.strategy_object
         try:
-            if self.strategy in THREE_WAY:
-                probs, confidence, method, cached = self._choice(claim, evidence, where, what)
-            else:
-                probs, confidence, method, cached, answers = self._yesno(claim, evidence, where, what, asked)
+            if isinstance(asked, Exception):  # that citation's ahead request failed: no need to ask the rest
+                raise asked
+            readings = {ask.key: asked[ask.key] if asked and ask.key in asked else self._read(ask, what)
+                        for ask in self._asks(claim, evidence, where)}
+            outcome = strategy.outcome(readings)
         except JudgeUnavailableError:
             raise  # no row can be judged: the caller stops the run
         except CacheMissError as exc:  # replay mode: the row keeps the message, which says how to record it
@@ -330,97 +297,25 @@ class Judge:
         except Exception as exc:  # the endpoint failed after the client's retries, or answered garbage
             return Judgement(None, None, None, None, self.model, None, f"{type(exc).__name__}: {exc}",
                              error_kind=ErrorKind.ENDPOINT)
-        return Judgement(decided_relation(probs), probs, confidence, method, self.model, cached, answers=answers)
+        method = self._sampled_method() if outcome.sampled else "logprobs"
+        cached = all(reading.cached for reading in readings.values())
+        return Judgement(decided_relation(outcome.probabilities), outcome.probabilities, outcome.confidence, method,
+                         self.model, cached, answers=outcome.answers)
 
     def _sampled_method(self) -> str:
         return f"sampling (n={self.samples}, Wilson 99% lower bound)"
 
-    def _three_way(self, claim: str, evidence: str, where: str,
-                   examples: bool | None = None) -> list[ChatCompletionMessageParam]:
-        """The three-way question's messages: `choice`'s, after the worked examples in `examples`
-        (or when `examples` says so)."""
-        return build_messages(claim, evidence, where,
-                              examples=self.strategy == Strategy.EXAMPLES if examples is None else examples)
-
-    def _choice(self, claim: str, evidence: str, where: str, what: str, examples: bool | None = None,
-                version: str | None = None) -> tuple[dict, float, str, bool]:
-        """The three-way question, as this strategy asks it (or, with `examples` and `version`, as
-        `examples` does): probabilities, confidence, method, cached."""
-        messages = self._three_way(claim, evidence, where, examples)
-        params = self._params(three_way=True)
-        record, cached = self._call(messages, params, what, version)
-        top = record["response"].get("top_logprobs")
+    def _read(self, ask: Ask, what: str) -> Reading:
+        """Send `ask` (through the cache) and read its answer: from the top log-probabilities, or,
+        when the endpoint gives none, from `samples` sampled answers (each a cached call of its own)."""
+        record, cached = self._call(ask.messages, self._ask_params(ask), what, ask.prompt_version)
+        response = record["response"]
+        top = response.get("top_logprobs")
         if top:
-            probs = probabilities_from_top_logprobs(top)
-            if probs is None:
-                raise JudgeError(
-                    f"none of A, B, C among the top {len(top)} tokens "
-                    f"(answer {record['response'].get('content')!r})"
-                )
-            return probs, pass_fail_confidence(probs), "logprobs", cached
-        answers, cached = self._sample(messages, what, cached, version, three_way=True)
-        counts = {relation: sum(a[:1] == letter for a in answers) for letter, relation in LETTERS.items()}
-        answered = sum(counts.values())
-        if answered == 0:
-            raise JudgeError(f"no sampled answer was A, B or C in {self.samples} samples")
-        probs = {r: c / answered for r, c in counts.items()}
-        passes, fails = counts[Relation.SUPPORTS], answered - counts[Relation.SUPPORTS]
-        # a lower bound: the samples that were not A, B or C count against the winner too
-        return probs, wilson_lower_bound(max(passes, fails), self.samples, Z_99), self._sampled_method(), cached
-
-    def _examples(self, claim: str, evidence: str, where: str, what: str) -> tuple[dict, float, str, bool]:
-        """`examples`' question, exactly as that strategy asks it (its messages, grammar and prompt version)."""
-        return self._choice(claim, evidence, where, what, examples=True, version=PROMPT_VERSIONS[Strategy.EXAMPLES])
-
-    def _yesno(self, claim: str, evidence: str, where: str, what: str,
-               asked: Asked | None = None) -> tuple[dict, float, str, bool, dict[str, float]]:
-        """The yes/no `questions`, in order; yesno's two are asked as `yesno` asks them (same keys).
-        In `panel+examples`, then `examples`' question (or its answer `asked` before)."""
-        if isinstance(asked, Exception):  # that citation's examples request failed: no need to ask the rest
-            raise asked
-        q: dict[str, float] = {}
-        sampled: dict[str, list[str]] = {}
-        all_cached = True
-        for question in self.questions or ():
-            messages = build_messages(claim, evidence, where, question)
-            version = PROMPT_VERSIONS[Strategy.YESNO] if question in YESNO_QUESTIONS else None
-            record, cached = self._call(messages, self._params(), what, version)
-            all_cached = all_cached and cached
-            top = record["response"].get("top_logprobs")
-            if top:
-                p_yes = yes_probability(top)
-                if p_yes is None:
-                    raise JudgeError(f"neither Yes nor No among the top {len(top)} tokens "
-                                     f"(answer {record['response'].get('content')!r})")
-                q[question] = p_yes
-            else:
-                answers, all_cached = self._sample(messages, what, all_cached, version)
-                words = [a.split()[0].strip(".,:;!").lower() if a else "" for a in answers]
-                if not any(w in ("yes", "no") for w in words):
-                    raise JudgeError(f"no sampled answer was Yes or No in {self.samples} samples")
-                sampled[question] = words
-                q[question] = words.count("yes") / sum(w in ("yes", "no") for w in words)
-        bounds = []
-        if self.strategy == Strategy.PANEL_EXAMPLES:
-            shown, bound, method, cached = asked or self._examples(claim, evidence, where, what)
-            all_cached = all_cached and cached
-            q[EXAMPLES_ANSWER] = shown[Relation.SUPPORTS]
-            if method != "logprobs":
-                bounds.append(bound)
-        probs = combine_yesno(q["true"], q["false"])
-        if not sampled and not bounds:
-            return probs, pass_fail_confidence(probs), "logprobs", all_cached, q
-        # a lower bound per sampled question on its majority answer (other answers count against)
-        bounds += [wilson_lower_bound(max(w.count("yes"), w.count("no")), self.samples, Z_99)
-                   for w in sampled.values()]
-        return probs, min(bounds), self._sampled_method(), all_cached, q
-
-    def _sample(self, messages: list[ChatCompletionMessageParam], what: str, cached: bool,
-                prompt_version: str | None = None, three_way: bool | None = None) -> tuple[list[str], bool]:
-        """The `samples` sampled answers, stripped (each sample a cached call of its own)."""
+            return ask.answer.from_logprobs(top, response.get("content"), cached)
         answers = []
         for i in range(self.samples):
-            record, hit = self._call(messages, self._params(sample=i, three_way=three_way), what, prompt_version)
+            sampled, hit = self._call(ask.messages, self._ask_params(ask, sample=i), what, ask.prompt_version)
             cached = cached and hit
-            answers.append((record["response"].get("content") or "").strip())
-        return answers, cached
+            answers.append((sampled["response"].get("content") or "").strip())
+        return ask.answer.from_samples(answers, self.samples, cached)

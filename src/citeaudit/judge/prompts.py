@@ -2,10 +2,11 @@
 
 Every piece of document or answer text sits between marker lines whose tag is derived from the
 content and occurs in none of it (`boundary_tag`), so no text can close its section or pose as an
-instruction. Each strategy's wording has its own prompt version (`PROMPT_VERSIONS`), part of
-every cache key: changing a prompt means a new version, never a silent change of recorded answers.
-(`panel+examples` has no wording of its own: it asks `panel`'s and `examples`' questions, under
-their versions.)
+instruction. Each wording has its own prompt version (below, beside its words), part of every
+cache key: changing a prompt means a new version, never a silent change of recorded answers. Which
+strategy asks which wording, under which version, is the strategy's (`judge.strategies`);
+`panel+examples` has no wording of its own: it asks `panel`'s and `examples`' questions, under
+their versions.
 """
 
 from __future__ import annotations
@@ -14,16 +15,13 @@ import hashlib
 import re
 from typing import TYPE_CHECKING
 
-from citeaudit.table import Strategy
-
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
 
-PROMPT_VERSION = "relation-v2"  # the `choice` prompt; v2: claim and evidence between tagged data markers
-# `panel+examples` sends `panel`'s requests and `examples`' one, each keyed by its own strategy's version
-PROMPT_VERSIONS = {Strategy.CHOICE: PROMPT_VERSION, Strategy.YESNO: "yesno-v1", Strategy.PANEL: "panel-v1",
-                   Strategy.EXAMPLES: "examples-v1", Strategy.PANEL_EXAMPLES: "panel-v1"}
-THREE_WAY = (Strategy.CHOICE, Strategy.EXAMPLES)  # the strategies that ask the three-way question
+PROMPT_VERSION = "relation-v2"  # the three-way question (`choice`); v2: claim and evidence between tagged data markers
+EXAMPLES_VERSION = "examples-v1"  # the three-way question after the `WORKED_EXAMPLES` (`examples`)
+YESNO_VERSION = "yesno-v1"  # the two `YESNO_QUESTIONS`, whichever strategy asks them
+PANEL_VERSION = "panel-v1"  # any other yes/no question of `QUESTIONS` (`panel`'s third, the candidates)
 
 SYSTEM_PROMPT = (
     "You check citations. You read a passage from a source document and a claim that cites it, "
@@ -88,17 +86,10 @@ CANDIDATE_QUESTIONS = {
                 "match the passage?"),
 }
 QUESTIONS = {**YESNO_QUESTIONS, **PANEL_QUESTIONS, **CANDIDATE_QUESTIONS}
-STRATEGY_QUESTIONS = {Strategy.YESNO: tuple(YESNO_QUESTIONS), Strategy.PANEL: (*YESNO_QUESTIONS, *PANEL_QUESTIONS)}
-STRATEGY_QUESTIONS[Strategy.PANEL_EXAMPLES] = STRATEGY_QUESTIONS[Strategy.PANEL]  # exactly panel's
 # `panel+examples` also asks `examples`' three-way question; its P(supports) joins the yes/no answers
 # under this key, read as a P(yes) ("does the passage support the claim?")
 EXAMPLES_ANSWER = "examples"
 YESNO_TEMPLATE = DATA_TEMPLATE + "\n\n{question}\n\nAnswer Yes or No."
-
-
-def calls_per_citation(strategy: Strategy) -> int:
-    """How many requests the judge sends per citation in `strategy` (from log-probabilities)."""
-    return len(STRATEGY_QUESTIONS.get(strategy, ("three-way",))) + (strategy == Strategy.PANEL_EXAMPLES)
 
 
 # The instruction line names where the passage is from only in this plain shape: numbered sections,
@@ -164,19 +155,31 @@ def build_messages(claim: str, evidence: str, where: str = "cited section",
     `WORKED_EXAMPLES` before the three-way question: each asked as the audited citation is, answered
     with its letter.
     """
+    if examples and question is not None:
+        raise ValueError("the worked examples come before the three-way question only")
+    return _messages(claim, evidence, where, None if question is None else QUESTIONS[question] if question else "",
+                     examples)
+
+
+def yes_no_messages(claim: str, evidence: str, where: str, wording: str) -> list[ChatCompletionMessageParam]:
+    """A yes/no question in `wording` (a strategy's own, not one of `QUESTIONS`) over the same tagged
+    data as every other question: `build_messages`'s prompt with that question in it."""
+    return _messages(claim, evidence, where, wording)
+
+
+def _messages(claim: str, evidence: str, where: str, wording: str | None,
+              examples: bool = False) -> list[ChatCompletionMessageParam]:
+    """The messages of the three-way question (`wording` None) or of the yes/no question `wording`."""
     where = " ".join(where.split())  # one line: a document name cannot open a section of its own
     tag = boundary_tag(claim, evidence, where)
-    template = USER_TEMPLATE if question is None else YESNO_TEMPLATE
+    template = USER_TEMPLATE if wording is None else YESNO_TEMPLATE
     if plain_where(where):
         head = ""
     else:  # document text: between markers, never in the instruction line
         head, where = SOURCE_BLOCK.format(tag=tag, where=where), POINTER
-    user = head + template.format(where=where, evidence=evidence, claim=claim, tag=tag,
-                                  question=QUESTIONS[question] if question else "")
+    user = head + template.format(where=where, evidence=evidence, claim=claim, tag=tag, question=wording or "")
     shown: list[ChatCompletionMessageParam] = []
     if examples:
-        if question is not None:
-            raise ValueError("the worked examples come before the three-way question only")
         for passage, example, letter in WORKED_EXAMPLES:
-            shown += [build_messages(example, passage)[1], {"role": "assistant", "content": letter}]
+            shown += [_messages(example, passage, "cited section", None)[1], {"role": "assistant", "content": letter}]
     return [{"role": "system", "content": SYSTEM_PROMPT}, *shown, {"role": "user", "content": user}]

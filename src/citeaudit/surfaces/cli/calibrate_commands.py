@@ -78,7 +78,7 @@ def calibration_header(fitted: Calibration) -> str:
 def calibration_row(fitted: Calibration) -> str:
     """One row of the strategy table: cross-validated figures of a fitted `Calibration` (the first
     fold assignment, then the mean and spread over all of them)."""
-    from citeaudit.judge.prompts import calls_per_citation
+    from citeaudit.judge.strategies import calls_per_citation
 
     cv = fitted.cross_validated
     folds = [t for t in cv["fold_thresholds"] if t is not None]

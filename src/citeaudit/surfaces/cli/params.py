@@ -10,6 +10,7 @@ from typing import TypeVar
 import click
 
 from citeaudit.errors import CiteAuditError
+from citeaudit.judge.strategies import STRATEGIES
 from citeaudit.settings import environment as config
 from citeaudit.settings.options import AuditOptions, check_threshold
 from citeaudit.sources.registry import FORMATS
@@ -17,7 +18,6 @@ from citeaudit.table import (
     CacheMode,
     LocalModelKey,
     ResponseFormat,
-    Strategy,
 )
 
 F = TypeVar("F", bound=Callable)
@@ -39,16 +39,15 @@ def _options(*options: Callable[[F], F]) -> Callable[[F], F]:
 MODEL_KEY = _choice(LocalModelKey)
 
 
+_WAYS = [f"{name} ({each.summary})" for name, each in STRATEGIES.items()]
 # the judge's settings, the same on every command that judges: one `AuditOptions` (options.py)
 SETTINGS_OPTIONS = (
     click.option("--threshold", type=float, default=None,
                  help="Routing score at or above which a verdict stands without review, 0 to 1 (default "
                       "CITEAUDIT_THRESHOLD, else the recommended one of the model's calibration, else "
                       f"{config.DEFAULT_THRESHOLD}: the output says which)."),
-    click.option("--strategy", type=_choice(Strategy), default=None,
-                 help="How the judge asks: choice (one A/B/C question), examples (that question after six worked "
-                      "examples), yesno (two yes/no questions), panel (yesno's two and \"does it contradict?\") "
-                      "or panel+examples (panel's three and examples' one); default CITEAUDIT_STRATEGY or "
+    click.option("--strategy", type=click.Choice(list(STRATEGIES)), default=None,  # the registered strategies
+                 help=f"How the judge asks: {', '.join(_WAYS[:-1])} or {_WAYS[-1]}; default CITEAUDIT_STRATEGY or "
                       f"{config.DEFAULT_STRATEGY}."),
     click.option("--cache-mode", type=_choice(CacheMode), default=None,
                  help="replay (default, offline), record or refresh; or CITEAUDIT_CACHE_MODE."),

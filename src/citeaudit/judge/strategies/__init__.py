@@ -1,0 +1,46 @@
+"""Judge strategies: how the judge asks for the three probabilities, one object per strategy,
+registered by name.
+
+A strategy (`JudgeStrategy`, `base`) owns its requests for one citation (messages, answer kind,
+sampling parameters, each under its prompt version), how their answers become the three
+probabilities and the `answers`, its confidence when answers had to be sampled, its
+`calls_per_citation` and its `calibration_inputs`. The `Judge` sends what it asks and hands it the
+readings; it never branches on a strategy's name.
+
+The shipped ones, registered below (one line each): `choice` and `examples` (`choice`), `yesno`
+and `panel` (`yesno`), `panel+examples` (`panel_examples`). Adding one: a module with its
+`JudgeStrategy` subclass, one `register_strategy` line here, its tests (README, "Extending
+citeaudit").
+"""
+
+from citeaudit.judge.strategies.base import (
+    LETTERS,
+    YES_NO,
+    AnswerKind,
+    Ask,
+    JudgeStrategy,
+    Outcome,
+    Reading,
+)
+from citeaudit.judge.strategies.choice import Choice, Examples
+from citeaudit.judge.strategies.panel_examples import PanelExamples
+from citeaudit.judge.strategies.registry import (
+    PROMPT_VERSIONS,
+    STRATEGIES,
+    calls_per_citation,
+    get_strategy,
+    register_strategy,
+    unregister_strategy,
+)
+from citeaudit.judge.strategies.yesno import Panel, YesNo
+
+# in `table.Strategy`'s order, so every list of choices reads the same
+register_strategy(Choice())
+register_strategy(YesNo())
+register_strategy(Panel())
+register_strategy(Examples())
+register_strategy(PanelExamples())
+
+__all__ = ["LETTERS", "PROMPT_VERSIONS", "STRATEGIES", "YES_NO", "AnswerKind", "Ask", "Choice", "Examples",
+           "JudgeStrategy", "Outcome", "Panel", "PanelExamples", "Reading", "YesNo", "calls_per_citation",
+           "get_strategy", "register_strategy", "unregister_strategy"]
