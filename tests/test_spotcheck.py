@@ -1,6 +1,7 @@
 """Spot checks: the draw, what they hold (nothing, until a review), and the agreement's numbers."""
 
 import hashlib
+import itertools
 import math
 
 import pandas as pd
@@ -175,7 +176,7 @@ def test_the_wilson_interval_holds_the_share_and_stays_in_0_1(n, data):
 
 def test_the_wilson_interval_narrows_as_reviews_accumulate():
     widths = [wilson_interval(9 * n // 10, n) for n in (10, 50, 200, 1000)]
-    assert all(b[1] - b[0] < a[1] - a[0] for a, b in zip(widths, widths[1:]))
+    assert all(b[1] - b[0] < a[1] - a[0] for a, b in itertools.pairwise(widths))
     assert wilson_interval(0, 0) == (0.0, 1.0)
     with pytest.raises(ValueError):
         wilson_interval(3, 2)

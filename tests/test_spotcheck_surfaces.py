@@ -6,6 +6,7 @@ import json
 import pytest
 from conftest import DATA
 from test_cli import run
+from test_notebooks import replay_env  # noqa: F401  (the fixture notebook 05 runs in)
 
 from citeaudit import AuditOptions, agreement, audit_quotes, render_html
 from citeaudit.pipeline.batch import Settings, audit_dataset
@@ -93,3 +94,20 @@ def test_the_dashboard_lists_the_open_spot_checks(recorded_cache):
     assert all(f"<td>{cid}</td>" in page for cid in drawn["id"])
     quiet = audit_dataset(DATA / "batch" / "example.jsonl", Settings(options=options.with_(spot_check=0.0)))
     assert "Spot checks to review" not in render_dashboard(quiet) and result.decisions.equals(quiet.decisions)
+
+
+@pytest.mark.notebooks
+def test_notebook_05_records_a_batch_and_shows_the_numbers_the_cli_prints(replay_env):  # noqa: F811
+    from test_notebooks import _papermill, assert_ran_cleanly, outputs_text
+
+    nb = _papermill("05_review_queue.ipynb", replay_env / "out.ipynb", BATCH="data/rfc7519_reviews.csv",
+                    SPOT_CHECK=1.0, THRESHOLD=0.7)  # exp_required stands at 0.70 and is drawn
+    assert_ran_cleanly(nb)
+    text = outputs_text(nb)
+    assert "spot checks (100% of the verdicts that stand, after the waiting ones): exp_required" in text
+    assert "recorded 7 review(s) (6 waiting, 1 spot check) in " in text
+    store = replay_env / "reviews" / "rfc7519_citations.jsonl"
+    cli = run("agreement", "--reviews", str(store), *EXAMPLE, "--spot-check", "1", "--threshold", "0.7")
+    assert cli.returncode == 0, cli.stderr
+    spot = next(line for line in cli.stdout.splitlines() if line.startswith("spot checks:"))
+    assert spot.startswith("spot checks: 0 of 1 standing verdicts right") and spot in text

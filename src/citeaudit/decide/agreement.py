@@ -117,6 +117,22 @@ class Agreement:
         """One line when the spot checks' interval lies below the promise, with what to do; else None."""
         return _warning(self.spot, self.threshold)
 
+    def confusion_view(self) -> pd.DataFrame:
+        """The confusion table as a plain frame: the model's verdict in the first column."""
+        return self.confusion.rename_axis("model \\ human").reset_index()
+
+    def groups_view(self) -> pd.DataFrame:
+        """Agreement per source in words: reviewed, agreeing, the share and its 95% interval."""
+        groups = self.groups
+        return pd.DataFrame({
+            "source": groups["source"],
+            "reviewed": groups["reviewed"],
+            "agree": groups["agree"],
+            "share": [f"{v:.0%}" if isinstance(v, float) else "-" for v in groups["share"]],
+            "95% interval": [f"{lo:.0%}-{hi:.0%}" if n else "-"
+                             for lo, hi, n in zip(groups["low"], groups["high"], groups["reviewed"])],
+        })
+
     def to_dict(self) -> dict[str, object]:
         """The numbers as plain JSON (`citeaudit agreement --json`)."""
         spot = self.spot

@@ -87,24 +87,15 @@ def review(reviews: str, source: tuple[str, ...], citations: str | None, documen
         sys.exit(EXIT_USAGE)
 
 
-def _percent(value: object) -> str:
-    return f"{value:.0%}" if isinstance(value, float) else "-"
-
-
 def show_agreement(result: Agreement) -> None:
     """The agreement on the terminal: the confusion table, agreement per source, the spot checks,
     the stale reviews left out, and the warning when the promise does not hold."""
     reviewed, citations = result.counts["reviewed"], result.counts["citations"]
     click.echo(f"\njudge versus human over the {reviewed} current review(s) of {citations} citation(s):")
     if reviewed:
-        _show(result.confusion.rename_axis("model \\ human").reset_index())
-        groups = result.groups.assign(**{
-            "share": [_percent(v) for v in result.groups["share"]],
-            "95% interval": [f"{lo:.0%}-{hi:.0%}" if n else "-" for lo, hi, n in
-                             zip(result.groups["low"], result.groups["high"], result.groups["reviewed"])],
-        }).drop(columns=["low", "high"])
+        _show(result.confusion_view())
         click.echo("\nagreement on pass or fail (what decides the answer), per source:")
-        _show(groups)
+        _show(result.groups_view())
     click.echo("\n" + result.spot.line())
     if result.stale:
         click.echo(f"stale reviews left out ({len(result.stale)}: the claim or the evidence changed since; review "
