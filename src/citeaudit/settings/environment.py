@@ -32,8 +32,8 @@ CACHE_MODES = tuple(CacheMode)
 DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_THRESHOLD = 0.8
 # share of standing verdicts drawn at random for review (`decide.spotcheck`): about 50 reviewed spot
-# checks tell a standing precision of 85% from a promise of 95%, and at 10% they come with 500
-# standing verdicts for at most one extra review per ten that stand (README "Spot checks and agreement")
+# checks tell a standing precision of 86% from a promise of 95%, and at 10% they come with 500
+# standing verdicts, for at most one extra review per ten that stand (README "Spot checks and agreement")
 DEFAULT_SPOT_CHECK = 0.1
 DEFAULT_STRATEGY = Strategy.PANEL  # measured best on the labelled sets (README "Choosing the threshold")
 DEFAULT_TIMEOUT = 120.0  # seconds per judge request: recorded local Qwen calls took up to 55 s on 2 cores
