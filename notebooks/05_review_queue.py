@@ -4,7 +4,9 @@
 # Citations the model was unsure of wait for a human. This notebook shows them one at a time: the
 # claim, the model's three probabilities, and the quote highlighted in its section. A button stores
 # the decision at once in the review store, bound by a fingerprint to the evidence shown; the
-# answer's decision updates.
+# answer's decision updates. After the waiting citations come the spot checks: verdicts that stood,
+# drawn at random so that your reviews measure how often standing verdicts are right. Many reviews
+# can be recorded in one go from a file, and the last section compares the judge with your reviews.
 
 # %% tags=["parameters"]
 SOURCE = "rfc7519.txt"
@@ -13,6 +15,8 @@ THRESHOLD = None  # None: the model's calibrated threshold (or CITEAUDIT_THRESHO
 CACHE_MODE = None  # None: CITEAUDIT_CACHE_MODE, else replay (recorded answers only, no network)
 MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
 REVIEWER = "analyst"
+SPOT_CHECK = None  # None: CITEAUDIT_SPOT_CHECK, else 0.1: the share of standing verdicts drawn for review
+BATCH = None  # a CSV or JSON Lines file of id, verdict, note recorded in one go, e.g. "data/rfc7519_reviews.csv"
 
 # %%
 from pathlib import Path
@@ -21,13 +25,16 @@ from IPython.display import HTML, display
 
 import citeaudit as ca
 
-options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
+options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD, spot_check=SPOT_CHECK)
 print(options.routing().note())
 audit = ca.audit_quotes(SOURCE, ca.find_input(CITATIONS), options=options)
 store = ca.review_store_path(Path(CITATIONS).stem)
 queue = ca.ReviewQueue(audit, store)
 print(f"review store: {store}")
 print(f"{len(queue.pending)} citations wait for review; answer is {queue.decision().status}")
+spot_ids = [queue.table.at[i, "id"] for i in queue.spot_checks]
+print(f"spot checks ({options.spot_check:.0%} of the verdicts that stand, after the waiting ones): "
+      f"{', '.join(spot_ids) or 'none'}")
 print(f"verdicts that stood and can be overridden: {', '.join(queue.standing()) or 'none'}")
 
 # %% [markdown]
@@ -58,6 +65,63 @@ display(HTML(queue.card_html()))
 ca.styled(queue.overview())
 
 # %% [markdown]
+# ## Spot checks
+#
+# A verdict that stands is never looked at again, so nothing would tell you whether the
+# calibration's promise (the share of standing verdicts that are right) holds on your documents.
+# A spot check is a standing verdict drawn at random at the rate `SPOT_CHECK`, from its citation's
+# fingerprint: the same citation with the same evidence is always drawn or not. The queue lists
+# them after the waiting citations, marked "spot check". A spot check holds nothing: the answer's
+# decision is what it would be without it, until your review disagrees, which then settles the
+# citation like any review. Reviewing them is what makes the precision estimate below unbiased.
+
+# %%
+ca.styled(queue.overview()[queue.overview()["state"].str.endswith("(spot check)")])
+
+# %% [markdown]
+# ## Review where the work is: a batch
+#
+# Label many citations in a spreadsheet or a script, then record them in one go: a CSV with the
+# header `id,verdict,note` (other columns, such as the claim, are ignored) or JSON Lines of
+# `{"id", "verdict", "note"}`. Each row becomes a review bound to the evidence its citation shows
+# now, exactly as a button's. A bad row (an unknown id, a verdict that is not verified,
+# contradicted or unsupported, a citation without evidence, an id given twice) is named with its
+# line and the fix, and the other rows still go in; running the file again adds nothing twice.
+# From a shell: `citeaudit review --reviews STORE --source ... --citations ... --batch FILE`.
+
+# %%
+if BATCH:
+    outcome = queue.review_batch(ca.find_input(BATCH), reviewer=REVIEWER)
+    print(queue.saved)
+    for problem in outcome.problems:
+        print(f"  left out: {problem}")
+    print(f"answer is now {queue.decision().status}")
+else:
+    print("no BATCH given: set it to a CSV or JSON Lines file of id, verdict, note (data/rfc7519_reviews.csv "
+          "labels this example)")
+
+# %% [markdown]
+# ## Judge versus human
+#
+# Every citation with a current review: the model's verdict against yours, the agreement on pass
+# or fail (what decides the answer) per source with a 95% interval, and the precision of the
+# standing verdicts estimated from the reviewed spot checks alone (the one sample of standing
+# verdicts not chosen by what they say), beside the calibration's promise. Reviews whose evidence
+# changed since are stale: listed, and left out. `citeaudit agreement --reviews STORE ...` prints
+# the same numbers (one function computes them: `ca.agreement`).
+
+# %%
+result = ca.agreement({queue.audit.name: queue.table}, queue.audit.routing)
+print(f"{result.counts['reviewed']} current review(s) of {result.counts['citations']} citation(s)")
+print(result.spot.line())
+if result.stale:
+    print(f"stale reviews left out (review them again): {', '.join(result.stale)}")
+if result.warning:
+    print(f"warning: {result.warning}")
+display(ca.styled(result.confusion_view()))
+ca.styled(result.groups_view())
+
+# %% [markdown]
 # ## Next
 #
 # - The answer's decision now: run the cell above again after reviewing, or from a shell
@@ -65,4 +129,7 @@ ca.styled(queue.overview())
 #   with the store printed at the top.
 # - A report with the reviews applied: `citeaudit report ... --reviews STORE --html out/report.html`;
 #   reviewed cards are blue ("reviewed by a human").
+# - When the warning above appears (the spot checks say fewer standing verdicts are right than the
+#   calibration promises): raise the threshold (`THRESHOLD`, `--threshold`), or fit a calibration
+#   on your own reviews (a profile).
 # - Audit another answer: notebook `00_audit_your_answer`.

@@ -68,6 +68,25 @@ def test_demo_decision_and_probabilities(recorded_cache):
     assert "The other six go to review" in squash(README)
 
 
+def test_spot_check_example_is_what_review_and_agreement_print(recorded_cache, tmp_path):
+    """The section "Spot checks and agreement": its two commands, run on the bundled example."""
+    commands = block_after("### Spot checks and agreement")
+    assert len(commands) == 2 and all(c.startswith("citeaudit ") for c in commands)
+    store = str(tmp_path / "r.jsonl")
+    review, agreement = ([store if word == "out/rfc7519_reviews.jsonl" else word for word in c.split()[1:]]
+                         for c in commands)
+    recorded = run(*review)
+    assert recorded.returncode == 0, recorded.stderr
+    shown = re.search(r"The first prints `(recorded .*?) in out/rfc7519_reviews.jsonl`", squash(README)).group(1)
+    assert recorded.stdout == f"{shown} in {store}\n"
+    printed = run(*agreement)
+    assert printed.returncode == 0, printed.stderr
+    block = block_after("the second, under the routing line:")
+    assert [squash(line) for line in printed.stdout.splitlines()[1:] if line.strip()] == [squash(b) for b in block]
+    assert "default **0.1**" in README and "DEFAULT_SPOT_CHECK = 0.1" in (ROOT / "src" / "citeaudit" / "settings" /
+                                                                          "environment.py").read_text()
+
+
 def labelled_sets() -> list[str]:
     """`--source S --citations C` for every pair in the Makefile's QUOTE_SETS (what `make calibrate-qwen` uses)."""
     makefile = (ROOT / "Makefile").read_text()

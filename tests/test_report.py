@@ -134,7 +134,8 @@ def test_report_command_writes_one_self_contained_file(tmp_path, replay_cache, m
 
 def test_a_waiting_card_says_why_and_shows_its_review_command(report_table):
     """Each card that waits for a human (judge error, or the model not sure enough) names why and the
-    exact `citeaudit review` command; a card decided otherwise has none."""
+    exact `citeaudit review` command, as does an open spot check (a standing verdict drawn for review);
+    a card decided otherwise has none."""
     from citeaudit import ReviewCommand
 
     _, audit = report_table
@@ -143,7 +144,8 @@ def test_a_waiting_card_says_why_and_shows_its_review_command(report_table):
     cards = dict(re.findall(r"<section class='card [a-z-]+' id='citation-([a-z_]+)'>(.*?)</section>", page, re.S))
     commands = {cid for cid, card in cards.items() if "<pre class='command'>" in card}
     waiting = set(audit.table.loc[audit.table["state"].isin(["waiting", "judge_error"]), "id"])
-    assert commands == waiting and "sub_should" in commands and "clock_skew" not in commands
+    spot = set(audit.table.loc[audit.table["spot_check"].eq(True) & audit.table["state"].eq("stands"), "id"])
+    assert commands == waiting | spot and "sub_should" in commands and "clock_skew" not in commands
     assert ("<pre class='command'>citeaudit review --reviews reviews/r.jsonl --source rfc7519.txt --citations "
             "&#x27;my cites.json&#x27; --id sub_should --verdict VERDICT</pre>") in cards["sub_should"]
     one = next(cid for cid in waiting if cid != "sub_should")

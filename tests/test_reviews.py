@@ -60,7 +60,8 @@ def test_store_lines_hold_the_contract_fields(note, tmp_path):
     table = line_table(note)
     review_row(table, "c2", store, "verified", reviewer="bo", note="ok")
     record = json.loads(store.read_text())
-    assert set(record) == {"citation_id", "fingerprint", "verdict", "reviewer", "note", "timestamp"}
+    assert set(record) == {"citation_id", "fingerprint", "verdict", "reviewer", "note", "timestamp", "selection"}
+    assert record["selection"] == "waiting"  # step 1 only: no model verdict stood, so it waited for a human
     row = table.iloc[1]
     assert record["fingerprint"] == fingerprint("c2", row["claim"], "L5-L6", row["evidence"])
 

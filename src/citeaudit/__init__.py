@@ -39,10 +39,12 @@ from citeaudit.citations.responses import (
                     parse_response,
 )
 from citeaudit.citations.sourceid import ContractViolation, SourceIdAnswer, validate_source_id
+from citeaudit.decide.agreement import Agreement, SpotChecks, agreement, precision_warning, wilson_interval
 from citeaudit.decide.calibration import Calibration, Routing, load_calibration, save_calibration
 from citeaudit.decide.decision import Decision, apply_reviews, row_state, settle, why_it_waits
 from citeaudit.decide.decision import decide as decide_answer
 from citeaudit.decide.fingerprint import fingerprint
+from citeaudit.decide.review_batch import BatchOutcome, review_batch
 from citeaudit.decide.reviews import (
                     Review,
                     ReviewCommand,
@@ -53,6 +55,7 @@ from citeaudit.decide.reviews import (
                     row_fingerprint,
 )
 from citeaudit.decide.route import route
+from citeaudit.decide.spotcheck import is_spot_check, open_spot_checks, spot_draw
 from citeaudit.errors import (
                     CacheMissError,
                     CiteAuditError,
@@ -87,6 +90,7 @@ from citeaudit.pipeline.contract import check_contract, check_contract_files
 from citeaudit.pipeline.vendor_audit import audit_response, locate_response, match_source, response_view
 from citeaudit.settings.environment import (
                     DEFAULT_MODEL,
+                    DEFAULT_SPOT_CHECK,
                     DEFAULT_STRATEGY,
                     DEFAULT_THRESHOLD,
                     find_input,
@@ -125,6 +129,7 @@ from citeaudit.table import (
                     ResponseFormat,
                     ReviewState,
                     Route,
+                    Selection,
                     State,
                     Status,
                     Strategy,
@@ -133,13 +138,16 @@ from citeaudit.table import (
 
 __all__ = [
                     "DEFAULT_MODEL",
+                    "DEFAULT_SPOT_CHECK",
                     "DEFAULT_STRATEGY",
                     "DEFAULT_THRESHOLD",
                     "LABELLED_SETS",
                     "PROMPT_VERSION",
                     "PROMPT_VERSIONS",
+                    "Agreement",
                     "Audit",
                     "AuditOptions",
+                    "BatchOutcome",
                     "BatchResult",
                     "BatchSettings",
                     "CacheMissError",
@@ -178,11 +186,13 @@ __all__ = [
                     "Routing",
                     "Section",
                     "SectionRef",
+                    "Selection",
                     "SetupPlan",
                     "SetupResult",
                     "SourceError",
                     "SourceIdAnswer",
                     "SourceRef",
+                    "SpotChecks",
                     "State",
                     "Status",
                     "StoreError",
@@ -192,6 +202,7 @@ __all__ = [
                     "VendorCitation",
                     "Verdict",
                     "advise",
+                    "agreement",
                     "apply_reviews",
                     "audit_citations",
                     "audit_dataset",
@@ -218,6 +229,7 @@ __all__ = [
                     "highlight_html",
                     "how_to_record",
                     "index_document",
+                    "is_spot_check",
                     "judge_citations",
                     "labelled_sets",
                     "lines_view",
@@ -237,7 +249,9 @@ __all__ = [
                     "match_source",
                     "model_path",
                     "normalize",
+                    "open_spot_checks",
                     "parse_response",
+                    "precision_warning",
                     "project_dir",
                     "quote_html",
                     "read_dataset",
@@ -249,6 +263,7 @@ __all__ = [
                     "repeated_cross_validation",
                     "resolve_source",
                     "response_view",
+                    "review_batch",
                     "review_row",
                     "review_store_path",
                     "route",
@@ -260,6 +275,7 @@ __all__ = [
                     "setup_judge",
                     "setup_plan",
                     "source_dirs",
+                    "spot_draw",
                     "step1_view",
                     "step2_view",
                     "strategy_metrics",
@@ -269,6 +285,7 @@ __all__ = [
                     "threshold_view",
                     "validate_source_id",
                     "why_it_waits",
+                    "wilson_interval",
                     "word_diff",
                     "write_dashboard",
                     "write_jsonl",

@@ -173,6 +173,15 @@ class State(StrEnum):
 WAITING_STATES = frozenset({State.WAITING, State.JUDGE_ERROR, State.NOT_JUDGED, State.UNCHECKED})
 
 
+class Selection(StrEnum):
+    """How a reviewed citation came before a human (a review's `selection`, `decide.state.selection_of`):
+    the only reviews that sample standing verdicts without bias are the spot checks."""
+
+    SPOT_CHECK = "spot_check"  # a standing verdict drawn at random (`decide.spotcheck`): never held the decision
+    WAITING = "waiting"  # it waited for a human (not confident enough, flagged, no verdict)
+    OVERRIDE = "override"  # a verdict that stood (the model's, or fabricated), reviewed by choice
+
+
 class ErrorKind(StrEnum):
     """Why the judge gave no verdict for a row (the `error_kind` column; `error` has the words)."""
 
@@ -252,6 +261,9 @@ REVIEW_VERDICT = "review_verdict"
 REVIEW_STATE = "review_state"
 FINAL_VERDICT = "final_verdict"  # the review's verdict when a current review exists, else `verdict`
 STATE = "state"  # vocab.State
+# True: a standing verdict drawn as a spot check (`decide.spotcheck`): listed for review, but its state
+# stays `stands` (it holds nothing) until a current review settles it like any review
+SPOT_CHECK = "spot_check"
 
 # vendor responses only (`vendor_audit.py`): where a vendor's own citation points and what of it holds
 SOURCE_FILE = "source_file"  # the --source a vendor citation was matched to (or where its quote really is)
@@ -269,7 +281,7 @@ JUDGE_COLUMNS = [RELATION, PROBABILITIES, ANSWERS, CONFIDENCE, METHOD, MODEL, CA
 OUTPUT_FIELDS = [ID, KIND, CLAIM, QUOTE, CITED_SECTION, QUOTE_STATUS, FOUND_SECTION, SECTION_MATCH, MATCH_SCORE,
                  SPAN, RELATION, PROBABILITIES, ANSWERS, CONFIDENCE, METHOD, P_PASS, SCORE, VERDICT, ROUTE, FLAGS,
                  MODEL, CACHED, ERROR, ERROR_KIND, CLOSEST, FABRICATED_REASON, EXPECTED, REVIEW_VERDICT,
-                 REVIEW_STATE, FINAL_VERDICT, STATE]
+                 REVIEW_STATE, FINAL_VERDICT, STATE, SPOT_CHECK]
 
 
 def frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:

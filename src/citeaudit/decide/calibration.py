@@ -24,7 +24,7 @@ from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, Strict, StrictSt
 from citeaudit.errors import InputError
 from citeaudit.judge.answers import wilson_lower_bound
 from citeaudit.settings import environment as config
-from citeaudit.settings.environment import DEFAULT_THRESHOLD
+from citeaudit.settings.environment import DEFAULT_SPOT_CHECK, DEFAULT_THRESHOLD
 from citeaudit.sources.reading import read_bounded
 
 DEFAULT_TARGET = 0.95
@@ -293,7 +293,8 @@ class Routing:
     """What routes a judged table: the threshold in force, the calibration (or None), and for whom.
 
     `given` is True when the threshold was set explicitly (an argument, `--threshold`, or
-    `CITEAUDIT_THRESHOLD`) rather than taken from the calibration or the default.
+    `CITEAUDIT_THRESHOLD`) rather than taken from the calibration or the default. `spot_check` is
+    the share of standing verdicts drawn for review (`decide.spotcheck`).
     """
 
     threshold: float
@@ -301,20 +302,30 @@ class Routing:
     model: str = ""
     strategy: str = ""
     given: bool = False
+    spot_check: float = DEFAULT_SPOT_CHECK
 
     @classmethod
     def resolve(cls, threshold: float | None, calibration: Calibration | None, model: str = "",
-                strategy: str = "") -> Routing:
+                strategy: str = "", spot_check: float = DEFAULT_SPOT_CHECK) -> Routing:
         """The threshold given, else the calibration's recommended one, else `DEFAULT_THRESHOLD`."""
         if threshold is not None:
-            return cls(float(threshold), calibration, model, str(strategy), True)
+            return cls(float(threshold), calibration, model, str(strategy), True, spot_check)
         if calibration is not None:
-            return cls(calibration.route_threshold, calibration, model, str(strategy), False)
-        return cls(DEFAULT_THRESHOLD, None, model, str(strategy), False)
+            return cls(calibration.route_threshold, calibration, model, str(strategy), False, spot_check)
+        return cls(DEFAULT_THRESHOLD, None, model, str(strategy), False, spot_check)
 
     @property
     def calibrated(self) -> bool:
         return self.calibration is not None
+
+    @property
+    def promise(self) -> float | None:
+        """The share of standing verdicts the calibration promises are right (its `target`), or
+        None: no calibration (the model's own probabilities promise nothing), or one that found
+        no threshold reaching its target (nothing of the model's stands)."""
+        if self.calibration is None or self.calibration.threshold is None:
+            return None
+        return self.calibration.target
 
     def note(self) -> str:
         """One line: the threshold in force and where it comes from.

@@ -11,7 +11,8 @@ report (DESIGN.md "Route, review, decide"):
 ``ACCEPT``  otherwise: every citation is verified. Nothing reaches ACCEPT by default.
 
 A current review (its fingerprint matches what the row shows now) replaces the model's verdict;
-a stale one counts as none. `Decision.exit_code` is the command line's exit code.
+a stale one counts as none. A spot check (`spotcheck`) holds nothing: its verdict stands until a
+current review settles it. `Decision.exit_code` is the command line's exit code.
 """
 
 from __future__ import annotations
@@ -25,7 +26,11 @@ from citeaudit import table as C
 from citeaudit.citations.sourceid import quoted
 from citeaudit.decide.reviews import Review, row_fingerprint
 from citeaudit.decide.route import verdict_words
+from citeaudit.decide.spotcheck import check_rate, is_spot_check
+from citeaudit.decide.state import review_state as _review_state
+from citeaudit.decide.state import routed_state, row_state
 from citeaudit.printable import printable
+from citeaudit.settings.environment import DEFAULT_SPOT_CHECK
 from citeaudit.table import (
     BLOCKING_FLAGS,
     FAILING_VERDICTS,
@@ -34,7 +39,6 @@ from citeaudit.table import (
     Flag,
     Kind,
     ReviewState,
-    Route,
     State,
     Status,
     Verdict,
@@ -64,9 +68,10 @@ class Decision:
         return EXIT_ACCEPT if self.status == Status.ACCEPT else EXIT_NOT_ACCEPTED
 
 
-def apply_reviews(table: pd.DataFrame, reviews: Iterable[Review]) -> pd.DataFrame:
+def apply_reviews(table: pd.DataFrame, reviews: Iterable[Review], spot_check: float = DEFAULT_SPOT_CHECK
+                  ) -> pd.DataFrame:
     """Add `fingerprint`, `review_verdict` and `review_state` (none / current / stale), then
-    `state` and `final_verdict` (`settle`).
+    `state`, `final_verdict` and `spot_check` (`settle`, at the `spot_check` rate).
 
     The latest review of a citation id counts. It is current when its fingerprint equals the
     fingerprint of what the row shows now (`reviews.row_fingerprint`).
@@ -91,46 +96,40 @@ def apply_reviews(table: pd.DataFrame, reviews: Iterable[Review]) -> pd.DataFram
     out[C.FINGERPRINT] = pd.Series(prints, index=out.index, dtype=object)
     out[C.REVIEW_VERDICT] = pd.Series(verdicts, index=out.index, dtype=object)
     out[C.REVIEW_STATE] = pd.Series(states, index=out.index, dtype=object)
-    return settle(out)
+    return settle(out, spot_check)
 
 
-def _review_state(row: pd.Series) -> ReviewState:
-    state = row.get(C.REVIEW_STATE)
-    return ReviewState(state) if isinstance(state, str) else ReviewState.NONE
+def settle(table: pd.DataFrame, spot_check: float = DEFAULT_SPOT_CHECK) -> pd.DataFrame:
+    """Step 4's outcome per row, written once: `state` (`row_state`), `final_verdict` (the
+    current review's verdict, else the routed one; None while nothing decides the row) and
+    `spot_check` (the row's verdict stands apart from any review and its fingerprint is drawn at
+    the `spot_check` rate, `spotcheck.is_spot_check`). The decision, the report, the dashboard,
+    the review queue, the CLI and the notebooks read these.
 
-
-def row_state(row: pd.Series) -> State:
-    """The one state a routed (and reviewed) row is in; see `vocab.State`.
-
-    A current review decides first (it may override a verdict that stood, fabricated ones
-    included); then a fabricated citation, a judge error, a row no model was asked about, a
-    model verdict that stands, and otherwise one that waits for a human.
+    A spot check changes neither the state nor the final verdict: it is listed for review and
+    holds nothing; once a current review exists, the row is `reviewed` like any other.
     """
-    if _review_state(row) == ReviewState.CURRENT:
-        return State.REVIEWED
-    if isinstance(row.get(C.UNCHECKED_REASON), str):
-        return State.UNCHECKED
-    if row[C.VERDICT] == Verdict.FABRICATED:
-        return State.FABRICATED
-    if isinstance(row.get(C.ERROR), str) and row[C.ERROR]:
-        return State.JUDGE_ERROR
-    if row[C.VERDICT] is None:
-        return State.NOT_JUDGED
-    return State.STANDS if row[C.ROUTE] == Route.AUTO else State.WAITING
-
-
-def settle(table: pd.DataFrame) -> pd.DataFrame:
-    """Step 4's outcome per row, written once: `state` (`row_state`) and `final_verdict` (the
-    current review's verdict, else the routed one; None while nothing decides the row). The
-    decision, the report, the dashboard, the review queue, the CLI and the notebooks read these."""
+    rate = check_rate(spot_check)
     out = table.copy()
     states = [row_state(row) for _, row in out.iterrows()]
     finals = [row[C.REVIEW_VERDICT] if state == State.REVIEWED else
               row[C.VERDICT] if state in (State.STANDS, State.FABRICATED) else None
               for state, (_, row) in zip(states, out.iterrows())]
+    drawn = [bool(rate > 0 and routed_state(row) == State.STANDS and is_spot_check(_fingerprint(row), rate))
+             for _, row in out.iterrows()]
     out[C.STATE] = pd.Series(states, index=out.index, dtype=object)
     out[C.FINAL_VERDICT] = pd.Series(finals, index=out.index, dtype=object)
+    out[C.SPOT_CHECK] = pd.Series(drawn, index=out.index, dtype=object)
     return out
+
+
+def _fingerprint(row: pd.Series) -> str | None:
+    """The row's fingerprint, as `apply_reviews` wrote it, else computed from the row (None for a
+    row without evidence, or a table that has no evidence column)."""
+    digest = row.get(C.FINGERPRINT)
+    if isinstance(digest, str):
+        return digest
+    return row_fingerprint(row) if C.EVIDENCE in row.index else None
 
 
 def _label(row: pd.Series, position: int) -> str:

@@ -2,10 +2,14 @@
 
 A review store is a JSON Lines file, one review per line, appended whole (see `stores.append_record`):
 `citation_id, fingerprint, verdict (verified | contradicted | unsupported), reviewer, note,
-timestamp`. The fingerprint is `fingerprint(claim_id, claim_text, citation_id, source_content)`
-over the citation's id, its claim, what it points at and the evidence text, so editing the claim
-or the evidence afterwards makes the review `stale`, which counts as no review. The latest review
-of a citation is the one that counts.
+timestamp`, and `selection` when known: how the citation came before the reviewer (`spot_check`,
+`waiting` or `override`, `table.Selection`), which a calibration fitted on reviews needs (only
+spot checks sample the standing verdicts without bias); stores written before it keep loading.
+
+The fingerprint is `fingerprint(claim_id, claim_text, citation_id, source_content)` over the
+citation's id, its claim, what it points at and the evidence text, so editing the claim or the
+evidence afterwards makes the review `stale`, which counts as no review. The latest review of a
+citation is the one that counts.
 
 Seed 000's `reviews.json` (`{"reviews": [{claim_id, fingerprint, verdict}]}`) is read as a store
 too, `supported` meaning `verified`.
@@ -25,10 +29,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from citeaudit import table as C
 from citeaudit.citations.sourceid import SeedReview, load_json
 from citeaudit.decide.fingerprint import fingerprint
+from citeaudit.decide.state import selection_of
 from citeaudit.errors import InputError
 from citeaudit.settings import environment as config
 from citeaudit.stores import append_record, read_records
-from citeaudit.table import REVIEW_VERDICTS, Verdict
+from citeaudit.table import REVIEW_VERDICTS, Selection, Verdict
 
 # seed 000's review verdicts, in our words
 SEED_VERDICTS = {"supported": Verdict.VERIFIED, "unsupported": Verdict.UNSUPPORTED}
@@ -45,6 +50,7 @@ class Review(BaseModel):
     reviewer: str | None = None
     note: str | None = None
     timestamp: str | None = None
+    selection: Selection | None = None  # absent in stores written before spot checks
 
     @field_validator("verdict")
     @classmethod
@@ -153,31 +159,51 @@ def _seed_reviews(path: Path) -> list[Review]:
             for r in seeds]
 
 
-def record_review(path: str | Path, citation_id: str, fingerprint_hex: str, verdict: str | Verdict,
-                  reviewer: str | None = None, note: str | None = None) -> Review:
-    """Append one review to the store, at once, as one whole line."""
+def new_review(citation_id: str, fingerprint_hex: str, verdict: str | Verdict, reviewer: str | None = None,
+               note: str | None = None, selection: Selection | None = None) -> Review:
+    """A review stamped now (UTC); a verdict a reviewer cannot give is an `InputError`."""
     if verdict not in REVIEW_VERDICTS:
         raise InputError(f"review verdict {verdict!r} is not one of {', '.join(REVIEW_VERDICTS)}.")
-    review = Review(
-        citation_id=citation_id,
-        fingerprint=fingerprint_hex,
-        verdict=Verdict(verdict),
-        reviewer=reviewer,
-        note=note,
-        timestamp=datetime.now(UTC).isoformat(timespec="seconds"),
-    )
-    append_record(Path(path), review.model_dump(mode="json"), REVIEW_FIELDS)
+    return Review(citation_id=citation_id, fingerprint=fingerprint_hex, verdict=Verdict(verdict), reviewer=reviewer,
+                  note=note, timestamp=datetime.now(UTC).isoformat(timespec="seconds"), selection=selection)
+
+
+def store_review(path: str | Path, review: Review) -> Review:
+    """Append one review to the store, at once, as one whole line (`selection` only when known,
+    so a review of an unsettled table reads as one of an older store)."""
+    record = review.model_dump(mode="json")
+    if record["selection"] is None:
+        del record["selection"]
+    append_record(Path(path), record, REVIEW_FIELDS)
     return review
 
 
-def review_row(table: pd.DataFrame, citation_id: str, store: str | Path, verdict: str | Verdict,
-               reviewer: str | None = None, note: str | None = None) -> Review:
-    """Record a review of the row with `citation_id`, bound to the evidence that row shows."""
+def record_review(path: str | Path, citation_id: str, fingerprint_hex: str, verdict: str | Verdict,
+                  reviewer: str | None = None, note: str | None = None, selection: Selection | None = None) -> Review:
+    """Append one review to the store, at once, as one whole line."""
+    return store_review(path, new_review(citation_id, fingerprint_hex, verdict, reviewer, note, selection))
+
+
+def bound_review(table: pd.DataFrame, citation_id: str, verdict: str | Verdict, reviewer: str | None = None,
+                 note: str | None = None) -> Review:
+    """A review of the row with `citation_id`, bound to the evidence that row shows, with its
+    `selection` when the table is settled (`state.selection_of`); not yet stored. An unknown id,
+    a row without evidence or a verdict a reviewer cannot give is an `InputError`."""
     matches = table.index[table[C.ID] == citation_id]
     if len(matches) == 0:
-        raise InputError(f"no citation {citation_id!r}; ids are: {', '.join(map(str, table[C.ID]))}.")
+        ids = list(map(str, table[C.ID]))
+        shown = ", ".join(ids[:20]) + (f", ... ({len(ids)} in all)" if len(ids) > 20 else "")
+        raise InputError(f"no citation {citation_id!r}; ids are: {shown}.")
     row = table.loc[matches[0]]
     digest = row_fingerprint(row)
     if digest is None:
         raise InputError(f"citation {citation_id!r} has no evidence to review ({row[C.FABRICATED_REASON]}).")
-    return record_review(store, citation_id, digest, verdict, reviewer, note)
+    selection = selection_of(row) if C.STATE in row.index else None
+    return new_review(citation_id, digest, verdict, reviewer, note, selection)
+
+
+def review_row(table: pd.DataFrame, citation_id: str, store: str | Path, verdict: str | Verdict,
+               reviewer: str | None = None, note: str | None = None) -> Review:
+    """Record a review of the row with `citation_id`, bound to the evidence that row shows
+    (`bound_review`), in the store."""
+    return store_review(store, bound_review(table, citation_id, verdict, reviewer, note))

@@ -226,13 +226,15 @@ class Audit:
         """The same results routed at another threshold, with the same calibration; reviews still apply."""
         routing = self.routing or Routing.resolve(threshold, None)
         routing = replace(routing, threshold=float(threshold), given=True)
-        return replace(self, table=settle(route(self.table, threshold, routing.calibration)), routing=routing)
+        return replace(self, table=settle(route(self.table, threshold, routing.calibration), routing.spot_check),
+                       routing=routing)
 
     def with_reviews(self, reviews: Iterable[Review] | str | Path | None) -> Audit:
         """Apply reviews (a list, or a review store path); they replace the previous ones."""
         if isinstance(reviews, (str, Path)):
             reviews = load_reviews(reviews)
-        return replace(self, table=apply_reviews(self.table, reviews or []))
+        rate = self.routing.spot_check if self.routing is not None else 0.0  # step 1 only: nothing stands
+        return replace(self, table=apply_reviews(self.table, reviews or [], rate))
 
     def write_jsonl(self, path: str | Path) -> Path:
         """One JSON object per citation with the command line's fields (`views.records`)."""
@@ -308,7 +310,7 @@ def audit_table(table: pd.DataFrame, document: Document | None = None, sources: 
             calibration = None
         if threshold is None:
             threshold = options.threshold
-        routing = Routing.resolve(threshold, calibration, judge.model, str(judge.strategy))
+        routing = Routing.resolve(threshold, calibration, judge.model, str(judge.strategy), options.spot_check)
         table = route(table, routing.threshold, routing.calibration)
     audit = Audit(table, document, sources, tuple(needs_review), (), summary or {}, routing)
     return audit.with_reviews(reviews)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citeaudit.decide.calibration import Calibration, Routing, find_calibration
+from citeaudit.decide.spotcheck import check_rate
 from citeaudit.errors import InputError
 from citeaudit.settings import environment as config
 from citeaudit.table import CacheMode, Strategy
@@ -51,7 +52,8 @@ class AuditOptions:
     inputs. `user_dir` None is `config.user_cache_dir(cache_dir)`: where new answers, the store and
     calibrations of your own go (`cache/local/`, ignored by git), read before the shipped ones.
     `shipped` True records into the shipped folder itself (the project's maintenance recordings,
-    `citeaudit record --shipped`). Picklable, so Dask workers get the same settings.
+    `citeaudit record --shipped`). `spot_check` is the share of standing verdicts drawn for review
+    (`decide.spotcheck`; `CITEAUDIT_SPOT_CHECK`). Picklable, so Dask workers get the same settings.
     """
 
     model: str = config.DEFAULT_MODEL
@@ -65,6 +67,7 @@ class AuditOptions:
     retries: int = config.DEFAULT_RETRIES
     user_dir: Path | None = None
     shipped: bool = False
+    spot_check: float = config.DEFAULT_SPOT_CHECK
     _calibration: list = field(default_factory=list, init=False, repr=False, compare=False)  # loaded once
 
     def __post_init__(self) -> None:
@@ -73,6 +76,7 @@ class AuditOptions:
         object.__setattr__(self, "cache_mode", config.parse_cache_mode(self.cache_mode))
         if self.threshold is not None:
             object.__setattr__(self, "threshold", check_threshold(self.threshold))
+        object.__setattr__(self, "spot_check", check_rate(self.spot_check))
         if self.concurrency is not None and not 1 <= self.concurrency <= config.MAX_CONCURRENCY:
             raise InputError(f"concurrency must be a whole number from 1 to {config.MAX_CONCURRENCY}, "
                              f"not {self.concurrency!r}")
@@ -81,7 +85,7 @@ class AuditOptions:
     def from_env(cls, *, model: str | None = None, strategy: str | None = None, cache_mode: str | None = None,
                  cache_dir: str | Path | None = None, threshold: float | None = None,
                  use_calibration: bool = True, concurrency: int | None = None,
-                 shipped: bool = False) -> AuditOptions:
+                 shipped: bool = False, spot_check: float | None = None) -> AuditOptions:
         """The settings given here (None: not given), else the environment's, else the defaults."""
         return cls(
             model=model or config.model(),
@@ -94,6 +98,7 @@ class AuditOptions:
             timeout=config.timeout(),
             retries=config.retries(),
             shipped=shipped,
+            spot_check=spot_check if spot_check is not None else config.spot_check(),
         )
 
     def with_(self, **changes: object) -> AuditOptions:
@@ -149,4 +154,4 @@ class AuditOptions:
 
     def routing(self) -> Routing:
         """The threshold in force and the calibration that scores the rows (`Routing.resolve`)."""
-        return Routing.resolve(self.threshold, self.calibration(), self.model, self.strategy)
+        return Routing.resolve(self.threshold, self.calibration(), self.model, self.strategy, self.spot_check)

@@ -5,6 +5,8 @@ What an analyst looks at first, top to bottom:
   decisions   how many answers are ACCEPT, REVIEW, REJECT (and how many lines were invalid)
   verdicts    per verdict, how many stand and how many wait for a human (the rows' `state`)
   answers     every REJECT and REVIEW answer with its first reason, linking to its section
+  spot checks the standing verdicts drawn at random for review (`decide.spotcheck`) still open, and
+              the warning line when the reviewed ones say the calibration's promise does not hold
   sources     the documents with the most failing citations (contradicted, unsupported, fabricated)
   histogram   the routing score of every judged citation, split into verdicts that stand and
               verdicts that wait, with the threshold marked
@@ -25,6 +27,8 @@ import numpy as np
 import pandas as pd
 
 from citeaudit import table as C
+from citeaudit.decide.agreement import precision_warning
+from citeaudit.decide.state import drawn
 from citeaudit.stores import atomic_write_text
 from citeaudit.surfaces.report import PAGE_CSS, _e
 from citeaudit.table import WAITING_STATES, State, Status, Verdict
@@ -215,6 +219,31 @@ def _answer_section(o: Outcome, cards: bool = True) -> str:
             "<p class='meta'><a href='#answers'>back to the answers</a></p></section>")
 
 
+def open_spot_checks(result: BatchResult) -> pd.DataFrame:
+    """The spot checks of the batch not yet reviewed: answer, line, citation, verdict, source."""
+    columns = ["answer_id", "line", "citation", "verdict", "source"]
+    rows = [[o.answer_id, o.line, row[C.ID], row[C.VERDICT], source]
+            for o in result.outcomes if not o.invalid and not o.rows.empty
+            for (_, row), source in zip(o.rows.iterrows(), row_sources(o), strict=True)
+            if drawn(row) and row[C.STATE] == State.STANDS]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _spot_checks(result: BatchResult) -> str:
+    """The open spot checks (at most CARD_SECTIONS of them listed), then the warning line, if any."""
+    spots = open_spot_checks(result)
+    warning = precision_warning({"dataset": result.rows}, result.routing) if result.outcomes else None
+    warned = f"<p class='REJECT'>warning: {_e(warning)}</p>" if warning else ""
+    if not len(spots):
+        return warned
+    rate = f" ({result.routing.spot_check:.0%} of the verdicts that stand)" if result.routing is not None else ""
+    more = f"<p class='meta'>... and {len(spots) - CARD_SECTIONS} more (see the rows' `spot_check`)</p>" \
+        if len(spots) > CARD_SECTIONS else ""
+    return (f"<h2>Spot checks to review ({len(spots)})</h2><p class='meta'>Standing verdicts drawn at random{rate} "
+            "to measure how often standing verdicts are right; they hold nothing unless a review disagrees.</p>"
+            f"{warned}{_table(spots.head(CARD_SECTIONS))}{more}")
+
+
 def render_dashboard(result: BatchResult, title: str = "Citation audit of a dataset") -> str:
     """The dashboard as one HTML string (inline CSS and SVG, no scripts, every text escaped)."""
     citations = citation_table(result)
@@ -244,6 +273,7 @@ def render_dashboard(result: BatchResult, title: str = "Citation audit of a data
         "<h2>Sources with the most failing citations</h2>"
         + (_table(sources) if len(sources) else "<p>No failing citation.</p>")
         + f"<h2>Answers to look at ({len(look_at)})</h2>{_answers_to_look_at(result.outcomes)}"
+        + _spot_checks(result)
         + "".join(_answer_section(o, n < CARD_SECTIONS) for n, o in enumerate(look_at))
     )
     return (

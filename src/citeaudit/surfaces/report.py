@@ -12,6 +12,9 @@ model's guess is never dressed as a verdict that stands:
   auto         the model's verdict stands (confident enough, no flag)
   waiting      the model says X, but not confidently enough (or a flag is set): waits for review
   unjudged     step 1 only: no model was asked
+
+A spot check (a standing verdict drawn at random for review, `decide.spotcheck`) keeps the look of
+its state, with "spot check" in its badge and sentence and, with a review command, that command.
 """
 
 from __future__ import annotations
@@ -25,9 +28,11 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from citeaudit import table as C
+from citeaudit.decide.agreement import precision_warning
 from citeaudit.decide.decision import row_state, why_it_waits
 from citeaudit.decide.reviews import ReviewCommand
 from citeaudit.decide.route import score_note, verdict_words
+from citeaudit.decide.state import drawn
 from citeaudit.sources.document import Document
 from citeaudit.stores import atomic_write_text
 from citeaudit.surfaces.views import evidence_html, quote_html
@@ -95,8 +100,9 @@ def card_state(row: pd.Series, calibrated: bool = False, threshold: float | None
     if not isinstance(state, str):
         state = row_state(row)
     verdict = verdict_words(row) if isinstance(row[C.VERDICT], str) else None
+    spot = ", spot check" if drawn(row) else ""
     if state == State.REVIEWED:
-        return CardState("reviewed", f"reviewed by a human: {row[C.REVIEW_VERDICT]}",
+        return CardState("reviewed", f"reviewed by a human{spot}: {row[C.REVIEW_VERDICT]}",
                          f"A human reviewed this evidence and decided {row[C.REVIEW_VERDICT]}; "
                          f"the model had said {verdict or 'nothing'} (score {_score(row)}).")
     if state == State.FABRICATED:
@@ -117,8 +123,10 @@ def card_state(row: pd.Series, calibrated: bool = False, threshold: float | None
     why = f" ({note}.)" if note else ""
     if state == State.STANDS:
         key = "auto-pass" if row[C.VERDICT] == Verdict.VERIFIED else "auto-fail"
-        return CardState(key, f"{verdict} (stands)", f"The model's verdict stands: score {_score(row)} "
-                         f"reaches the threshold and nothing is flagged.{why}{stale}")
+        checked = " Drawn at random as a spot check: a review of it measures how often standing verdicts are " \
+            "right; it holds nothing unless the reviewer disagrees." if spot else ""
+        return CardState(key, f"{verdict} (stands{spot})", f"The model's verdict stands: score {_score(row)} "
+                         f"reaches the threshold and nothing is flagged.{why}{stale}{checked}")
     return CardState("waiting", f"model says {verdict}, waits for review",
                      f"Waits for a human: {why_it_waits(row, threshold)}.{why}{stale}")
 
@@ -170,7 +178,8 @@ def _findings_html(row: pd.Series) -> str:
 
 def _review_html(row: pd.Series, review: ReviewCommand | None) -> str:
     """The `citeaudit review` command of a waiting citation that shows evidence, else nothing."""
-    if review is None or row.get(C.STATE) not in WAITING_STATES or row[C.EVIDENCE] is None:
+    spot_check = drawn(row) and row.get(C.STATE) == State.STANDS
+    if review is None or (row.get(C.STATE) not in WAITING_STATES and not spot_check) or row[C.EVIDENCE] is None:
         return ""
     return (f"<p class='meta'>to record a human review, replace {_e(review.PLACEHOLDER)} and run:</p>"
             f"<pre class='command'>{_e(review.command(str(row[C.ID])))}</pre><p class='meta'>{_e(review.legend())}</p>")
@@ -224,9 +233,11 @@ def render_html(audit: Audit, title: str | None = None, review: ReviewCommand | 
     models = sorted({m for m in table[C.MODEL] if isinstance(m, str)}) or ["none (step 1 only)"]
     counts = ", ".join(f"{_e(k)}: {n}" for k, n in sorted(states.items()))
     reasons = "".join(f"<li>{_e(r)}</li>" for r in decision.reasons)
+    warning = precision_warning({audit.name: table}, audit.routing)
+    warned = f"<p class='REJECT'>warning: {_e(warning)}</p>" if warning else ""
     summary = (
         "<div class='summary' id='top'>"
-        f"<p class='status {_e(decision.status)}'>{_e(decision.status)}</p><ul>{reasons}</ul>"
+        f"<p class='status {_e(decision.status)}'>{_e(decision.status)}</p><ul>{reasons}</ul>{warned}"
         f"<p>{len(table)} citations &middot; {counts}</p>"
         f"<p>{_e(audit.routing_note())} &middot; model: {_e(', '.join(models))}"
         f" &middot; source: {_e(audit.name)}</p></div>"

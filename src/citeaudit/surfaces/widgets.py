@@ -15,10 +15,13 @@ import pandas as pd
 
 from citeaudit import table as C
 from citeaudit.calibrate.fit import pass_fail_right, reliability, threshold_table
+from citeaudit.decide.agreement import precision_warning
 from citeaudit.decide.calibration import Calibration
 from citeaudit.decide.decision import Decision
+from citeaudit.decide.review_batch import BatchOutcome, review_batch
 from citeaudit.decide.reviews import Review, load_reviews, review_row
 from citeaudit.decide.route import route, score_note, verdict_words
+from citeaudit.decide.spotcheck import open_spot_checks
 from citeaudit.errors import InputError
 from citeaudit.pipeline.audit import Audit
 from citeaudit.surfaces.views import evidence_html, quote_html
@@ -145,14 +148,17 @@ OVERRIDABLE_STATES = frozenset({State.STANDS, State.FABRICATED})
 
 @dataclass
 class ReviewQueue:
-    """The citations waiting for a human, one at a time; each decision is stored at once. A verdict
-    that stood without a human can be overridden too (`standing`, `override`). After each write
-    `saved` says what was written, to which store, and how many reviews it holds."""
+    """The citations waiting for a human, one at a time, then the spot checks (standing verdicts
+    drawn at random, `decide.spotcheck`: listed apart in `spot_checks`, they hold nothing); each
+    decision is stored at once. A verdict that stood without a human can be overridden too
+    (`standing`, `override`), and many reviews recorded in one go (`review_batch`). After each
+    write `saved` says what was written, to which store, and how many reviews it holds."""
 
     audit: Audit
     store: Path
     position: int = 0
     pending: list = field(init=False, default_factory=list)
+    spot_checks: list = field(init=False, default_factory=list)  # drawn, still standing: after `pending`
     saved: str = field(init=False, default="")  # what the last decision wrote, in words
     stored: int = field(init=False, default=0)  # reviews in the store, as the last refresh read it
 
@@ -171,14 +177,20 @@ class ReviewQueue:
         self.audit = self.audit.with_reviews(reviews)
         # an unchecked vendor citation has no evidence to review: it waits for its source, not a human
         self.pending = list(self.table.index[self.table[C.STATE].isin(WAITING_STATES) & self.table[C.EVIDENCE].notna()])
-        self.position = min(self.position, len(self.pending))
+        self.spot_checks = list(open_spot_checks(self.table).index)
+        self.position = min(self.position, len(self.order))
+
+    @property
+    def order(self) -> list:
+        """The queue's rows in the order it shows them: the waiting ones, then the spot checks."""
+        return self.pending + self.spot_checks
 
     @property
     def done(self) -> bool:
-        return self.position >= len(self.pending)
+        return self.position >= len(self.order)
 
     def current(self) -> pd.Series | None:
-        return None if self.done else self.table.loc[self.pending[self.position]]
+        return None if self.done else self.table.loc[self.order[self.position]]
 
     def decide(self, verdict: str | Verdict, note: str | None = None, reviewer: str | None = None) -> Review:
         """A button's callback: store the review of the current citation now, then move on."""
@@ -203,6 +215,19 @@ class ReviewQueue:
                              f"{', '.join(self.standing()) or 'none'} (a waiting one is reviewed in the queue).")
         return self._record(citation_id, verdict, note, reviewer)
 
+    def review_batch(self, batch: str | Path | pd.DataFrame, reviewer: str | None = None) -> BatchOutcome:
+        """Record a batch of reviews at once (a CSV or JSON Lines file of id, verdict, note, or a table
+        with those columns; `decide.review_batch`): each bound to its row's evidence like a button's
+        review; a bad row is left out and named in `problems`, the others go in."""
+        outcome = review_batch(self.table, batch, self.store, reviewer)
+        self.refresh()
+        self.saved = outcome.summary(self.store) + f" ({self.stored} review(s) in the store)"
+        return outcome
+
+    def precision_warning(self) -> str | None:
+        """The one line when the reviewed spot checks say the calibration's promise does not hold."""
+        return precision_warning({self.audit.name: self.table}, self.audit.routing)
+
     def _record(self, citation_id: str, verdict: str | Verdict, note: str | None, reviewer: str | None) -> Review:
         review = review_row(self.table, citation_id, self.store, verdict, reviewer, note or None)
         self.refresh()  # a reviewed row leaves `pending`; the same position is the next one
@@ -226,8 +251,9 @@ class ReviewQueue:
             "claim": table[C.CLAIM],
             "model verdict": [v or "-" for v in table[C.VERDICT]],
             "score": [f"{c:.2f}" if isinstance(c, float) else "-" for c in table[C.SCORE]],
-            "state": table[C.STATE],
-            "human review": [f"{v} ({s})" if v else "none yet" if i in self.pending else "-"
+            "state": [f"{state} (spot check)" if drawn is True else state
+                      for state, drawn in zip(table[C.STATE], table[C.SPOT_CHECK])],
+            "human review": [f"{v} ({s})" if v else "none yet" if i in self.order else "-"
                              for i, v, s in zip(table.index, table[C.REVIEW_VERDICT], table[C.REVIEW_STATE])],
         })
 
@@ -235,7 +261,8 @@ class ReviewQueue:
         """The current citation: claim, probabilities as bars, the evidence with the quote marked."""
         row = self.current()
         if row is None:
-            return "<p><b>Queue empty.</b> Every citation routed to review has a current review.</p>"
+            return ("<p><b>Queue empty.</b> Every citation routed to review, and every spot check, has a current "
+                    "review.</p>")
         probs = row[C.PROBABILITIES] if isinstance(row[C.PROBABILITIES], dict) else {}
         bars = "".join(
             f"<div>{html.escape(k)} {v:.2f} <span style='display:inline-block;height:.7em;width:{v * 12:.1f}em;"
@@ -254,8 +281,14 @@ class ReviewQueue:
                       if isinstance(score, float) and self.audit.threshold is not None
                       else "nothing: the judge failed" if error else "nothing: no model was asked")
         cid, cited = html.escape(str(row[C.ID])), html.escape(str(row[C.CITED_SECTION]))
+        if self.position < len(self.pending):
+            where = f"{self.position + 1} of {len(self.pending)} waiting"
+        else:  # a spot check: listed after the waiting ones, marked as what it is
+            where = (f"<b>spot check</b> {self.position - len(self.pending) + 1} of {len(self.spot_checks)}: a "
+                     "standing verdict drawn at random to measure how often standing verdicts are right; it holds "
+                     "nothing unless you disagree")
         return (
-            f"<p>{self.position + 1} of {len(self.pending)} waiting &middot; citation <b>{cid}</b>"
+            f"<p>{where} &middot; citation <b>{cid}</b>"
             f" &middot; cited {cited} &middot; model says {html.escape(model_says)}</p>"
             f"<p style='font-size:1.1em'>{html.escape(str(row[C.CLAIM]))}</p>"
             + (f"<pre style='background:#ffebe9;color:#82071e;white-space:pre-wrap'>{html.escape(error)}</pre>"
@@ -281,7 +314,11 @@ class ReviewQueue:
             card.value = self.card_html()
             decision = self.decision()
             saved = f"<br><span style='color:#1a7f37'>{html.escape(self.saved)}</span>" if self.saved else ""
-            status.value = f"<p>answer: <b>{decision.status}</b> &middot; {len(self.pending)} waiting{saved}</p>"
+            spots = f" &middot; {len(self.spot_checks)} spot check(s)" if self.spot_checks else ""
+            warning = self.precision_warning()
+            warned = f"<br><span style='color:#cf222e'>warning: {html.escape(warning)}</span>" if warning else ""
+            status.value = (f"<p>answer: <b>{decision.status}</b> &middot; {len(self.pending)} waiting{spots}{saved}"
+                            f"{warned}</p>")
 
         def on_verdict(button: Button) -> None:
             if not self.done:

@@ -1,4 +1,4 @@
-"""Commands that audit: `audit`, `lines`, `contract`, `review`, `report` and `batch`."""
+"""Commands that audit: `audit`, `lines`, `contract`, `report` and `batch` (`review` is in `review_commands`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ import pandas as pd
 
 from citeaudit import table as C
 from citeaudit.citations.lines import load_line_answer
-from citeaudit.decide.reviews import ReviewCommand, default_store, review_row
+from citeaudit.decide.agreement import precision_warning
+from citeaudit.decide.reviews import ReviewCommand, default_store
+from citeaudit.decide.spotcheck import open_spot_checks
 from citeaudit.errors import InputError
 from citeaudit.pipeline.audit import (
     Audit,
@@ -34,10 +36,10 @@ from citeaudit.surfaces.cli.params import (
     judge_options,
     locate_only_option,
     settings_options,
+    spot_check_option,
 )
 from citeaudit.surfaces.views import how_to_record, lines_view, quote_notes
 from citeaudit.table import (
-    REVIEW_VERDICTS,
     WAITING_STATES,
     ErrorKind,
     ResponseFormat,
@@ -93,11 +95,22 @@ def _finish(audit: Audit, output: str | None, html_path: str | None, review: Rev
     click.echo(f"\n{decision.status} ({audit.routing_note()})")
     for reason in decision.reasons:
         click.echo(f"  - {reason}")
+    warning = precision_warning({audit.name: audit.table}, audit.routing)
+    if warning:
+        click.echo(f"warning: {warning}")
     waiting = audit.table[audit.table[C.STATE].isin(WAITING_STATES) & audit.table[C.EVIDENCE].notna()]
     if len(waiting):
         click.echo("\nTo record a human review of a waiting citation, run its command with VERDICT replaced:")
         for citation in waiting[C.ID]:
             click.echo(f"  {printable(citation)}: {printable(review.command(str(citation)))}")
+    spots = open_spot_checks(audit.table)
+    if len(spots):
+        rate = audit.routing.spot_check if audit.routing is not None else 0.0
+        click.echo(f"\nSpot checks ({len(spots)}): standing verdicts drawn at random ({rate:.0%} of those that stand) "
+                   "to measure how often standing verdicts are right; they hold nothing unless a review disagrees:")
+        for citation in spots[C.ID]:
+            click.echo(f"  {printable(citation)}: {printable(review.command(str(citation)))}")
+    if len(waiting) or len(spots):
         click.echo(review.legend())
     sys.exit(decision.exit_code)
 
@@ -109,6 +122,8 @@ def _show_audit(audit: Audit) -> None:
     if audit.table[C.REVIEW_STATE].ne("none").any():
         view["review"] = [f"{v} ({s})" if v else "-" for v, s in zip(audit.table[C.REVIEW_VERDICT],
                                                                       audit.table[C.REVIEW_STATE])]
+    if audit.table[C.SPOT_CHECK].eq(True).any():  # a standing verdict drawn for review (decide.spotcheck)
+        view["spot check"] = ["yes" if drawn is True else "-" for drawn in audit.table[C.SPOT_CHECK]]
     notes = view.pop("why") if "why" in view.columns else pd.Series(dtype=object)
     click.echo(audit.routing_note())
     _show(view)
@@ -209,6 +224,7 @@ def lines(document: str, answer: str, settings: AuditOptions, output: str | None
 @click.option("--judge", "use_judge", is_flag=True,
               help="Also ask the judge whether each cited source supports its claim; a current review still wins.")
 @settings_options
+@spot_check_option
 @click.option("--output", type=click.Path(dir_okay=False), default=None, help="Write one JSON object per claim.")
 def contract(answer: str, sources: str, reviews: str, use_judge: bool, settings: AuditOptions,
              output: str | None) -> NoReturn:
@@ -225,30 +241,11 @@ def contract(answer: str, sources: str, reviews: str, use_judge: bool, settings:
 
 
 @main.command()
-@click.option("--reviews", required=True, type=click.Path(dir_okay=False),
-              help="Review store (JSON Lines) to append to.")
-@input_options
-@click.option("--id", "citation_id", required=True, help="The citation reviewed (an id of the audit table).")
-@click.option("--verdict", required=True, type=_choice(REVIEW_VERDICTS))
-@click.option("--reviewer", default=None, help="Who reviewed.")
-@click.option("--note", default=None, help="Why.")
-def review(reviews: str, source: tuple[str, ...], citations: str | None, document: str | None, answer: str | None,
-           answer_json: str | None, sources_json: str | None, response: str | None, response_format: str | None,
-           citation_id: str, verdict: str, reviewer: str | None, note: str | None) -> None:
-    """Record a human review of one citation, bound to the evidence it shows now."""
-    located = _audit_inputs(source=source, citations=citations, document=document, answer=answer,
-                            answer_json=answer_json, sources_json=sources_json, response=response,
-                            response_format=response_format, locate_only=True)
-    recorded = review_row(located.table, citation_id, reviews, verdict, reviewer, note)
-    click.echo(f"recorded {recorded.verdict} for {printable(recorded.citation_id)} "
-               f"(fingerprint {recorded.fingerprint[:12]}) in {reviews}")
-
-
-@main.command()
 @input_options
 @format_option
 @click.option("--html", "html_path", required=True, type=click.Path(dir_okay=False), help="Where to write the report.")
 @settings_options
+@spot_check_option
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
               help="Also write one JSON object per citation.")
 @click.option("--reviews", type=click.Path(dir_okay=False), default=None, help="Review store to apply.")
@@ -275,6 +272,7 @@ def report(source: tuple[str, ...], citations: str | None, document: str | None,
 @main.command()
 @click.argument("dataset", type=click.Path(dir_okay=False))
 @settings_options
+@spot_check_option
 @locate_only_option
 @click.option("--reviews", type=click.Path(dir_okay=False), default=None,
               help="Review store applied to the quote and line answers.")

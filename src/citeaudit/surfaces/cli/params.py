@@ -9,6 +9,7 @@ from typing import TypeVar
 
 import click
 
+from citeaudit.decide.spotcheck import check_rate
 from citeaudit.errors import CiteAuditError
 from citeaudit.judge.strategies import STRATEGIES
 from citeaudit.settings import environment as config
@@ -60,9 +61,18 @@ SETTINGS_OPTIONS = (
 )
 
 
+# on the commands that audit (they route verdicts, so some stand): folded into `settings` like the rest
+spot_check_option = click.option(
+    "--spot-check", "spot_check", type=float, default=None,
+    help="Share of standing verdicts drawn at random for review, 0 to 1, always the same citations (default "
+         f"CITEAUDIT_SPOT_CHECK, else {config.DEFAULT_SPOT_CHECK}); a spot check holds nothing unless a reviewer "
+         "disagrees.")
+
+
 def settings_options(command: F) -> F:
     """The judge's settings as options, handed to the command as one `settings: AuditOptions`
-    (arguments first, then the environment, then the defaults)."""
+    (arguments first, then the environment, then the defaults); with `spot_check_option` on the
+    command, its rate too."""
 
     @functools.wraps(command)
     def wrapper(*args: object, threshold: float | None, strategy: str | None, cache_mode: str | None,
@@ -72,8 +82,15 @@ def settings_options(command: F) -> F:
                 check_threshold(threshold, "--threshold")
             except CiteAuditError as exc:
                 raise click.BadParameter(str(exc), param_hint="--threshold") from None
+        spot_check = kwargs.pop("spot_check", None)
+        if spot_check is not None:
+            try:
+                check_rate(spot_check, "--spot-check")
+            except CiteAuditError as exc:
+                raise click.BadParameter(str(exc), param_hint="--spot-check") from None
         settings = AuditOptions.from_env(model=model, strategy=strategy, cache_mode=cache_mode,
-                                         threshold=threshold, concurrency=concurrency)
+                                         threshold=threshold, concurrency=concurrency,
+                                         spot_check=spot_check)  # type: ignore[arg-type]
         return command(*args, settings=settings, **kwargs)
 
     return _options(*SETTINGS_OPTIONS)(wrapper)  # type: ignore[return-value]
@@ -91,7 +108,7 @@ output_options = _options(
 
 def judge_options(command: F) -> F:
     """The options of every command that audits (DESIGN.md "Command line")."""
-    return settings_options(output_options(command))
+    return settings_options(output_options(spot_check_option(command)))
 
 
 locate_only_option = click.option("--locate-only", is_flag=True, help="Run step 1 alone: no model is asked.")
