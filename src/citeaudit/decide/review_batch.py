@@ -30,7 +30,7 @@ from citeaudit import strictjson
 from citeaudit import table as C
 from citeaudit.decide.reviews import Review, bound_review, load_reviews, store_review
 from citeaudit.errors import InputError
-from citeaudit.sources.document import MAX_TEXT_BYTES, read_bounded
+from citeaudit.sources.reading import MAX_TEXT_BYTES, read_bounded
 from citeaudit.table import REVIEW_VERDICTS
 
 COLUMNS = ("id", "verdict", "note", "reviewer")
