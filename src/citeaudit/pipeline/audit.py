@@ -100,16 +100,8 @@ def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the
         else:
             results = _ask_concurrently(ask, todo, min(workers, len(todo)), bar)
     for i in todo:
-        result = results[i]
-        out.at[i, C.RELATION] = result.relation
-        out.at[i, C.PROBABILITIES] = result.probabilities
-        out.at[i, C.ANSWERS] = result.answers
-        out.at[i, C.CONFIDENCE] = result.confidence
-        out.at[i, C.METHOD] = result.method
-        out.at[i, C.MODEL] = result.model
-        out.at[i, C.CACHED] = result.cached
-        out.at[i, C.ERROR] = result.error
-        out.at[i, C.ERROR_KIND] = result.error_kind
+        for column in C.JUDGE_COLUMNS:  # each judge column is the `Judgement` field of its name
+            out.at[i, column] = getattr(results[i], column)
     return out
 
 
@@ -138,7 +130,7 @@ def _ask_concurrently(ask: Callable[[object], Judgement], todo: list, workers: i
 class Audit:
     """One audited answer: the table, what it was checked against, how it was routed, the decision.
 
-    `table` has one row per citation (columns in `columns.py`), routed by `routing` (the
+    `table` has one row per citation (columns in `table.py`), routed by `routing` (the
     threshold and the calibration; None for a locate-only audit, where no threshold is used),
     with the reviews applied and each row's `state` and `final_verdict` settled. `document` is
     the source of quote and line citations; `sources` maps source ids to content for source-id

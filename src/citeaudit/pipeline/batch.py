@@ -42,8 +42,7 @@ from citeaudit.table import CacheMode, Status
 if TYPE_CHECKING:
     from dask.typing import Graph, Key
 
-ROW_COLUMNS = [ANSWER_ID, LINE, *C.LOCATE_COLUMNS, *C.JUDGE_COLUMNS, C.P_PASS, C.SCORE, C.VERDICT, C.ROUTE, C.FLAGS,
-               C.FINGERPRINT, C.REVIEW_VERDICT, C.REVIEW_STATE, C.FINAL_VERDICT, C.STATE]
+ROW_COLUMNS = [ANSWER_ID, LINE, *C.AUDIT_COLUMNS]
 DECISION_COLUMNS = [ANSWER_ID, LINE, "status", "reasons"]
 SCHEDULERS = ("threads", "processes")
 LOCAL_WORKERS = 2  # worker processes of `--scheduler processes` unless `workers` is given

@@ -115,11 +115,12 @@ def records(table: pd.DataFrame, document: Document | None = None) -> list[dict]
     With the `document`, `closest` (the passage nearest a near or missing quote) starts and ends
     on word boundaries instead of wherever the fuzzy alignment cut it.
     """
+    # a vendor response's rows also say where its citation pointed and what of that held
+    fields = [f for f in C.RECORD_FIELDS if f not in C.RESPONSE_FIELDS or f in table.columns]
     out = []
     for _, row in table.iterrows():
         record = {}
-        # a vendor response's rows also say where its citation pointed and what of that held
-        for field in C.OUTPUT_FIELDS + [f for f in C.RESPONSE_FIELDS if f in table.columns]:
+        for field in fields:
             value = row[field] if field in row.index else None
             if field == C.SPAN and value is not None:
                 value = {"start": int(value[0]), "end": int(value[1])}
