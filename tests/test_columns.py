@@ -11,7 +11,7 @@ from citeaudit import Judgement, audit_quotes
 from citeaudit import table as C
 from citeaudit.citations.dataset import ANSWER_ID, LINE
 from citeaudit.pipeline.batch import ROW_COLUMNS
-from citeaudit.surfaces.views import records
+from citeaudit.pipeline.jsonl import records
 from citeaudit.table import Stage
 
 # the command line's record as DESIGN.md and the README document it: a new column is written after these
