@@ -70,7 +70,7 @@ for _, row in shown.iterrows():
 # Section 5 says how to get one.
 
 # %%
-audit.styled()
+ca.styled(audit)
 
 # %% [markdown]
 # ## 4. Every result in words
@@ -80,7 +80,7 @@ audit.styled()
 # quote is fabricated. `next` is what to do about it.
 
 # %%
-ca.styled(audit.explain())
+ca.styled(ca.explain(audit))
 
 # %% [markdown]
 # ## 5. Citations without a recorded answer
@@ -118,7 +118,7 @@ for reason in decision.reasons:
 #   each one waits and prints the exact `citeaudit review ...` command that records its review
 #   (into the same store notebook 05 uses).
 # - **Share** the result as one self-contained HTML page: `citeaudit report --source SOURCE
-#   --citations CITATIONS --html out/report.html` (or `audit.write_html("out/report.html")` here).
+#   --citations CITATIONS --html out/report.html` (or `ca.write_report(audit, "out/report.html")` here).
 # - **Tune** the threshold on labelled citations: notebook `04_threshold_tuning`.
 # - **Learn** the steps one by one on the worked example: notebook `01_rfc7519_audit`.
 

@@ -44,7 +44,7 @@ good_audit = ca.audit_lines(good, options=options)
 ca.styled(ca.lines_view(good_audit.table))
 
 # %%
-good_audit.styled(text=False)
+ca.styled(good_audit, text=False)
 
 # %% [markdown]
 # ## A broken answer
@@ -64,7 +64,7 @@ broken_audit = ca.audit_lines(broken, options=options)
 ca.styled(ca.lines_view(broken_audit.table))
 
 # %%
-broken_audit.styled(text=False)
+ca.styled(broken_audit, text=False)
 
 # %% [markdown]
 # ## The decisions

@@ -27,8 +27,8 @@ import citeaudit as ca
 from citeaudit.surfaces import dashboard
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
-settings = ca.BatchSettings(options=options, cards=True)
-result = ca.audit_dataset(ca.find_input(DATASET), settings, scheduler=SCHEDULER)
+# the cards of every answer to look at are drawn on the worker that holds its document
+result = ca.audit_dataset(ca.find_input(DATASET), options, scheduler=SCHEDULER, cards=ca.answer_cards)
 print(f"{len(result.outcomes)} answers, {len(result.rows)} citation rows; {options.routing().note()}")
 
 # %% [markdown]
@@ -71,8 +71,8 @@ plt.show()
 
 # %%
 if PAGE:
-    print(f"wrote {result.write_html(ca.project_dir() / PAGE)}")
-display(HTML(f"<iframe srcdoc='{html.escape(result.render_html(), quote=True)}' "
+    print(f"wrote {ca.write_dashboard(result, ca.project_dir() / PAGE)}")
+display(HTML(f"<iframe srcdoc='{html.escape(ca.render_dashboard(result), quote=True)}' "
              "style='width:100%;height:40rem;border:1px solid #ddd'></iframe>"))
 
 # %% [markdown]

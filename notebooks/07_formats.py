@@ -48,8 +48,8 @@ pd.DataFrame([{"format": kind, "file": doc.name, "characters": len(doc.clean), "
 # %%
 audits = {kind: ca.audit_quotes(documents[kind], ca.find_input(citations), options=options)
           for kind, (_, citations) in DOCUMENTS.items()}
-table = pd.concat({kind: audit.view().assign(cited=audit.table["cited_section"].values,
-                                                           found=audit.table["found_section"].values)
+table = pd.concat({kind: ca.audit_view(audit).assign(cited=audit.table["cited_section"].values,
+                                                    found=audit.table["found_section"].values)
                    for kind, audit in audits.items()}, names=["format", "row"])
 table.droplevel("row")[["citation", "cited", "found", "quote", "supports", "P(pass)", "score", "verdict", "route",
                         "expected"]]

@@ -10,14 +10,15 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from citeaudit import AuditOptions
 from citeaudit.citations.dataset import ANSWER_ID, LINE, read_dataset
 from citeaudit.citations.lines import load_line_answer
 from citeaudit.judge.cache import CallCache
 from citeaudit.judge.judge import Judge
 from citeaudit.pipeline.audit import audit_lines, audit_quotes, audit_source_files
-from citeaudit.pipeline.batch import Settings, audit_dataset, run_batch
+from citeaudit.pipeline.batch import audit_dataset, run_batch
+from citeaudit.pipeline.jsonl import records
 from citeaudit.surfaces import cli
-from citeaudit.surfaces.views import records
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
@@ -77,7 +78,7 @@ def _judge() -> Judge:
 def test_mixed_formats_and_malformed_lines_give_error_rows_and_the_others_go_on(mixed, recorded_cache):
     items = read_dataset(mixed)
     assert len(items) == 5 + len(MALFORMED) + 1  # the blank line is skipped
-    result = run_batch(items, Settings(locate_only=True), partition_size=3)
+    result = run_batch(items, locate_only=True, partition_size=3)
     decisions = result.decisions.set_index(LINE)  # a repeated answer_id is an error row of its own
     assert list(result.decisions[ANSWER_ID][:5]) == ["jwt-times", "jwt-claims", "field-note-good",
                                                      "field-note-broken", "contract"]
@@ -135,7 +136,7 @@ def _contract_files():
 @pytest.mark.parametrize("locate_only", [True, False], ids=["locate-only", "replay"])
 def test_rows_equal_auditing_each_answer_alone(tmp_path, recorded_cache, locate_only):
     entries = _generated(60)
-    result = audit_dataset(_write(tmp_path / "gen.jsonl", entries), Settings(locate_only=locate_only))
+    result = audit_dataset(_write(tmp_path / "gen.jsonl", entries), locate_only=locate_only)
     assert len(result.outcomes) == 60 and result.rows[LINE].is_monotonic_increasing
     judge = None if locate_only else _judge()
     for entry in [*random.Random(3).sample(entries, 12), entries[0], entries[1], entries[2]]:
@@ -155,10 +156,10 @@ def test_rows_equal_auditing_each_answer_alone(tmp_path, recorded_cache, locate_
 def test_processes_scheduler_equals_threads(mixed, recorded_cache):
     """A real LocalCluster of 2 worker processes: locate-only and a replay of the recordings."""
     items = read_dataset(mixed)
-    for settings in (Settings(locate_only=True), Settings(cache_mode="replay")):
-        threads = run_batch(items, settings, "threads", partition_size=2)
+    for run in (dict(locate_only=True), dict(options=AuditOptions.from_env(cache_mode="replay"))):
+        threads = run_batch(items, scheduler="threads", partition_size=2, **run)
         seen: list[int] = []
-        processes = run_batch(items, settings, "processes", partition_size=2, progress=seen.append)
+        processes = run_batch(items, scheduler="processes", partition_size=2, progress=seen.append, **run)
         assert sum(seen) == len(items)
         pd.testing.assert_frame_equal(processes.rows, threads.rows)
         pd.testing.assert_frame_equal(processes.decisions, threads.decisions)
@@ -191,11 +192,10 @@ def test_workers_sets_the_local_clusters_worker_processes(mixed, recorded_cache,
     """`workers=1` starts a LocalCluster of one worker process (not the default 2), with the same results,
     and without Dask's worker profiler (on Python 3.11 its sys._current_frames() can deadlock a worker)."""
     items = read_dataset(mixed)
-    settings = Settings(locate_only=True)
-    one = run_batch(items, settings, "processes", partition_size=4, workers=1)
+    one = run_batch(items, scheduler="processes", locate_only=True, partition_size=4, workers=1)
     assert started.workers == [1] and started.profiling == [False]
-    pd.testing.assert_frame_equal(one.rows, run_batch(items, settings, "threads").rows)
-    pd.testing.assert_frame_equal(one.decisions, run_batch(items, settings, "threads").decisions)
+    pd.testing.assert_frame_equal(one.rows, run_batch(items, locate_only=True).rows)
+    pd.testing.assert_frame_equal(one.decisions, run_batch(items, locate_only=True).decisions)
 
 
 @pytest.mark.parametrize("workers, scheduler, message", [
@@ -210,7 +210,7 @@ def test_workers_out_of_range_or_without_processes_is_an_input_error(workers, sc
 
     items = read_dataset(EXAMPLE)
     with pytest.raises(InputError, match=message):
-        run_batch(items, Settings(locate_only=True), scheduler, workers=workers)
+        run_batch(items, scheduler=scheduler, locate_only=True, workers=workers)
 
 
 @pytest.mark.cluster
@@ -218,7 +218,7 @@ def test_an_existing_scheduler_by_address_equals_threads(mixed, recorded_cache):
     from distributed import LocalCluster
 
     items = read_dataset(mixed)
-    settings = Settings(cache_mode="replay")
+    settings = AuditOptions.from_env(cache_mode="replay")
     with LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=":0") as cluster:
         remote = run_batch(items, settings, cluster.scheduler_address)
     assert cluster.scheduler_address.startswith("tcp://")

@@ -7,8 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from citeaudit import AuditOptions
 from citeaudit.judge.cache import CallCache, read_recording
-from citeaudit.pipeline.batch import Settings, audit_dataset
+from citeaudit.pipeline.batch import audit_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,7 +35,7 @@ def _record(dataset: Path, folder: Path, scheduler: str, monkeypatch, url: str):
     monkeypatch.setenv("OPENAI_BASE_URL", url)
     monkeypatch.setenv("OPENAI_API_KEY", "x")
     monkeypatch.setenv("CITEAUDIT_GRAMMAR", "0")
-    settings = Settings(model="scripted", strategy="choice", cache_mode="record", cache_dir=str(folder))
+    settings = AuditOptions.from_env(model="scripted", strategy="choice", cache_mode="record", cache_dir=folder)
     return audit_dataset(dataset, settings, scheduler=scheduler, partition_size=2)
 
 
@@ -60,7 +61,8 @@ def test_workers_return_their_calls_and_the_client_records_them(scripted, datase
 
     # what the client appended replays, on any scheduler, with no endpoint
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    settings = Settings(model="scripted", strategy="choice", cache_mode="replay", cache_dir=str(tmp_path / "processes"))
+    settings = AuditOptions.from_env(model="scripted", strategy="choice", cache_mode="replay",
+                                     cache_dir=tmp_path / "processes")
     replayed = audit_dataset(dataset, settings, scheduler="processes", partition_size=3)
     assert replayed.rows["cached"].dropna().all() and replayed.rows["cached"].notna().sum() == 16
     columns = [c for c in threads.rows.columns if c != "cached"]

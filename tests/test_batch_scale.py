@@ -16,9 +16,9 @@ from citeaudit.citations.dataset import ANSWER_ID, LINE, read_dataset
 from citeaudit.citations.lines import load_line_answer
 from citeaudit.citations.records import QuoteCitation
 from citeaudit.pipeline.audit import audit_lines, audit_quotes, audit_sources
-from citeaudit.pipeline.batch import BatchResult, Settings, run_batch
+from citeaudit.pipeline.batch import BatchResult, run_batch
+from citeaudit.pipeline.jsonl import records
 from citeaudit.surfaces import cli
-from citeaudit.surfaces.views import records
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from bench_batch import MALFORMED, Dataset, generate_dataset
@@ -26,7 +26,6 @@ from bench_batch import MALFORMED, Dataset, generate_dataset
 pytestmark = pytest.mark.slow  # 1,000 generated answers: about 10 s to write, 40 s in all
 
 N = 1000
-LOCATE_ONLY = Settings(locate_only=True)
 WHY = {"bad_json": "not valid JSON", "missing_key": "field 'source': Field required",
        "unknown_source": "rfc99999-not-here.txt"}
 
@@ -50,7 +49,7 @@ def lines(dataset) -> list[dict | None]:
 
 @pytest.fixture(scope="module")
 def threads(dataset) -> BatchResult:
-    return run_batch(read_dataset(dataset.path), LOCATE_ONLY)
+    return run_batch(read_dataset(dataset.path), locate_only=True)
 
 
 def test_the_generated_dataset_mixes_formats_and_malformed_lines(dataset, lines, tmp_path):
@@ -125,7 +124,7 @@ def test_rows_of_a_sample_equal_auditing_each_answer_alone(dataset, lines, threa
 
 @pytest.mark.cluster
 def test_a_local_cluster_of_2_workers_equals_threads_row_for_row(dataset, threads):
-    processes = run_batch(read_dataset(dataset.path), LOCATE_ONLY, "processes", workers=2)
+    processes = run_batch(read_dataset(dataset.path), scheduler="processes", locate_only=True, workers=2)
     pd.testing.assert_frame_equal(processes.rows, threads.rows)
     pd.testing.assert_frame_equal(processes.decisions, threads.decisions)
     assert [o.records for o in processes.outcomes] == [o.records for o in threads.outcomes]

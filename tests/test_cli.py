@@ -164,3 +164,36 @@ def test_an_internal_error_is_a_message_and_exit_4_not_a_traceback(tmp_path, rec
     result = subprocess.run([sys.executable, "-c", script, str(EXAMPLE)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 4 and "internal error: ZeroDivisionError: planted" in result.stderr
     assert "issue tracker" in result.stderr and "Traceback" not in result.stderr
+
+
+MODEL_OPTIONS = ("strategy", "cache_mode", "model", "concurrency")
+
+
+def test_every_command_that_judges_or_records_declares_the_model_options_once():
+    """`audit` ... `batch`, `thresholds`, `calibrate`, `judge-setup` and `record` take model, strategy,
+    cache mode and concurrency from the one decorator (`params.settings_options`): the same options
+    with the same help, handed to the command as one `AuditOptions`."""
+    from citeaudit.surfaces.cli import main
+
+    commands = {name: {p.name: p for p in command.params} for name, command in main.commands.items()}
+    judging = sorted(name for name, params in commands.items() if "strategy" in params)
+    assert judging == ["audit", "batch", "calibrate", "contract", "judge-setup", "lines", "record", "report",
+                       "thresholds"]
+    first = commands["audit"]
+    for name in judging:
+        for option in MODEL_OPTIONS:
+            assert commands[name][option].opts == first[option].opts, (name, option)
+            if option != "cache_mode":  # its help names the command's default mode: replay, or record
+                assert commands[name][option].help == first[option].help, (name, option)
+    assert "threshold" not in commands["judge-setup"] and "threshold" not in commands["record"]
+
+
+def test_record_runs_a_local_model_and_records(recorded_cache, monkeypatch):
+    """`record` checks its settings before it starts a server: a model no local server runs, or replay."""
+    inputs = ("--source", "rfc7519.txt", "--citations", str(EXAMPLE))
+    other = run("record", "--model", "gpt-4o-mini", *inputs)
+    assert other.returncode == 2 and "record runs a local model: give --model smollm2 or qwen" in other.stderr
+    replay = run("record", "--model", "qwen", "--cache-mode", "replay", *inputs)
+    assert replay.returncode == 2 and "use --cache-mode record (the default) or refresh" in replay.stderr
+    monkeypatch.setenv("CITEAUDIT_MODEL", "gpt-4o-mini")  # the environment, as every command reads it
+    assert "not 'gpt-4o-mini'" in run("record", *inputs).stderr

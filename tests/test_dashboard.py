@@ -10,9 +10,11 @@ import pytest
 from click.testing import CliRunner
 from test_report import chromium
 
-from citeaudit.pipeline.batch import Settings, audit_dataset
+from citeaudit import AuditOptions
+from citeaudit.pipeline.batch import audit_dataset
 from citeaudit.surfaces import cli, dashboard
 from citeaudit.surfaces.dashboard import (
+    answer_cards,
     citation_table,
     decision_counts,
     failing_sources,
@@ -41,7 +43,7 @@ def dataset(tmp_path) -> Path:
 
 @pytest.fixture
 def result(dataset, recorded_cache):
-    return audit_dataset(dataset, Settings(cache_mode="replay", cards=True))
+    return audit_dataset(dataset, AuditOptions.from_env(cache_mode="replay"), cards=answer_cards)
 
 
 def test_counts_agree_with_the_rows_and_decisions(result):
@@ -71,7 +73,7 @@ def test_counts_agree_with_the_rows_and_decisions(result):
 
 def test_cards_only_for_answers_to_look_at(result, dataset, recorded_cache):
     assert all((o.cards is None) == (o.status == "ACCEPT" or o.invalid) for o in result.outcomes)
-    plain = audit_dataset(dataset, Settings(cache_mode="replay"))
+    plain = audit_dataset(dataset, AuditOptions.from_env(cache_mode="replay"))
     assert all(o.cards is None for o in plain.outcomes)
     assert "Cards not rendered" in render_dashboard(plain)
 
@@ -98,7 +100,7 @@ def test_cli_writes_a_dashboard_that_renders_in_chromium(dataset, recorded_cache
     out = tmp_path / "dashboard.html"
     result = CliRunner().invoke(cli.main, ["batch", str(dataset), "--cache-mode", "replay", "--html", str(out)])
     assert result.exit_code == 1, result.output
-    expected = audit_dataset(dataset, Settings(cache_mode="replay"))
+    expected = audit_dataset(dataset, AuditOptions.from_env(cache_mode="replay"))
     counts = decision_counts(expected)
     assert expected.routing is not None and expected.routing.calibrated  # one threshold, from one settings object
     assert "threshold" not in expected.rows.columns  # it does not travel in every row
@@ -118,7 +120,7 @@ def test_cli_writes_a_dashboard_that_renders_in_chromium(dataset, recorded_cache
 @pytest.mark.cluster
 def test_the_same_page_from_a_local_cluster(dataset, result, recorded_cache):
     """Cards are rendered on the workers: a real 2-process LocalCluster gives the same page."""
-    processes = audit_dataset(dataset, Settings(cache_mode="replay", cards=True), scheduler="processes")
+    processes = audit_dataset(dataset, AuditOptions.from_env(cache_mode="replay"), cards=answer_cards, scheduler="processes")
     assert render_dashboard(processes) == render_dashboard(result)
 
 

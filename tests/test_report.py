@@ -77,7 +77,7 @@ def test_every_state_has_its_own_look(report_table):
 @pytest.mark.browser
 def test_report_renders_in_headless_chromium(report_table, tmp_path):
     doc, audit = report_table
-    html_path = write_report(tmp_path / "report.html", audit, title="RFC 7519 audit")
+    html_path = write_report(audit, tmp_path / "report.html", title="RFC 7519 audit")
     dom = chromium("--dump-dom", html_path.as_uri(), tmp_path=tmp_path)
     assert dom.returncode == 0, dom.stderr[-2000:]
     body = dom.stdout
@@ -222,7 +222,7 @@ def test_report_highlights_quotes_in_every_format(source, tmp_path):
     formats = DATA / "formats"
     audit = audit_quotes(formats / source, formats / citations, locate_only=True)
     located = audit.table[audit.table["quote_status"].isin(["exact", "elided", "near"])]
-    html_path = write_report(tmp_path / "report.html", audit, title=f"Audit of {source}")
+    html_path = write_report(audit, tmp_path / "report.html", title=f"Audit of {source}")
     dom = chromium("--dump-dom", html_path.as_uri(), tmp_path=tmp_path)
     assert dom.returncode == 0, dom.stderr[-2000:]
     body = dom.stdout

@@ -13,9 +13,8 @@ import pytest
 from conftest import DATA, ROOT
 from test_cli import run
 
-from citeaudit import AuditOptions, audit_dataset, audit_quotes
+from citeaudit import AuditOptions, answer_cards, audit_dataset, audit_quotes, render_dashboard, render_html, styled
 from citeaudit.decide.calibration import load_calibration
-from citeaudit.pipeline.batch import Settings
 
 CITATIONS = DATA / "rfc7519_citations.json"
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -71,7 +70,7 @@ def command_line(tmp_path) -> dict:
 
 
 def batch(tmp_path) -> dict:
-    result = audit_dataset(_one_line(tmp_path), Settings())
+    result = audit_dataset(_one_line(tmp_path))
     assert result.routing is not None
     rows = result.rows[["id", "verdict", "route", "state"]].values
     return _shape(result.routing.threshold, result.outcomes[0].status, rows)
@@ -115,10 +114,10 @@ def test_a_model_without_a_calibration_is_named_on_every_surface(cache, tmp_path
     reasons = [line for line in printed.stdout.splitlines() if line.startswith("  - ")]
     assert "make calibrate-qwen" in reasons[-1]  # and the decision's last reason
     audit = audit_quotes("rfc7519.txt", CITATIONS)
-    assert note in audit.decision.reasons[-1] and note in audit.styled().caption
-    assert note in audit.render_html()
-    result = audit_dataset(_one_line(tmp_path), Settings(cards=True))
-    assert note in result.render_html()
+    assert note in audit.decision.reasons[-1] and note in styled(audit).caption
+    assert note in render_html(audit)
+    result = audit_dataset(_one_line(tmp_path), cards=answer_cards)
+    assert note in render_dashboard(result)
     nb = notebook("00_audit_your_answer.ipynb", tmp_path)
     assert nb["threshold"] == 0.8
     cells = nbformat.read(tmp_path / "out-00_audit_your_answer.ipynb", as_version=4).cells
@@ -155,7 +154,7 @@ def test_a_verdict_beside_a_number_that_reads_as_its_opposite_comes_with_its_lin
     for cid in turned:
         assert f"  {cid}: {notes[cid]}" in printed
 
-    page = audit.render_html()  # the report card
+    page = render_html(audit)  # the report card
     for cid in turned:
         card = page.split(f"id='citation-{cid}'")[1].split("</section>")[0]
         assert "what the model answered:" in card and html.escape(notes[cid]) in card

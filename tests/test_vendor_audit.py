@@ -9,7 +9,7 @@ import pytest
 from conftest import DATA
 from test_cli import read_jsonl, run
 
-from citeaudit import Review, Status, load_document, row_fingerprint
+from citeaudit import Review, Status, load_document, render_html, row_fingerprint
 from citeaudit.citations.responses import CitedSource, parse_response
 from citeaudit.pipeline.vendor_audit import audit_response, match_source
 from citeaudit.table import Flag, State, Verdict
@@ -166,7 +166,7 @@ def test_cli_bad_responses_exit_2_naming_the_field(tmp_path):
 
 
 def test_a_dataset_line_carries_a_response(tmp_path):
-    from citeaudit import BatchSettings, audit_dataset
+    from citeaudit import audit_dataset
 
     name = "anthropic_messages.json"
     lines = [{"answer_id": "claude-1", "response": json.loads((RESPONSES / name).read_text(encoding="utf-8")),
@@ -176,7 +176,7 @@ def test_a_dataset_line_carries_a_response(tmp_path):
              {"answer_id": "bad", "response": {"hello": 1}, "documents": ["rfc7519.txt"]}]
     dataset = tmp_path / "answers.jsonl"
     dataset.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    result = audit_dataset(dataset, BatchSettings(locate_only=True))
+    result = audit_dataset(dataset, locate_only=True)
     outcomes = {o.answer_id: o for o in result.outcomes}
     assert outcomes["claude-1"].status == "REJECT" and outcomes["chat-1"].status == "REVIEW"
     assert outcomes["bad"].invalid and "not a response of a known shape" in outcomes["bad"].reasons[0]
@@ -187,7 +187,7 @@ def test_a_dataset_line_carries_a_response(tmp_path):
 def test_the_html_report_shows_each_finding_and_the_unchecked_state(tmp_path):
     name = "anthropic_messages.json"
     audit = audit_response(RESPONSES / name, sources(name), locate_only=True)
-    html = audit.render_html()
+    html = render_html(audit)
     assert ("<li><b>page_mismatch</b>: page 3 cited, the quote is on page 4 of reservoir-report.pdf</li>" in html)
     assert "unchecked: source not given" in html
 

@@ -8,7 +8,8 @@ import pytest
 from conftest import DATA
 
 from citeaudit import audit_quotes, step1_view, step2_view
-from citeaudit.surfaces.views import closest_passage, evidence_html, quote_html, quote_notes, records, word_diff
+from citeaudit.pipeline.jsonl import closest_passage, records
+from citeaudit.surfaces.views import evidence_html, quote_html, quote_notes, word_diff
 
 
 @pytest.fixture(scope="module")
@@ -89,13 +90,13 @@ def test_notebook_00s_tables_fit_jupyterlab_at_1500_px(tmp_path, recorded_cache)
     whole: long text wraps, nothing is dropped."""
     from test_report import chromium
 
-    from citeaudit import AuditOptions, styled
+    from citeaudit import AuditOptions, audit_view, explain, styled
 
     # as notebook 00 runs it: the recorded Qwen judge and its calibration (P(pass), why)
     audit = audit_quotes("rfc7519.txt", DATA / "your_citations.json", options=AuditOptions.from_env())
     assert audit.calibration is not None
     views = {"step1": (step1_view(audit.table), styled(step1_view(audit.table))),
-             "step2": (audit.view(), audit.styled()), "explain": (audit.explain(), styled(audit.explain()))}
+             "step2": (audit_view(audit), styled(audit)), "explain": (explain(audit), styled(explain(audit)))}
     assert len(views["step2"][0].columns) >= 12
     body = "".join(f"<div class='jp-OutputArea-output' id='{name}'><div class='jp-RenderedHTMLCommon'>"
                    f"{styler.to_html()}</div></div>" for name, (_, styler) in views.items())

@@ -51,6 +51,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "tests"))  # the scripted endpoint lives with the tests
@@ -58,11 +59,13 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "tests"))  # the sc
 import bench_corpus
 from scripted_endpoint import scripted_endpoint
 
+from citeaudit import AuditOptions
 from citeaudit.citations.dataset import Item, read_dataset
 from citeaudit.decide.fingerprint import fingerprint
-from citeaudit.pipeline.batch import BatchResult, Settings, local_cluster, run_batch
+from citeaudit.pipeline.batch import BatchResult, local_cluster, run_batch
 from citeaudit.sources.registry import load_document
 
+Run = dict[str, Any]  # keyword arguments of run_batch: the settings (`options`) and the run's own
 SHARES = (("quote", 0.50), ("lines", 0.25), ("sources", 0.22), ("malformed", 0.03))
 MALFORMED = ("bad_json", "missing_key", "unknown_source")
 NOTE_LINES = 40
@@ -228,12 +231,12 @@ def _best(fn: Callable[[], BatchResult], repeat: int, what: str) -> tuple[float,
     return best, result
 
 
-def _warm(items: list[Item], settings: Callable[[], Settings], workers: int, repeat: int, what: str) -> float:
+def _warm(items: list[Item], settings: Callable[[], Run], workers: int, repeat: int, what: str) -> float:
     """The best time on the LocalCluster of `workers` processes `run_batch` would start, already running
     and used once."""
     with local_cluster(workers) as cluster:
-        run_batch(items, settings(), cluster.scheduler_address)
-        seconds, _ = _best(lambda: run_batch(items, settings(), cluster.scheduler_address), repeat, what)
+        run_batch(items, scheduler=cluster.scheduler_address, **settings())
+        seconds, _ = _best(lambda: run_batch(items, scheduler=cluster.scheduler_address, **settings()), repeat, what)
     return seconds
 
 
@@ -248,16 +251,17 @@ def _check(result: BatchResult, items: list[Item], reference: BatchResult | None
         assert result.decisions.equals(reference.decisions), "decisions differ from the threaded scheduler's"
 
 
-def measure(mode: str, items: list[Item], settings: Callable[[], Settings], workers: list[int],
+def measure(mode: str, items: list[Item], settings: Callable[[], Run], workers: list[int],
             repeat: int) -> list[Row]:
     """The threaded scheduler, then a LocalCluster of each number of worker processes; each run takes
-    `settings()` (a live run records into a fresh cache folder, so none pays for a longer recording)."""
-    seconds, reference = _best(lambda: run_batch(items, settings(), "threads"), repeat, f"{mode} threads")
+    `settings()`, `run_batch`'s arguments (a live run records into a fresh cache folder, so none pays
+    for a longer recording)."""
+    seconds, reference = _best(lambda: run_batch(items, scheduler="threads", **settings()), repeat, f"{mode} threads")
     _check(reference, items)
     rows = [Row(mode, "threads", None, seconds)]
     for count in workers:
         def cold(count: int = count) -> BatchResult:
-            return run_batch(items, settings(), "processes", workers=count)
+            return run_batch(items, scheduler="processes", workers=count, **settings())
 
         seconds, result = _best(cold, repeat, f"{mode} processes {count}")
         _check(result, items, reference)
@@ -308,24 +312,25 @@ def run(n: int, workers: list[int], repeat: int, delay: float, judged_n: int, mo
     answers: dict[str, int] = {}
     if "locate" in modes:
         answers["locate-only"] = len(items)
-        rows += measure("locate-only", items, lambda: Settings(locate_only=True), workers, repeat)
+        rows += measure("locate-only", items, lambda: {"locate_only": True}, workers, repeat)
     if "judged" in modes or "replay" in modes:
         judged = items[:judged_n]
         caches = itertools.count()
 
-        def live() -> Settings:  # refresh: every judged citation is an HTTP request
-            return Settings(cache_mode="refresh", model="scripted", strategy="choice",
-                            cache_dir=str(folder / f"cache-{next(caches)}"))
+        def live() -> Run:  # refresh: every judged citation is an HTTP request
+            return {"options": AuditOptions.from_env(cache_mode="refresh", model="scripted", strategy="choice",
+                                                     cache_dir=folder / f"cache-{next(caches)}")}
 
-        def replay() -> Settings:
-            return Settings(cache_mode="replay", model="scripted", strategy="choice", cache_dir=str(folder / "cache-0"))
+        def replay() -> Run:
+            return {"options": AuditOptions.from_env(cache_mode="replay", model="scripted", strategy="choice",
+                                                     cache_dir=folder / "cache-0")}
 
         with scripted_endpoint(delay) as endpoint, _judge_environment(endpoint.url):
             if "judged" in modes:
                 answers["judged-live"] = len(judged)
                 rows += measure("judged-live", judged, live, workers, repeat)
             else:  # record once, for the replay
-                _check(run_batch(judged, live(), "threads"), judged)
+                _check(run_batch(judged, scheduler="threads", **live()), judged)
             requests, in_flight = endpoint.requests, endpoint.most_in_flight
             if "replay" in modes:  # the recordings of the first live run
                 answers["judged-replay"] = len(judged)

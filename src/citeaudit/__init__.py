@@ -85,8 +85,8 @@ from citeaudit.pipeline.audit import (
                     judge_citations,
 )
 from citeaudit.pipeline.batch import BatchResult, audit_dataset, run_batch
-from citeaudit.pipeline.batch import Settings as BatchSettings
 from citeaudit.pipeline.contract import check_contract, check_contract_files
+from citeaudit.pipeline.jsonl import records, write_jsonl
 from citeaudit.pipeline.vendor_audit import audit_response, locate_response, match_source, response_view
 from citeaudit.settings.environment import (
                     DEFAULT_MODEL,
@@ -103,19 +103,18 @@ from citeaudit.sources.reading import resolve_source
 from citeaudit.sources.registry import load_document
 from citeaudit.sources.rfc import load_rfc
 from citeaudit.sources.text import load_text
-from citeaudit.surfaces.dashboard import render_dashboard, write_dashboard
+from citeaudit.surfaces.dashboard import answer_cards, render_dashboard, write_dashboard
 from citeaudit.surfaces.report import explain, render_html, write_report
 from citeaudit.surfaces.views import (
+                    audit_view,
                     highlight_html,
                     how_to_record,
                     lines_view,
                     quote_html,
-                    records,
                     step1_view,
                     step2_view,
                     styled,
                     word_diff,
-                    write_jsonl,
 )
 from citeaudit.surfaces.widgets import ReviewQueue, ThresholdExplorer, style_threshold_view, threshold_view
 from citeaudit.table import (
@@ -149,7 +148,6 @@ __all__ = [
                     "AuditOptions",
                     "BatchOutcome",
                     "BatchResult",
-                    "BatchSettings",
                     "CacheMissError",
                     "CacheMode",
                     "Calibration",
@@ -203,6 +201,7 @@ __all__ = [
                     "Verdict",
                     "advise",
                     "agreement",
+                    "answer_cards",
                     "apply_reviews",
                     "audit_citations",
                     "audit_dataset",
@@ -212,6 +211,7 @@ __all__ = [
                     "audit_response",
                     "audit_source_files",
                     "audit_sources",
+                    "audit_view",
                     "build_messages",
                     "canonical_section_id",
                     "check_contract",
@@ -291,3 +291,11 @@ __all__ = [
                     "write_jsonl",
                     "write_report",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name == "BatchSettings":  # public until the settings were folded into one AuditOptions
+        raise AttributeError("citeaudit.BatchSettings is gone: a batch takes the one AuditOptions and its own "
+                             "arguments, run_batch(items, AuditOptions.from_env(model=..., threshold=...), "
+                             "locate_only=..., reviews=..., cards=citeaudit.answer_cards) (audit_dataset alike)")
+    raise AttributeError(f"module 'citeaudit' has no attribute {name!r}")

@@ -5,13 +5,17 @@ output, the command line's choices or the HTML is a member of one of these `StrE
 are `str`s, so they compare equal to their values, serialize as plain JSON strings and can be
 stored in the table as they are.
 
-Column names: one row per citation, the input's index.
+Columns: one row per citation, the input's index. Each column is declared once, below, with
+`column(name, stage, output)`: the step that writes it and its place in the JSON Lines record; the
+lists the stages use (`LOCATE_COLUMNS`, `JUDGE_COLUMNS`, `AUDIT_COLUMNS`, `RECORD_FIELDS`, ...)
+are derived from those declarations.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from enum import EnumType, StrEnum
 
 import pandas as pd
@@ -224,64 +228,109 @@ class LocalModelKey(StrEnum):
     QWEN = "qwen"
 
 
-ID = "id"
-KIND = "kind"  # vocab.Kind: quote, lines or source
-CLAIM = "claim"
-QUOTE = "quote"
-CITED_SECTION = "cited_section"
-EXPECTED = "expected"
+class Stage(StrEnum):
+    """The step that writes a column (DESIGN.md "One flow, one table")."""
+
+    LOCATE = "locate"  # step 1 (the citation's own fields, then what was found)
+    JUDGE = "judge"  # step 2: each is the field of the same name of `judge.Judgement`
+    ROUTE = "route"  # step 3
+    REVIEW = "review"  # step 4: the human review, then each row's outcome (`decide.settle`)
+    RESPONSE = "response"  # vendor responses only (`vendor_audit.py`), beside step 1's
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the table: its name, the step that writes it, and its place in the JSON Lines
+    record of the command line (`output`: 1 first; None: not written)."""
+
+    name: str
+    stage: Stage
+    output: int | None = None
+
+
+COLUMNS: list[Column] = []  # every column, in the table's order (the order of the declarations below)
+
+
+def column(name: str, stage: Stage, output: int | None = None) -> str:
+    """Declare a column (after the ones declared before it) and return its name; the lists below
+    are derived from these declarations. A new column takes the next free `output` place, so the
+    records' existing fields keep their order."""
+    COLUMNS.append(Column(name, stage, output))
+    return name
+
+
+ID = column("id", Stage.LOCATE, output=1)
+KIND = column("kind", Stage.LOCATE, output=2)  # Kind: quote, lines, source or response
+CLAIM = column("claim", Stage.LOCATE, output=3)
+QUOTE = column("quote", Stage.LOCATE, output=4)
+CITED_SECTION = column("cited_section", Stage.LOCATE, output=5)
+EXPECTED = column("expected", Stage.LOCATE, output=27)  # the gold verdict of a labelled set
 # step 1: locate
-QUOTE_STATUS = "quote_status"
-FOUND_SECTION = "found_section"
-SECTION_MATCH = "section_match"
-MATCH_SCORE = "match_score"
-SPAN = "span"
-EVIDENCE = "evidence"
-CLOSEST = "closest"
-FABRICATED_REASON = "fabricated_reason"
+QUOTE_STATUS = column("quote_status", Stage.LOCATE, output=6)
+FOUND_SECTION = column("found_section", Stage.LOCATE, output=7)
+SECTION_MATCH = column("section_match", Stage.LOCATE, output=8)
+MATCH_SCORE = column("match_score", Stage.LOCATE, output=9)
+SPAN = column("span", Stage.LOCATE, output=10)
+EVIDENCE = column("evidence", Stage.LOCATE)  # what the judge reads: too long for the records
+CLOSEST = column("closest", Stage.LOCATE, output=25)
+FABRICATED_REASON = column("fabricated_reason", Stage.LOCATE, output=26)
 # step 2: judge
-RELATION = "relation"
-PROBABILITIES = "probabilities"
-ANSWERS = "answers"  # yes/no strategies: P(yes) of each question, by its key (prompts.QUESTIONS)
-CONFIDENCE = "confidence"
-METHOD = "method"
-MODEL = "model"
-CACHED = "cached"
-ERROR = "error"
-ERROR_KIND = "error_kind"  # vocab.ErrorKind, set with `error`
+RELATION = column("relation", Stage.JUDGE, output=11)
+PROBABILITIES = column("probabilities", Stage.JUDGE, output=12)
+# yes/no strategies: P(yes) of each question, by its key (prompts.QUESTIONS)
+ANSWERS = column("answers", Stage.JUDGE, output=13)
+CONFIDENCE = column("confidence", Stage.JUDGE, output=14)
+METHOD = column("method", Stage.JUDGE, output=15)
+MODEL = column("model", Stage.JUDGE, output=21)
+CACHED = column("cached", Stage.JUDGE, output=22)
+ERROR = column("error", Stage.JUDGE, output=23)
+ERROR_KIND = column("error_kind", Stage.JUDGE, output=24)  # ErrorKind, set with `error`
 # step 3: route
-P_PASS = "p_pass"  # P(the citation passes): the calibration's map of the answers, else P(supports)
-SCORE = "score"  # what the threshold is compared with: max(P(pass), 1 - P(pass)), or a sampled bound
-VERDICT = "verdict"
-ROUTE = "route"
-FLAGS = "flags"
+# P(the citation passes): the calibration's map of the answers, else P(supports)
+P_PASS = column("p_pass", Stage.ROUTE, output=16)
+# what the threshold is compared with: max(P(pass), 1 - P(pass)), or a sampled bound
+SCORE = column("score", Stage.ROUTE, output=17)
+VERDICT = column("verdict", Stage.ROUTE, output=18)
+ROUTE = column("route", Stage.ROUTE, output=19)
+FLAGS = column("flags", Stage.ROUTE, output=20)
 # step 4: human review, then each row's outcome, written once (`decide.settle`)
-FINGERPRINT = "fingerprint"
-REVIEW_VERDICT = "review_verdict"
-REVIEW_STATE = "review_state"
-FINAL_VERDICT = "final_verdict"  # the review's verdict when a current review exists, else `verdict`
-STATE = "state"  # vocab.State
+FINGERPRINT = column("fingerprint", Stage.REVIEW)
+REVIEW_VERDICT = column("review_verdict", Stage.REVIEW, output=28)
+REVIEW_STATE = column("review_state", Stage.REVIEW, output=29)
+# the review's verdict when a current review exists, else `verdict`
+FINAL_VERDICT = column("final_verdict", Stage.REVIEW, output=30)
+STATE = column("state", Stage.REVIEW, output=31)  # State
 # True: a standing verdict drawn as a spot check (`decide.spotcheck`): listed for review, but its state
 # stays `stands` (it holds nothing) until a current review settles it like any review
-SPOT_CHECK = "spot_check"
+SPOT_CHECK = column("spot_check", Stage.REVIEW, output=32)
 
-# vendor responses only (`vendor_audit.py`): where a vendor's own citation points and what of it holds
-SOURCE_FILE = "source_file"  # the --source a vendor citation was matched to (or where its quote really is)
-VENDOR = "vendor"  # vocab.ResponseFormat of the response
-VENDOR_LOCATION = "vendor_location"  # the vendor's offsets, pages or blocks in words ("chars 120-180")
-FINDINGS = "findings"  # [{"flag": vocab.Flag, "says": str}]: the vendor's location checks that failed
-UNCHECKED_REASON = "unchecked_reason"  # why a citation could not be checked (its source was not given)
-RESPONSE_FIELDS = [SOURCE_FILE, VENDOR, VENDOR_LOCATION, FINDINGS, UNCHECKED_REASON]
+# vendor responses only (`vendor_audit.py`): where a vendor's own citation points and what of it
+# holds; written in the records only when the table has them
+# the --source a vendor citation was matched to (or where its quote really is)
+SOURCE_FILE = column("source_file", Stage.RESPONSE, output=33)
+VENDOR = column("vendor", Stage.RESPONSE, output=34)  # ResponseFormat of the response
+# the vendor's offsets, pages or blocks in words ("chars 120-180")
+VENDOR_LOCATION = column("vendor_location", Stage.RESPONSE, output=35)
+# [{"flag": Flag, "says": str}]: the vendor's location checks that failed
+FINDINGS = column("findings", Stage.RESPONSE, output=36)
+# why a citation could not be checked (its source was not given)
+UNCHECKED_REASON = column("unchecked_reason", Stage.RESPONSE, output=37)
 
-LOCATE_COLUMNS = [ID, KIND, CLAIM, QUOTE, CITED_SECTION, EXPECTED, QUOTE_STATUS, FOUND_SECTION,
-                  SECTION_MATCH, MATCH_SCORE, SPAN, EVIDENCE, CLOSEST, FABRICATED_REASON]
-JUDGE_COLUMNS = [RELATION, PROBABILITIES, ANSWERS, CONFIDENCE, METHOD, MODEL, CACHED, ERROR, ERROR_KIND]
 
-# the JSON Lines record of the command line (DESIGN.md "Command line")
-OUTPUT_FIELDS = [ID, KIND, CLAIM, QUOTE, CITED_SECTION, QUOTE_STATUS, FOUND_SECTION, SECTION_MATCH, MATCH_SCORE,
-                 SPAN, RELATION, PROBABILITIES, ANSWERS, CONFIDENCE, METHOD, P_PASS, SCORE, VERDICT, ROUTE, FLAGS,
-                 MODEL, CACHED, ERROR, ERROR_KIND, CLOSEST, FABRICATED_REASON, EXPECTED, REVIEW_VERDICT,
-                 REVIEW_STATE, FINAL_VERDICT, STATE, SPOT_CHECK]
+def names(stage: Stage) -> list[str]:
+    """The columns `stage` writes, in the table's order."""
+    return [c.name for c in COLUMNS if c.stage == stage]
+
+
+LOCATE_COLUMNS = names(Stage.LOCATE)
+JUDGE_COLUMNS = names(Stage.JUDGE)
+RESPONSE_FIELDS = names(Stage.RESPONSE)
+# an audited answer's table, every step, in order (a vendor response's own columns aside)
+AUDIT_COLUMNS = [c.name for c in COLUMNS if c.stage != Stage.RESPONSE]
+# the JSON Lines record of the command line (DESIGN.md "Command line"), in order: every column with
+# an `output` place; RESPONSE_FIELDS only in the records of a vendor response's rows
+RECORD_FIELDS = [c.name for c in sorted((c for c in COLUMNS if c.output is not None), key=lambda c: c.output or 0)]
+OUTPUT_FIELDS = [name for name in RECORD_FIELDS if name not in RESPONSE_FIELDS]  # every record's fields
 
 
 def frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:

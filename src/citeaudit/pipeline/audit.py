@@ -10,6 +10,10 @@ points, one per citation format, all return an `Audit`:
   audit_lines(line_answer)             an answer with [L2-L3] markers over a numbered document
   audit_sources(answer, sources, ...)  seed 000's source-id answer (by default reviews decide)
   audit_files(...)                     whichever of the three a set of file paths names
+
+The pipeline imports no surface: an `Audit` is data, and the surfaces render it (`views.styled`,
+`report.explain`, `report.write_report`, ...). What it writes itself is its JSON Lines records
+(`write_jsonl`, `jsonl.py`).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 from tqdm.auto import tqdm
@@ -27,22 +31,20 @@ from tqdm.auto import tqdm
 from citeaudit import table as C
 from citeaudit.citations.lines import LineAnswer, load_line_answer
 from citeaudit.citations.records import Citation, SourceRef, load_citations
-from citeaudit.decide.calibration import Calibration, Routing, find_calibration
+from citeaudit.decide.calibration import Calibration, Routing
 from citeaudit.decide.decision import Decision, apply_reviews, decide, settle
-from citeaudit.decide.reviews import SEED_VERDICTS, Review, ReviewCommand, load_reviews
+from citeaudit.decide.reviews import SEED_VERDICTS, Review, load_reviews
 from citeaudit.decide.route import coverage_gap, route
 from citeaudit.errors import InputError
 from citeaudit.judge.judge import Judge, Judgement
 from citeaudit.locate.locators import with_cited_regions
 from citeaudit.locate.quotes import locate_citations
+from citeaudit.pipeline.jsonl import write_jsonl
 from citeaudit.settings import environment as config
 from citeaudit.settings.options import AuditOptions
 from citeaudit.sources.document import Document
 from citeaudit.sources.registry import load_document
 from citeaudit.table import CacheMode, Kind
-
-if TYPE_CHECKING:
-    from pandas.io.formats.style import Styler
 
 PROGRESS_MIN = 5  # show a progress bar when more model calls than this are due
 SIGNAL_POLL_SECONDS = 0.2  # how often the main thread wakes while judge requests are in flight (for Ctrl-C)
@@ -100,16 +102,8 @@ def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the
         else:
             results = _ask_concurrently(ask, todo, min(workers, len(todo)), bar)
     for i in todo:
-        result = results[i]
-        out.at[i, C.RELATION] = result.relation
-        out.at[i, C.PROBABILITIES] = result.probabilities
-        out.at[i, C.ANSWERS] = result.answers
-        out.at[i, C.CONFIDENCE] = result.confidence
-        out.at[i, C.METHOD] = result.method
-        out.at[i, C.MODEL] = result.model
-        out.at[i, C.CACHED] = result.cached
-        out.at[i, C.ERROR] = result.error
-        out.at[i, C.ERROR_KIND] = result.error_kind
+        for column in C.JUDGE_COLUMNS:  # each judge column is the `Judgement` field of its name
+            out.at[i, column] = getattr(results[i], column)
     return out
 
 
@@ -138,13 +132,14 @@ def _ask_concurrently(ask: Callable[[object], Judgement], todo: list, workers: i
 class Audit:
     """One audited answer: the table, what it was checked against, how it was routed, the decision.
 
-    `table` has one row per citation (columns in `columns.py`), routed by `routing` (the
+    `table` has one row per citation (columns in `table.py`), routed by `routing` (the
     threshold and the calibration; None for a locate-only audit, where no threshold is used),
     with the reviews applied and each row's `state` and `final_verdict` settled. `document` is
     the source of quote and line citations; `sources` maps source ids to content for source-id
     citations. `needs_review` holds what a human must look at beyond the rows (unrecognized
     markers); `input_errors` the input's contract violations (each one REJECTs). Methods return
-    a new `Audit`; nothing calls a model again.
+    a new `Audit`; nothing calls a model again. The surfaces show it: `views.audit_view` and
+    `views.styled`, `report.explain`, `report.render_html` and `report.write_report`.
     """
 
     table: pd.DataFrame
@@ -202,26 +197,6 @@ class Audit:
         """Whether any row was put to the judge (False for a locate-only audit)."""
         return bool(self.table[C.MODEL].notna().any())
 
-    def view(self, text: bool = True) -> pd.DataFrame:
-        """The table as words and numbers: step 2 and 3 when judged (`views.step2_view`), else step 1."""
-        from citeaudit.surfaces.views import step1_view, step2_view
-
-        if not self.judged:
-            return step1_view(self.table, text)
-        return step2_view(self.table, text, calibrated=self.calibration is not None)
-
-    def styled(self, text: bool = True) -> Styler:
-        """`view` for a notebook (a pandas Styler), captioned with what routed it (`routing_note`)."""
-        from citeaudit.surfaces.views import styled
-
-        return styled(self.view(text)).set_caption(self.routing_note())
-
-    def explain(self) -> pd.DataFrame:
-        """One row per citation in words: its state, what that means, what to do next (`report.explain`)."""
-        from citeaudit.surfaces.report import explain
-
-        return explain(self.table, calibrated=self.calibration is not None, threshold=self.threshold)
-
     def reroute(self, threshold: float) -> Audit:
         """The same results routed at another threshold, with the same calibration; reviews still apply."""
         routing = self.routing or Routing.resolve(threshold, None)
@@ -237,55 +212,65 @@ class Audit:
         return replace(self, table=apply_reviews(self.table, reviews or [], rate))
 
     def write_jsonl(self, path: str | Path) -> Path:
-        """One JSON object per citation with the command line's fields (`views.records`)."""
-        from citeaudit.surfaces.views import write_jsonl
-
+        """One JSON object per citation with the command line's fields (`jsonl.records`)."""
         return write_jsonl(self.table, path, self.document)
 
-    def render_html(self, title: str | None = None, review: ReviewCommand | None = None) -> str:
-        from citeaudit.surfaces.report import render_html
 
-        return render_html(self, title, review)
-
-    def write_html(self, path: str | Path, title: str | None = None, review: ReviewCommand | None = None) -> Path:
-        """A self-contained HTML report: the decision and one card per citation (with `review`, each
-        waiting card shows the `citeaudit review` command that records a review of it)."""
-        from citeaudit.surfaces.report import write_report
-
-        return write_report(path, self, title, review)
+def settings_for(options: AuditOptions | None = None, judge: Judge | None = None, *,
+                 threshold: float | None = None, concurrency: int | None = None,
+                 calibration: Calibration | bool | None = True) -> AuditOptions:
+    """The one settings object an audit judges and routes by: `options` (default
+    `AuditOptions.from_env()`), as `judge` runs them when one is given (`AuditOptions.for_judge`),
+    with the overrides of the entry points: `threshold`, `concurrency`, and `calibration` (True:
+    the saved one; False or None: none; or a given `Calibration`)."""
+    options = options or AuditOptions.from_env()
+    changes = {name: value for name, value in (("threshold", threshold), ("concurrency", concurrency))
+               if value is not None}
+    options = options.with_(**changes) if changes else options
+    if judge is not None:
+        options = options.for_judge(judge)
+    if calibration is not True:
+        options = options.with_calibration(calibration if isinstance(calibration, Calibration) else None)
+    return options
 
 
 def audit_citations(citations: Iterable[Citation], document: Document | None = None,
                     sources: Mapping[str, str] | None = None, *, options: AuditOptions | None = None,
-                    judge: Judge | None = None, threshold: float | None = None, locate_only: bool = False,
-                    progress: bool | None = None, reviews: Iterable[Review] | str | Path | None = None,
-                    needs_review: Iterable[str] = (), summary: Mapping[str, int] | None = None,
-                    concurrency: int | None = None, calibration: Calibration | bool | None = True) -> Audit:
+                    judge: Judge | None = None, threshold: float | None = None, concurrency: int | None = None,
+                    calibration: Calibration | bool | None = True, locate_only: bool = False,
+                    **per_call: Any) -> Audit:
     """Steps 1-4 for citations of any kind.
 
     `options` (default `AuditOptions.from_env()`: arguments, then the environment) gives the
     judge, the threshold, the concurrency and the calibration; the keyword arguments override
-    it one by one: `judge` (a `Judge`), `threshold` (None: the calibration's recommended one,
-    else `DEFAULT_THRESHOLD`), `concurrency` (judge requests in flight at once), `calibration`
-    (True: the saved calibration of the judge's model and strategy, `<cache>/calibration/`;
-    False or None: none; or a given `Calibration`). With `locate_only` no model is asked:
-    relation, probabilities and confidence stay None, only fabricated citations get a verdict,
-    and no threshold is used.
+    it one by one (`settings_for`): `judge` (a `Judge`), `threshold` (None: the calibration's
+    recommended one, else `DEFAULT_THRESHOLD`), `concurrency` (judge requests in flight at once),
+    `calibration` (True: the saved calibration of the judge's model and strategy,
+    `<cache>/calibration/`; False or None: none; or a given `Calibration`). With `locate_only` no
+    model is asked: relation, probabilities and confidence stay None, only fabricated citations
+    get a verdict, and no threshold is used. The rest (`progress`, `reviews`, `needs_review`,
+    `summary`) is `audit_table`'s.
     """
-    return audit_table(locate_citations(citations, document, sources), document, sources, options=options,
-                       judge=judge, threshold=threshold, locate_only=locate_only, progress=progress,
-                       reviews=reviews, needs_review=needs_review, summary=summary, concurrency=concurrency,
-                       calibration=calibration)
+    table = locate_citations(citations, document, sources)
+    settings = None if locate_only else settings_for(options, judge, threshold=threshold, concurrency=concurrency,
+                                                     calibration=calibration)
+    return audit_table(table, document, sources, settings, judge=judge, locate_only=locate_only, **per_call)
 
 
-def audit_table(table: pd.DataFrame, document: Document | None = None, sources: Mapping[str, str] | None = None, *,
-                options: AuditOptions | None = None, judge: Judge | None = None, threshold: float | None = None,
-                locate_only: bool = False, progress: bool | None = None,
-                reviews: Iterable[Review] | str | Path | None = None, needs_review: Iterable[str] = (),
-                summary: Mapping[str, int] | None = None, concurrency: int | None = None,
-                calibration: Calibration | bool | None = True) -> Audit:
-    """Steps 2-4 of `audit_citations` over a table step 1 already made (`locate_citations`, or
-    `vendor_audit.locate_response` for a vendor response); the same arguments."""
+def audit_table(table: pd.DataFrame, document: Document | None = None, sources: Mapping[str, str] | None = None,
+                options: AuditOptions | None = None, *, judge: Judge | None = None, locate_only: bool = False,
+                progress: bool | None = None, reviews: Iterable[Review] | str | Path | None = None,
+                needs_review: Iterable[str] = (), summary: Mapping[str, int] | None = None) -> Audit:
+    """Steps 2-4 over a table step 1 already made (`locate_citations`, or
+    `vendor_audit.locate_response` for a vendor response), judged and routed by `options` (default
+    `AuditOptions.from_env()`; unused with `locate_only`).
+
+    `judge` is the judge `options` describe when the caller holds one already (a worker's, or one
+    pointed at a local server; `settings_for` makes the options agree with it), else
+    `options.judge()`. Per call: `progress` (a progress bar; default when many calls are due),
+    `reviews` (a list, or a review store path), `needs_review` (what a human must look at beyond
+    the rows) and `summary` (counts to keep with the audit).
+    """
     routing: Routing | None = None
     if locate_only:
         for column in C.JUDGE_COLUMNS:
@@ -293,24 +278,10 @@ def audit_table(table: pd.DataFrame, document: Document | None = None, sources: 
         table = route(table, 1.0)
     else:
         options = options or AuditOptions.from_env()
+        judge = judge or options.judge()
         name = document.name if document is not None else "the sources"
-        if judge is None:
-            judge = options.judge()
-        if concurrency is None:
-            concurrency = options.concurrency
-        table = judge_citations(table, judge, name, progress, concurrency)
-        if calibration is True and not options.use_calibration:
-            calibration = None
-        elif calibration is True:  # the options' calibration, unless the judge given is another one
-            same = (judge.model, str(judge.strategy), judge.cache.folders) == \
-                (options.model, str(options.strategy), options.folders)
-            calibration = options.calibration() if same else \
-                find_calibration(judge.model, judge.strategy, judge.cache.folders)
-        if not isinstance(calibration, Calibration):
-            calibration = None
-        if threshold is None:
-            threshold = options.threshold
-        routing = Routing.resolve(threshold, calibration, judge.model, str(judge.strategy), options.spot_check)
+        table = judge_citations(table, judge, name, progress, options.concurrency)
+        routing = options.routing()
         table = route(table, routing.threshold, routing.calibration)
     audit = Audit(table, document, sources, tuple(needs_review), (), summary or {}, routing)
     return audit.with_reviews(reviews)

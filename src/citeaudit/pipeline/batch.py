@@ -9,6 +9,11 @@ scheduler's address. Each worker loads and indexes a source document once (cache
 Workers never write the recordings: in `record` and `refresh` mode a worker's judge holds the
 calls it makes and returns them with its partition, and the client appends them, so record and
 replay behave as in one process on every scheduler.
+
+The settings are one `AuditOptions`, read once at the client (`AuditOptions.pinned`) and shipped
+to every worker; what is per run (`locate_only`, `reviews`, `cards`) are arguments of `run_batch`.
+The batch imports no surface: the dashboard's cards come from the `cards` renderer the caller
+passes (`dashboard.answer_cards`), called on the worker that holds the document.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import json
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,23 +33,21 @@ from citeaudit import table as C
 from citeaudit.citations.dataset import ANSWER_ID, LINE, Entry, Item, LinesLine, QuoteLine, ResponseLine, read_dataset
 from citeaudit.citations.lines import LineAnswer, extract_line_citations
 from citeaudit.decide.calibration import Routing
-from citeaudit.decide.reviews import Review
+from citeaudit.decide.reviews import Review, load_reviews
 from citeaudit.errors import CiteAuditError, InputError, JudgeUnavailableError
 from citeaudit.judge.judge import Judge
 from citeaudit.pipeline.audit import Audit, audit_lines, audit_quotes, audit_sources
-from citeaudit.settings import environment as config
+from citeaudit.pipeline.jsonl import records
 from citeaudit.settings.options import AuditOptions
 from citeaudit.sources.document import Document
 from citeaudit.sources.registry import load_document
 from citeaudit.sources.text import load_text
-from citeaudit.surfaces.views import records
 from citeaudit.table import CacheMode, Status
 
 if TYPE_CHECKING:
     from dask.typing import Graph, Key
 
-ROW_COLUMNS = [ANSWER_ID, LINE, *C.LOCATE_COLUMNS, *C.JUDGE_COLUMNS, C.P_PASS, C.SCORE, C.VERDICT, C.ROUTE, C.FLAGS,
-               C.FINGERPRINT, C.REVIEW_VERDICT, C.REVIEW_STATE, C.FINAL_VERDICT, C.STATE, C.SPOT_CHECK]
+ROW_COLUMNS = [ANSWER_ID, LINE, *C.AUDIT_COLUMNS]
 DECISION_COLUMNS = [ANSWER_ID, LINE, "status", "reasons"]
 SCHEDULERS = ("threads", "processes")
 LOCAL_WORKERS = 2  # worker processes of `--scheduler processes` unless `workers` is given
@@ -54,35 +57,20 @@ WRITING_MODES = (CacheMode.RECORD, CacheMode.REFRESH)
 
 # --- one worker's audit ---------------------------------------------------------------------------
 
+Cards = Callable[[Audit, int], str]  # an answer's audit and its line -> its report cards as HTML
+
+
 @dataclass(frozen=True)
-class Settings:
-    """What every worker needs to audit an answer as `citeaudit audit` would (picklable).
+class _Job:
+    """What every task of one run needs besides its answers (picklable): the settings, read once at
+    the client (`AuditOptions.pinned`), and the run's own arguments of `run_batch`. `hold`: the
+    judge's new calls are returned to the client, not appended (Dask workers)."""
 
-    The judge settings left None are read once, at the client, into `options` (`resolved`), so
-    workers on other machines audit with the client's settings, not their own environment.
-    """
-
-    threshold: float | None = None
-    cache_mode: str | None = None
-    strategy: str | None = None
-    model: str | None = None
-    concurrency: int | None = None
+    options: AuditOptions
     locate_only: bool = False
     reviews: tuple[Review, ...] = ()
-    cache_dir: str | None = None
-    cards: bool = False  # render the report cards of answers that are not ACCEPT (for the dashboard)
-    hold: bool = False  # the judge's new calls are returned to the client, not appended (Dask workers)
-    options: AuditOptions | None = None  # the settings above, completed from the environment
-
-    def resolved(self) -> Settings:
-        """These settings with `options` read from them and the environment (once)."""
-        if self.options is not None:
-            return self
-        cache_dir = self.cache_dir or str(config.cache_dir().resolve())
-        options = AuditOptions.from_env(model=self.model, strategy=self.strategy, cache_mode=self.cache_mode,
-                                        cache_dir=cache_dir, threshold=self.threshold, concurrency=self.concurrency)
-        options = options.with_(user_dir=options.user_folder.resolve())  # the same on every machine
-        return replace(self, options=options, cache_dir=cache_dir)
+    cards: Cards | None = None
+    hold: bool = False
 
 
 _lock = threading.Lock()
@@ -104,24 +92,21 @@ def cached_document(kind: str, source: str, format: str | None = None) -> Docume
         return document
 
 
-def _judge(settings: Settings) -> Judge | None:
+def _judge(job: _Job) -> Judge | None:
     """One judge per worker process and settings, shared by its threads."""
-    if settings.locate_only:
+    if job.locate_only:
         return None
-    options = settings.resolved().options
-    assert options is not None
-    key = (options, settings.hold)
+    key = (job.options, job.hold)
     with _lock:
         if key not in _judges:
-            _judges[key] = options.judge(hold=settings.hold)
+            _judges[key] = job.options.judge(hold=job.hold)
         return _judges[key]
 
 
-def audit_entry(entry: Entry, settings: Settings) -> Audit:
+def audit_entry(entry: Entry, job: _Job) -> Audit:
     """One answer, through the library's entry point for its format."""
-    settings = settings.resolved()
-    options: dict[str, Any] = dict(options=settings.options, judge=_judge(settings), locate_only=settings.locate_only,
-                                   reviews=list(settings.reviews) or None, progress=False)
+    options: dict[str, Any] = dict(options=job.options, judge=_judge(job), locate_only=job.locate_only,
+                                   reviews=list(job.reviews) or None, progress=False)
     if isinstance(entry, QuoteLine):
         document = cached_document("quote", entry.source, entry.format)
         return audit_quotes(document, [c.to_citation() for c in entry.citations], **options)
@@ -151,8 +136,8 @@ def _source_name(entry: Entry | None) -> str | None:
 @dataclass(frozen=True)
 class Outcome:
     """One answer's result: its rows (the audit table with answer_id and line), its JSON records,
-    its decision, the document it cites (None for source-ids), and, when `Settings.cards` asked
-    for them and the answer is not ACCEPT, its report cards as HTML."""
+    its decision, the document it cites (None for source-ids), and, when `run_batch` was given a
+    `cards` renderer and the answer is not ACCEPT, its report cards as HTML."""
 
     line: int
     answer_id: str
@@ -183,13 +168,13 @@ def _error_outcome(item: Item, reason: str) -> Outcome:
                    invalid=True, source=_source_name(item.entry))
 
 
-def audit_item(item: Item, settings: Settings) -> Outcome:
+def audit_item(item: Item, job: _Job) -> Outcome:
     """One line of the dataset; an input problem is that answer's error row, never an exception.
     `JudgeUnavailableError` (the judge cannot be used at all) propagates and stops the batch."""
     if item.entry is None:
         return _error_outcome(item, item.error or f"line {item.line}: invalid")
     try:
-        audit = audit_entry(item.entry, settings)
+        audit = audit_entry(item.entry, job)
     except JudgeUnavailableError:
         raise
     except CiteAuditError as exc:  # unreadable or unknown source, bad document, invalid answer text
@@ -202,22 +187,17 @@ def audit_item(item: Item, settings: Settings) -> Outcome:
     rows.insert(0, ANSWER_ID, item.answer_id)
     out = [{ANSWER_ID: item.answer_id, LINE: item.line, **r} for r in records(table, audit.document)]
     decision = audit.decision
-    cards = None
-    if settings.cards and decision.status != Status.ACCEPT:
-        from citeaudit.surfaces.dashboard import answer_anchor
-        from citeaudit.surfaces.report import answer_html
-
-        cards = answer_html(audit, answer_anchor(item.line))
+    cards = job.cards(audit, item.line) if job.cards is not None and decision.status != Status.ACCEPT else None
     return Outcome(item.line, item.answer_id, rows, out, str(decision.status), tuple(decision.reasons),
                    source=_source_name(item.entry), cards=cards)
 
 
-def audit_partition(items: Sequence[Item], settings: Settings) -> tuple[list[Outcome], list[dict]]:
-    """What one Dask task does: the answers of one partition, in order, and (with `settings.hold`)
+def audit_partition(items: Sequence[Item], job: _Job) -> tuple[list[Outcome], list[dict]]:
+    """What one Dask task does: the answers of one partition, in order, and (with `job.hold`)
     the judge's new recordings for the client to append. A record made while this partition ran
     may come back with another partition of the same worker; each comes back exactly once."""
-    outcomes = [audit_item(item, settings) for item in items]
-    judge = _judge(settings) if settings.hold else None
+    outcomes = [audit_item(item, job) for item in items]
+    judge = _judge(job) if job.hold else None
     return outcomes, (judge.cache.take_held() if judge is not None else [])
 
 
@@ -256,17 +236,6 @@ class BatchResult:
             counts[o.status] = counts.get(o.status, 0) + 1
         return counts
 
-    def render_html(self, title: str = "Citation audit of a dataset") -> str:
-        """The dashboard (`dashboard.render_dashboard`): counts, answers to look at, their cards."""
-        from citeaudit.surfaces.dashboard import render_dashboard
-
-        return render_dashboard(self, title)
-
-    def write_html(self, path: str | Path, title: str = "Citation audit of a dataset") -> Path:
-        from citeaudit.surfaces.dashboard import write_dashboard
-
-        return write_dashboard(path, self, title)
-
     def write_rows(self, path: str | Path) -> Path:
         from citeaudit.stores import atomic_write_text
 
@@ -285,7 +254,7 @@ def partitions(items: Sequence[Item], size: int) -> Iterator[list[Item]]:
         yield list(items[start:start + size])
 
 
-def check_scheduler(scheduler: str, settings: Settings) -> None:
+def check_scheduler(scheduler: str) -> None:
     """`InputError` for an unknown scheduler."""
     if scheduler not in SCHEDULERS and not scheduler.startswith(("tcp://", "tls://", "inproc://", "ucx://")):
         raise InputError(f"scheduler {scheduler!r} is not threads, processes or a Dask scheduler address "
@@ -312,37 +281,47 @@ def check_workers(workers: int | None, scheduler: str) -> None:
                          "has its own (threads: this process; an address: the workers started there)")
 
 
-def run_batch(items: Sequence[Item], settings: Settings | None = None, scheduler: str = "threads",
-              partition_size: int | None = None, progress: Callable[[int], None] | None = None,
-              workers: int | None = None) -> BatchResult:
-    """Audit every item on Dask; `progress(n)` is called as each partition of n answers finishes.
-    `workers` is the number of worker processes of `scheduler="processes"` (default `LOCAL_WORKERS`).
+def run_batch(items: Sequence[Item], options: AuditOptions | None = None, scheduler: str = "threads", *,
+              locate_only: bool = False, reviews: Iterable[Review] | str | Path | None = None,
+              cards: Cards | None = None, partition_size: int | None = None,
+              progress: Callable[[int], None] | None = None, workers: int | None = None) -> BatchResult:
+    """Audit every item on Dask with one set of settings, `options` (default
+    `AuditOptions.from_env()`), read once here (`AuditOptions.pinned`).
+
+    Per run: `locate_only` (no model asked), `reviews` (a list, or a review store path, applied to
+    the quote, line and response answers), `cards` (a renderer called on the worker for every
+    answer that is not ACCEPT, e.g. `dashboard.answer_cards`: its HTML is `Outcome.cards`).
+    `progress(n)` is called as each partition of n answers finishes; `workers` is the number of
+    worker processes of `scheduler="processes"` (default `LOCAL_WORKERS`).
 
     Results are in dataset order and the same whatever the scheduler.
     """
-    settings = (settings or Settings()).resolved()
-    check_scheduler(scheduler, settings)
+    if options is not None and not isinstance(options, AuditOptions):
+        raise TypeError(f"run_batch takes the settings as one AuditOptions, not {type(options).__name__}: "
+                        "run_batch(items, AuditOptions.from_env(...), locate_only=..., reviews=..., cards=...)")
+    check_scheduler(scheduler)
     check_workers(workers, scheduler)
+    options = (options or AuditOptions.from_env()).pinned()
+    stored = load_reviews(reviews) if isinstance(reviews, (str, Path)) else (reviews or ())
+    job = _Job(options, locate_only, tuple(stored), cards)
     items = list(items)
-    assert settings.options is not None
-    routing = None if settings.locate_only else settings.options.routing()
+    routing = None if locate_only else options.routing()
     if not items:
         return BatchResult(routing=routing)
     size = partition_size or max(1, min(50, -(-len(items) // 16)))
     parts = list(partitions(items, size))
     if scheduler == "threads":
-        return BatchResult(_run_threads(parts, settings, progress), routing)
-    if not settings.locate_only and settings.options.cache_mode in WRITING_MODES:
-        settings = replace(settings, hold=True)  # the workers' new calls come back to be appended here
-    return BatchResult(_run_distributed(parts, settings, scheduler, progress, workers), routing)
+        return BatchResult(_run_threads(parts, job, progress), routing)
+    if not locate_only and options.cache_mode in WRITING_MODES:
+        job = replace(job, hold=True)  # the workers' new calls come back to be appended here
+    return BatchResult(_run_distributed(parts, job, scheduler, progress, workers), routing)
 
 
-def _run_threads(parts: list[list[Item]], settings: Settings,
-                 progress: Callable[[int], None] | None) -> list[Outcome]:
+def _run_threads(parts: list[list[Item]], job: _Job, progress: Callable[[int], None] | None) -> list[Outcome]:
     import dask
     from dask.callbacks import Callback
 
-    tasks = [dask.delayed(audit_partition, pure=False)(part, settings) for part in parts]
+    tasks = [dask.delayed(audit_partition, pure=False)(part, job) for part in parts]
 
     class _Progress(Callback):
         def _posttask(self, key: Key, result: object, dsk: Graph, state: dict[str, Any], worker_id: int | None) -> None:
@@ -371,13 +350,12 @@ def local_cluster(workers: int | None = None) -> Any:
                             dashboard_address=":0")
 
 
-def _run_distributed(parts: list[list[Item]], settings: Settings, scheduler: str,
+def _run_distributed(parts: list[list[Item]], job: _Job, scheduler: str,
                      progress: Callable[[int], None] | None, workers: int | None = None) -> list[Outcome]:
     from distributed import Client, as_completed
 
     cluster = None
-    assert settings.options is not None
-    recordings = settings.options.call_cache() if settings.hold else None
+    recordings = job.options.call_cache() if job.hold else None
     if scheduler == "processes":
         cluster = local_cluster(workers)
         address: Any = cluster
@@ -385,7 +363,7 @@ def _run_distributed(parts: list[list[Item]], settings: Settings, scheduler: str
         address = scheduler
     try:
         with Client(address, timeout="20s") as client:
-            futures = [client.submit(audit_partition, part, settings, pure=False) for part in parts]
+            futures = [client.submit(audit_partition, part, job, pure=False) for part in parts]
             order = {future.key: n for n, future in enumerate(futures)}
             results: list[list[Outcome] | None] = [None] * len(parts)
             for future in as_completed(futures):
@@ -406,8 +384,8 @@ def _run_distributed(parts: list[list[Item]], settings: Settings, scheduler: str
     return [outcome for part in results if part is not None for outcome in part]
 
 
-def audit_dataset(path: str | Path, settings: Settings | None = None, scheduler: str = "threads",
-                  allow_outside_sources: bool = False, **options: Any) -> BatchResult:
+def audit_dataset(path: str | Path, options: AuditOptions | None = None, scheduler: str = "threads",
+                  allow_outside_sources: bool = False, **run: Any) -> BatchResult:
     """`read_dataset` (sources confined to the dataset's folder and the data folders unless
-    `allow_outside_sources`) then `run_batch`."""
-    return run_batch(read_dataset(path, allow_outside_sources), settings, scheduler, **options)
+    `allow_outside_sources`) then `run_batch` (`run`: its keyword arguments)."""
+    return run_batch(read_dataset(path, allow_outside_sources), options, scheduler, **run)

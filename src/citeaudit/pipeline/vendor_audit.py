@@ -39,12 +39,15 @@ import pandas as pd
 from citeaudit import table as C
 from citeaudit.citations.records import Citation, SectionRef
 from citeaudit.citations.responses import CitedSource, ParsedResponse, VendorCitation, load_response, parse_response
+from citeaudit.decide.calibration import Calibration
 from citeaudit.errors import InputError
+from citeaudit.judge.judge import Judge
 from citeaudit.locate.locators import page_id, with_cited_regions
 from citeaudit.locate.quotes import NEAR_THRESHOLD, Location, best_passage, locate
 from citeaudit.locate.textindex import index_document, normalize
-from citeaudit.pipeline.audit import Audit, audit_table
+from citeaudit.pipeline.audit import Audit, audit_table, settings_for
 from citeaudit.printable import printable
+from citeaudit.settings.options import AuditOptions
 from citeaudit.sources.document import Document
 from citeaudit.sources.registry import load_document
 from citeaudit.table import Flag, Kind, QuoteStatus, ResponseFormat
@@ -303,7 +306,10 @@ def _documents(sources: Iterable[str | Path | Document], format: str | None) -> 
 
 def audit_response(response: str | Path | Mapping[str, Any] | ParsedResponse,
                    sources: Iterable[str | Path | Document], *, response_format: str | None = None,
-                   format: str | None = None, require_coverage: bool = True, **options: Any) -> Audit:
+                   format: str | None = None, require_coverage: bool = True, options: AuditOptions | None = None,
+                   judge: Judge | None = None, threshold: float | None = None, concurrency: int | None = None,
+                   calibration: Calibration | bool | None = True, locate_only: bool = False,
+                   **per_call: Any) -> Audit:
     """Audit the citations of a saved vendor response (a path, its parsed JSON or a
     `ParsedResponse`) against the given sources (paths, names or `Document`s; `format` names their
     document format when the extension does not).
@@ -322,7 +328,10 @@ def audit_response(response: str | Path | Mapping[str, Any] | ParsedResponse,
     documents = _documents(sources, format)
     table = locate_response(parsed, documents)
     uncited = tuple(parsed.uncited())
-    needs = list(options.pop("needs_review", ())) + (uncited_reasons(uncited) if require_coverage else [])
+    needs = list(per_call.pop("needs_review", ())) + (uncited_reasons(uncited) if require_coverage else [])
     document = documents[0] if len(documents) == 1 else None
-    audit = audit_table(table, document, needs_review=needs, **options)
+    settings = None if locate_only else settings_for(options, judge, threshold=threshold, concurrency=concurrency,
+                                                     calibration=calibration)
+    audit = audit_table(table, document, None, settings, judge=judge, locate_only=locate_only, needs_review=needs,
+                        **per_call)
     return replace(audit, uncited=uncited)

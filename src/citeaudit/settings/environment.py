@@ -113,9 +113,9 @@ def parse_cache_mode(value: str) -> CacheMode:
                          "(--cache-mode or CITEAUDIT_CACHE_MODE)") from None
 
 
-def cache_mode() -> CacheMode:
-    """`CITEAUDIT_CACHE_MODE`, else `replay`."""
-    return parse_cache_mode(os.environ.get("CITEAUDIT_CACHE_MODE") or CacheMode.REPLAY)
+def cache_mode(default: CacheMode = CacheMode.REPLAY) -> CacheMode:
+    """`CITEAUDIT_CACHE_MODE`, else `default` (`replay`; `record` for the commands that record)."""
+    return parse_cache_mode(os.environ.get("CITEAUDIT_CACHE_MODE") or default)
 
 
 def threshold() -> float | None:

@@ -53,7 +53,8 @@ class AuditOptions:
     calibrations of your own go (`cache/local/`, ignored by git), read before the shipped ones.
     `shipped` True records into the shipped folder itself (the project's maintenance recordings,
     `citeaudit record --shipped`). `spot_check` is the share of standing verdicts drawn for review
-    (`decide.spotcheck`; `CITEAUDIT_SPOT_CHECK`). Picklable, so Dask workers get the same settings.
+    (`decide.spotcheck`; `CITEAUDIT_SPOT_CHECK`). Picklable, so Dask workers get the same settings
+    (`pinned()`).
     """
 
     model: str = config.DEFAULT_MODEL
@@ -68,7 +69,8 @@ class AuditOptions:
     user_dir: Path | None = None
     shipped: bool = False
     spot_check: float = config.DEFAULT_SPOT_CHECK
-    _calibration: list = field(default_factory=list, init=False, repr=False, compare=False)  # loaded once
+    # the calibration, once looked up (or given: `with_calibration`, `for_judge`); `with_` forgets it
+    _calibration: list = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "model", model_name(self.model))
@@ -104,6 +106,33 @@ class AuditOptions:
     def with_(self, **changes: object) -> AuditOptions:
         """A copy with some settings changed (the calibration is looked up again)."""
         return replace(self, **changes)  # type: ignore[arg-type]
+
+    def with_calibration(self, calibration: Calibration | None) -> AuditOptions:
+        """A copy that routes by `calibration` instead of the saved one (None: by the model's own
+        probabilities)."""
+        copy = self.with_(use_calibration=calibration is not None)
+        if calibration is not None:
+            copy._calibration.append(calibration)
+        return copy
+
+    def for_judge(self, judge: Judge) -> AuditOptions:
+        """These settings as `judge` runs them: unchanged when it is the judge they describe (same
+        model, strategy and cache folders), else with its model and strategy, routed by the
+        calibration saved for them in its cache folders (`find_calibration`)."""
+        if (judge.model, str(judge.strategy), judge.cache.folders) == (self.model, str(self.strategy), self.folders):
+            return self
+        theirs = self.with_(model=judge.model, strategy=judge.strategy)
+        if not self.use_calibration:
+            return theirs
+        return theirs.with_calibration(find_calibration(judge.model, judge.strategy, judge.cache.folders))
+
+    def pinned(self) -> AuditOptions:
+        """These settings with their cache folders as absolute paths, read here once: what a Dask
+        worker gets, so that it audits with the client's folders whatever its working directory or
+        environment. A calibration already given is kept."""
+        copy = self.with_(cache_dir=self.folder.resolve(), user_dir=self.user_folder.resolve())
+        copy._calibration.extend(self._calibration)
+        return copy
 
     @property
     def folder(self) -> Path:

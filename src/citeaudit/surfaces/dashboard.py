@@ -10,8 +10,8 @@ What an analyst looks at first, top to bottom:
   sources     the documents with the most failing citations (contradicted, unsupported, fabricated)
   histogram   the routing score of every judged citation, split into verdicts that stand and
               verdicts that wait, with the threshold marked
-  sections    per REJECT / REVIEW answer: its reasons and its report cards (`report.answer_html`,
-              rendered on the worker when `Settings.cards` is set) or its line's error
+  sections    per REJECT / REVIEW answer: its reasons and its report cards (`answer_cards`, which
+              `run_batch(..., cards=answer_cards)` renders on the worker) or its line's error
 
 Like the single-answer report, the page has inline CSS and an inline SVG only: no script, no
 external fetch, and every text from the dataset goes through `html.escape`.
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -29,22 +28,27 @@ import pandas as pd
 from citeaudit import table as C
 from citeaudit.decide.agreement import precision_warning
 from citeaudit.decide.state import drawn
+from citeaudit.pipeline.audit import Audit
+from citeaudit.pipeline.batch import BatchResult, Outcome
 from citeaudit.stores import atomic_write_text
-from citeaudit.surfaces.report import PAGE_CSS, _e
+from citeaudit.surfaces.report import PAGE_CSS, _e, answer_html
 from citeaudit.table import WAITING_STATES, State, Status, Verdict
 
-if TYPE_CHECKING:
-    from citeaudit.pipeline.batch import BatchResult, Outcome
-
 FAILING = (Verdict.CONTRADICTED, Verdict.UNSUPPORTED, Verdict.FABRICATED)
-
+TOP_SOURCES = 10
+CARD_SECTIONS = 200  # answers whose cards are drawn; past it, only their reasons (the page stays small)
+BIN_WIDTH = 0.05
 
 def answer_anchor(line: int) -> str:
     """The HTML anchor of an answer's section in the dashboard (line numbers are unique)."""
     return f"answer-{line}"
-TOP_SOURCES = 10
-CARD_SECTIONS = 200  # answers whose cards are drawn; past it, only their reasons (the page stays small)
-BIN_WIDTH = 0.05
+
+
+def answer_cards(audit: Audit, line: int) -> str:
+    """The report cards of the answer on `line` of the dataset, anchored for the dashboard: the
+    `cards` renderer of `run_batch`, called on the worker that holds the answer's document."""
+    return answer_html(audit, answer_anchor(line))
+
 
 _CSS = """
 .grid{display:flex;flex-wrap:wrap;gap:1rem} .grid>div{flex:1 1 18rem}
@@ -283,6 +287,9 @@ def render_dashboard(result: BatchResult, title: str = "Citation audit of a data
     )
 
 
-def write_dashboard(path: str | Path, result: BatchResult, title: str = "Citation audit of a dataset") -> Path:
-    """Write the dashboard through a temporary file renamed into place."""
+def write_dashboard(result: BatchResult, path: str | Path, title: str = "Citation audit of a dataset") -> Path:
+    """Write the dashboard of `result` (`render_dashboard`) to `path` through a temporary file
+    renamed into place."""
+    if not isinstance(result, BatchResult):
+        raise TypeError(f"write_dashboard(result, path, ...) takes the BatchResult first, not {type(result).__name__}")
     return atomic_write_text(path, render_dashboard(result, title))

@@ -23,7 +23,6 @@ import html
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -33,13 +32,11 @@ from citeaudit.decide.decision import row_state, why_it_waits
 from citeaudit.decide.reviews import ReviewCommand
 from citeaudit.decide.route import score_note, verdict_words
 from citeaudit.decide.state import drawn
+from citeaudit.pipeline.audit import Audit
 from citeaudit.sources.document import Document
 from citeaudit.stores import atomic_write_text
 from citeaudit.surfaces.views import evidence_html, quote_html
 from citeaudit.table import WAITING_STATES, ReviewState, State, Verdict
-
-if TYPE_CHECKING:
-    from citeaudit.pipeline.audit import Audit
 
 PAGE_CSS = """
 body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:62rem;color:#222;padding:0 1rem}
@@ -143,10 +140,16 @@ _NEXT = {
 }
 
 
-def explain(table: pd.DataFrame, calibrated: bool = False, threshold: float | None = None) -> pd.DataFrame:
-    """One row per citation in words: its state, what that means and what to do next
-    (`calibrated`: the table was scored by a calibration, as `Audit.calibration` says; `threshold`:
-    the one it was routed at)."""
+def explain(audit: Audit | pd.DataFrame, calibrated: bool = False, threshold: float | None = None) -> pd.DataFrame:
+    """One row per citation of an `Audit` in words: its state, what that means and what to do next.
+
+    Given a bare table instead, `calibrated` says it was scored by a calibration (as
+    `Audit.calibration` would) and `threshold` is the one it was routed at.
+    """
+    if isinstance(audit, Audit):
+        table, calibrated, threshold = audit.table, audit.calibration is not None, audit.threshold
+    else:
+        table = audit
     states = [card_state(row, calibrated, threshold) for _, row in table.iterrows()]
     return pd.DataFrame({
         "citation": table[C.ID],
@@ -265,6 +268,9 @@ def answer_html(audit: Audit, anchor: str, top: str = "top") -> str:
     return _index(table, anchors) + cards
 
 
-def write_report(path: str | Path, audit: Audit, title: str | None = None, review: ReviewCommand | None = None) -> Path:
-    """Write the report (`render_html`) to `path` through a unique temporary file renamed into place."""
+def write_report(audit: Audit, path: str | Path, title: str | None = None, review: ReviewCommand | None = None) -> Path:
+    """Write the report of `audit` (`render_html`) to `path` through a unique temporary file renamed
+    into place."""
+    if not isinstance(audit, Audit):
+        raise TypeError(f"write_report(audit, path, ...) takes the Audit first, not {type(audit).__name__}")
     return atomic_write_text(path, render_html(audit, title, review))

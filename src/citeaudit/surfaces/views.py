@@ -1,22 +1,22 @@
-"""Read-only views of the audit table: the step tables notebooks and the command line show, and
-the JSON Lines records the command line writes."""
+"""Read-only views of the audit table: the step tables notebooks and the command line show
+(`step1_view`, `step2_view`, `audit_view` of an `Audit`), styled for a notebook (`styled`), and
+the quote, its diff and its evidence as HTML. The JSON Lines records are the pipeline's
+(`pipeline/jsonl.py`)."""
 
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pandas as pd
 
 from citeaudit import table as C
 from citeaudit.decide.route import score_note, verdict_words
+from citeaudit.pipeline.audit import Audit
+from citeaudit.pipeline.jsonl import clean_span, closest_passage
 from citeaudit.printable import printable
 from citeaudit.sources.document import Document
-from citeaudit.stores import atomic_write_text
 from citeaudit.table import Kind, QuoteStatus, Relation
 
 if TYPE_CHECKING:
@@ -83,9 +83,18 @@ CELL_PADDING = "0.35em 0.4em"  # JupyterLab pads a cell 0.5em all round
 LONG_WORD_CHARS = 12  # a word past this may break (ids, flags), a shorter one never
 
 
-def styled(view: pd.DataFrame) -> Styler:
+def audit_view(audit: Audit, text: bool = True) -> pd.DataFrame:
+    """An audit's table as words and numbers: steps 2 and 3 when judged (`step2_view`), else step 1
+    (`step1_view`)."""
+    if not audit.judged:
+        return step1_view(audit.table, text)
+    return step2_view(audit.table, text, calibrated=audit.calibration is not None)
+
+
+def styled(view: pd.DataFrame | Audit, text: bool = True) -> Styler:
     """A view for a notebook: text escaped (it comes from the answer under audit), left-aligned and
-    wrapped, never cut with "…" (a pandas Styler).
+    wrapped, never cut with "…" (a pandas Styler). Given an `Audit`, its `audit_view(audit, text)`
+    captioned with what routed it (`Audit.routing_note`).
 
     A wide table narrows to the notebook's output area (JupyterLab at 1500 px with its file
     browser open) instead of running off it: prose columns (a cell past `PROSE_CHARS` characters)
@@ -93,6 +102,8 @@ def styled(view: pd.DataFrame) -> Styler:
     inside a word down to a readable minimum width, and cells are padded less than JupyterLab's
     default. Numbers and short words never break; nothing is cut or dropped.
     """
+    if isinstance(view, Audit):
+        return styled(audit_view(view, text)).set_caption(view.routing_note())
     # text of the answer under audit is data: escaped, so a claim's <img onerror=...> is shown, not run
     styler = view.style.format(escape="html").set_properties(
         **{"white-space": "pre-wrap", "text-align": "left", "vertical-align": "top", "padding": CELL_PADDING},
@@ -109,115 +120,6 @@ def styled(view: pd.DataFrame) -> Styler:
     return styler
 
 
-def records(table: pd.DataFrame, document: Document | None = None) -> list[dict]:
-    """One JSON-ready dict per row with the command line's fields (DESIGN.md).
-
-    With the `document`, `closest` (the passage nearest a near or missing quote) starts and ends
-    on word boundaries instead of wherever the fuzzy alignment cut it.
-    """
-    out = []
-    for _, row in table.iterrows():
-        record = {}
-        # a vendor response's rows also say where its citation pointed and what of that held
-        for field in C.OUTPUT_FIELDS + [f for f in C.RESPONSE_FIELDS if f in table.columns]:
-            value = row[field] if field in row.index else None
-            if field == C.SPAN and value is not None:
-                value = {"start": int(value[0]), "end": int(value[1])}
-            if field == C.PROBABILITIES and value is None:
-                value = dict.fromkeys(map(str, Relation))
-            if field == C.CLOSEST and value is not None and document is not None:
-                value = closest_passage(row, document)
-            if isinstance(value, float) and pd.isna(value):
-                value = None
-            record[field] = value
-        out.append(record)
-    return out
-
-
-def write_jsonl(table: pd.DataFrame, path: str | Path, document: Document | None = None) -> Path:
-    """Write the table as strict JSON Lines through a unique temporary file renamed into place."""
-    lines = (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n" for record in records(table, document))
-    return atomic_write_text(path, "".join(lines))
-
-
-def _is_word(char: str) -> bool:
-    return char.isalnum() or char == "_"
-
-
-def snap_to_words(text: str, start: int, end: int) -> tuple[int, int]:
-    """`[start, end)` of `text` widened to whole words, then stripped of outer spaces and of the
-    punctuation that ends a previous sentence.
-
-    >>> text = "data. The identifier of the data object"
-    >>> s, e = snap_to_words(text, 7, 35); text[s:e]
-    'The identifier of the data object'
-    >>> s, e = snap_to_words(text, 4, 12); text[s:e]
-    'The identifier'
-    """
-    start, end = max(0, start), min(len(text), end)
-    while 0 < start < len(text) and _is_word(text[start - 1]) and _is_word(text[start]):
-        start -= 1
-    while 0 < end < len(text) and _is_word(text[end - 1]) and _is_word(text[end]):
-        end += 1
-    while start < end and (text[start].isspace() or text[start] in ".,;:!?)]}"):
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
-def _clean_span(document: Document, span: tuple[int, int]) -> tuple[int, int]:
-    """The clean-text `[start, end)` of a raw span, snapped to whole words."""
-    lo = int(np.searchsorted(document.clean_to_raw, span[0], side="left"))
-    hi = int(np.searchsorted(document.clean_to_raw, span[1], side="left"))
-    return snap_to_words(document.clean, lo, hi)
-
-
-def closest_passage(row: pd.Series, document: Document | None) -> str | None:
-    """The source passage nearest the quote (a near match, or the best of a missing one), whole words."""
-    if document is not None and row.get(C.QUOTE_STATUS) == QuoteStatus.NEAR and row.get(C.SPAN) is not None:
-        lo, hi = _clean_span(document, tuple(row[C.SPAN]))
-        quote = row.get(C.QUOTE)
-        return document.clean[_grow(document.clean, quote, lo, hi)] if isinstance(quote, str) else document.clean[lo:hi]
-    closest = row.get(C.CLOSEST)
-    if not isinstance(closest, str):
-        return None
-    at = document.clean.find(closest) if document is not None else -1
-    if document is None or at < 0:
-        return closest.strip()
-    lo, hi = snap_to_words(document.clean, at, at + len(closest))
-    return document.clean[lo:hi]
-
-
-def _grow(text: str, quote: str, lo: int, hi: int) -> slice:
-    """Widen `text[lo:hi]` by the whole words just outside it that the quote begins or ends with
-    (a fuzzy alignment often leaves out a first "The" or a last word)."""
-    from citeaudit.locate.textindex import normalize
-
-    words = [normalize(w).rstrip(".,;:") for w in quote.split()]
-    passage = [normalize(w).rstrip(".,;:") for w in text[lo:hi].split()]
-    if not words or not passage:
-        return slice(lo, hi)
-    lead = words.index(passage[0]) if passage[0] in words[:4] else 0
-    for _ in range(lead):
-        before = text[:lo].rstrip()
-        word_at = max(before.rfind(" "), before.rfind("\n")) + 1
-        if normalize(before[word_at:]).rstrip(".,;:") not in words[:lead]:
-            break
-        lo = word_at
-    tail = words[::-1].index(passage[-1]) if passage[-1] in words[-4:] else 0
-    for _ in range(tail):
-        after = text[hi:]
-        start = hi + len(after) - len(after.lstrip())
-        end = start
-        while end < len(text) and not text[end].isspace():
-            end += 1
-        if normalize(text[start:end]).rstrip(".,;:") not in words[-tail:]:
-            break
-        hi = end
-    return slice(lo, hi)
-
-
 def _marked(before: str, marked: str, after: str) -> str:
     return f"{html.escape(before)}<mark>{html.escape(marked)}</mark>{html.escape(after)}"
 
@@ -230,7 +132,7 @@ def highlight_html(document: Document, section_id: str, span: tuple[int, int] | 
         span = (max(span[0], section.start), min(span[1], section.end))
     if span is None or not (section.start <= span[0] < span[1] <= section.end):
         return f"<pre>{html.escape(section.text)}</pre>"
-    lo, hi = _clean_span(document, span)
+    lo, hi = clean_span(document, span)
     clean = document.clean
     return f"<pre>{_marked(clean[section.clean_start:lo], clean[lo:hi], clean[hi:section.clean_end])}</pre>"
 
@@ -244,7 +146,7 @@ def window_html(document: Document, section_id: str, span: tuple[int, int], char
     section = document.sections[section_id]
     if not (section.start <= span[0] < span[1] <= section.end):
         return f"<pre>{html.escape(section.text)}</pre>"
-    lo, hi = _clean_span(document, span)
+    lo, hi = clean_span(document, span)
     clean, s_lo, s_hi = document.clean, section.clean_start, section.clean_end
     if (lo - s_lo) <= chars * 1.5 and (s_hi - hi) <= chars * 1.5:
         return highlight_html(document, section_id, span)

@@ -24,6 +24,7 @@ from citeaudit.decide.route import route, score_note, verdict_words
 from citeaudit.decide.spotcheck import open_spot_checks
 from citeaudit.errors import InputError
 from citeaudit.pipeline.audit import Audit
+from citeaudit.settings.environment import DEFAULT_THRESHOLD
 from citeaudit.surfaces.views import evidence_html, quote_html
 from citeaudit.table import REVIEW_VERDICTS, WAITING_STATES, Route, State, Verdict
 
@@ -79,7 +80,7 @@ class ThresholdExplorer:
     """
 
     table: pd.DataFrame
-    threshold: float = 0.8
+    threshold: float = DEFAULT_THRESHOLD
     calibration: Calibration | None = None
     grid: pd.DataFrame = field(init=False)
     rel: pd.DataFrame = field(init=False)

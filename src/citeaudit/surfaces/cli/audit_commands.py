@@ -38,7 +38,8 @@ from citeaudit.surfaces.cli.params import (
     settings_options,
     spot_check_option,
 )
-from citeaudit.surfaces.views import how_to_record, lines_view, quote_notes
+from citeaudit.surfaces.report import write_report
+from citeaudit.surfaces.views import audit_view, how_to_record, lines_view, quote_notes
 from citeaudit.table import (
     WAITING_STATES,
     ErrorKind,
@@ -89,7 +90,7 @@ def _finish(audit: Audit, output: str | None, html_path: str | None, review: Rev
         audit.write_jsonl(output)
         click.echo(f"\nwrote {len(audit.table)} records to {output}")
     if html_path:
-        audit.write_html(html_path, review=review)
+        write_report(audit, html_path, review=review)
         click.echo(f"wrote {html_path}")
     decision = audit.decision
     click.echo(f"\n{decision.status} ({audit.routing_note()})")
@@ -118,7 +119,7 @@ def _finish(audit: Audit, output: str | None, html_path: str | None, review: Rev
 def _show_audit(audit: Audit) -> None:
     """The table under one line that says what routed it; the `why` of a verdict that differs from
     the model's answer follows the table, one line per citation, never cut."""
-    view = audit.view(text=False)
+    view = audit_view(audit, text=False)
     if audit.table[C.REVIEW_STATE].ne("none").any():
         view["review"] = [f"{v} ({s})" if v else "-" for v, s in zip(audit.table[C.REVIEW_VERDICT],
                                                                       audit.table[C.REVIEW_STATE])]
@@ -262,7 +263,7 @@ def report(source: tuple[str, ...], citations: str | None, document: str | None,
     inputs = (*(("--source", one) for one in source), ("--citations", citations), ("--document", document),
               ("--answer", answer), ("--answer-json", answer_json), ("--sources-json", sources_json),
               ("--response", response), ("--response-format", response_format))
-    result.write_html(html_path, review=_review_command(inputs, reviews))
+    write_report(result, html_path, review=_review_command(inputs, reviews))
     if output:
         result.write_jsonl(output)
     click.echo(f"wrote {html_path}: {len(result.table)} citations, {result.decision.status}")
@@ -299,20 +300,21 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
 
     from citeaudit.citations.dataset import read_dataset
     from citeaudit.decide.reviews import load_reviews
-    from citeaudit.pipeline.batch import Settings, check_scheduler, check_workers, run_batch
+    from citeaudit.pipeline.batch import check_scheduler, check_workers, run_batch
+    from citeaudit.surfaces.dashboard import answer_cards, write_dashboard
 
     items = read_dataset(dataset, allow_outside_sources)
     if not items:
         _fail(f"{dataset} has no answers: give one JSON object per line")
-    options = settings.with_(cache_dir=settings.folder.resolve(), user_dir=settings.user_folder.resolve())
-    batch_settings = Settings(locate_only=locate_only, reviews=tuple(load_reviews(reviews)) if reviews else (),
-                              cache_dir=str(options.folder), cards=html_path is not None, options=options)
-    check_scheduler(scheduler, batch_settings)
+    stored = load_reviews(reviews) if reviews else None
+    check_scheduler(scheduler)
     check_workers(workers, scheduler)
     if not locate_only:
-        click.echo(options.routing().note(), err=True)
+        click.echo(settings.routing().note(), err=True)
     with tqdm(total=len(items), desc="answers", unit="answer", file=sys.stderr) as bar:
-        result = run_batch(items, batch_settings, scheduler, progress=bar.update, workers=workers)
+        result = run_batch(items, settings, scheduler, locate_only=locate_only, reviews=stored,
+                           cards=answer_cards if html_path is not None else None, progress=bar.update,
+                           workers=workers)
     counts = result.counts()
     invalid = sum(outcome.invalid for outcome in result.outcomes)
     click.echo(f"{len(items)} answers, {len(result.rows)} rows: "
@@ -337,6 +339,6 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
         result.write_decisions(decisions)
         click.echo(f"wrote {len(result.outcomes)} decisions to {decisions}")
     if html_path:
-        result.write_html(html_path, title=f"Citation audit of {Path(dataset).name}")
+        write_dashboard(result, html_path, title=f"Citation audit of {Path(dataset).name}")
         click.echo(f"wrote the dashboard to {html_path}")
     sys.exit(result.exit_code)

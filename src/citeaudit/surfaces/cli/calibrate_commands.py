@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
@@ -14,10 +13,9 @@ from citeaudit.pipeline.audit import (
     audit_quotes,
 )
 from citeaudit.printable import printable_lines
-from citeaudit.settings import environment as config
 from citeaudit.settings.options import AuditOptions
 from citeaudit.surfaces.cli.app import EXIT_JUDGE, _fail, _show, main
-from citeaudit.surfaces.cli.params import _choice, settings_options
+from citeaudit.surfaces.cli.params import settings_options
 from citeaudit.table import (
     CacheMode,
     Strategy,
@@ -205,17 +203,7 @@ def _labelled_pair(value: str) -> tuple[str, str]:
 
 
 @main.command("judge-setup")
-@click.option("--model", default=None,
-              help="The judge model to set up, as the endpoint names it (default CITEAUDIT_MODEL; qwen and smollm2 "
-                   "stand for the local models).")
-@click.option("--strategy", type=_choice(Strategy), default=None,
-              help=f"How the judge asks (default CITEAUDIT_STRATEGY or {config.DEFAULT_STRATEGY}).")
-@click.option("--cache-mode", type=_choice(CacheMode), default=None,
-              help="record (default: ask what is not recorded), refresh (ask everything again) or replay (offline: "
-                   "fails unless everything is recorded); or CITEAUDIT_CACHE_MODE.")
-@click.option("--concurrency", type=click.IntRange(1, config.MAX_CONCURRENCY), default=None,
-              help="Judge requests in flight at once (default CITEAUDIT_CONCURRENCY, else "
-                   f"{config.DEFAULT_CONCURRENCY}; 1 for a local llama.cpp server).")
+@settings_options(with_threshold=False, default_mode=CacheMode.RECORD)
 @click.option("--set", "pairs", multiple=True, metavar="SOURCE:CITATIONS",
               help="A labelled set to record (repeat; default every bundled one, the Makefile's QUOTE_SETS).")
 @click.option("--limit", type=click.IntRange(1), default=None,
@@ -226,9 +214,8 @@ def _labelled_pair(value: str) -> tuple[str, str]:
 @click.option("--repeats", type=click.IntRange(0, 200), default=20, show_default=True,
               help="Fold assignments of the repeated cross-validation (0: only the first).")
 @click.option("--dry-run", is_flag=True, help="Print the cost estimate and stop: nothing is asked or written.")
-def judge_setup(model: str | None, strategy: str | None, cache_mode: str | None, concurrency: int | None,
-                pairs: tuple[str, ...], limit: int | None, target: float, folds: int, repeats: int,
-                dry_run: bool) -> None:
+def judge_setup(settings: AuditOptions, pairs: tuple[str, ...], limit: int | None, target: float, folds: int,
+                repeats: int, dry_run: bool) -> None:
     """Bring your own judge: record every labelled set with the configured endpoint, fit and save
     the model's calibration, and show it beside the shipped Qwen calibration.
 
@@ -241,8 +228,6 @@ def judge_setup(model: str | None, strategy: str | None, cache_mode: str | None,
     from citeaudit.errors import JudgeError
 
     sets = [_labelled_pair(p) for p in pairs] or None
-    mode = cache_mode or os.environ.get("CITEAUDIT_CACHE_MODE") or CacheMode.RECORD
-    settings = AuditOptions.from_env(model=model, strategy=strategy, concurrency=concurrency, cache_mode=mode)
     if dry_run:
         click.echo(setup_plan(settings, labelled_sets(sets, limit)).summary())
         return

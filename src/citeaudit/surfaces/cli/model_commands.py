@@ -9,11 +9,10 @@ from typing import Any
 import click
 
 from citeaudit.printable import printable_lines
-from citeaudit.settings import environment as config
 from citeaudit.settings.options import AuditOptions
 from citeaudit.surfaces.cli.app import EXIT_JUDGE, _show, main
 from citeaudit.surfaces.cli.audit_commands import _audit_inputs
-from citeaudit.surfaces.cli.params import MODEL_KEY, input_options
+from citeaudit.surfaces.cli.params import MODEL_KEY, input_options, settings_options
 from citeaudit.surfaces.views import step2_view
 from citeaudit.table import (
     CacheMode,
@@ -21,22 +20,39 @@ from citeaudit.table import (
 )
 
 
+def _local_key(model: str) -> str:
+    """The local model key (qwen, smollm2) of a model name; a name no local model has is a usage error."""
+    from citeaudit.judge.localmodel import MODELS
+
+    keys = {spec.name: key for key, spec in MODELS.items()}
+    if model not in keys:
+        raise click.BadParameter(f"record runs a local model: give --model {' or '.join(MODELS)} (or set "
+                                 f"CITEAUDIT_MODEL to one), not {model!r}; record another endpoint's answers with "
+                                 "`citeaudit audit ... --cache-mode record`", param_hint="--model")
+    return keys[model]
+
+
 @main.command()
-@click.option("--model", "key", type=MODEL_KEY, default=str(LocalModelKey.QWEN), show_default=True)
+@settings_options(with_threshold=False, default_mode=CacheMode.RECORD)
 @input_options
-@click.option("--refresh", is_flag=True, help="Call the model even for requests already recorded.")
 @click.option("--shipped", is_flag=True,
               help="Append to the shipped recordings cache/<model>.jsonl, or its next numbered part past 4.5 MB "
                    "(the project's own maintenance recordings: `make record-qwen`) instead of your user cache "
                    "(cache/local/, ignored by git).")
-def record(key: str, source: tuple[str, ...], citations: str | None, document: str | None, answer: str | None,
-           answer_json: str | None, sources_json: str | None, response: str | None, response_format: str | None,
-           refresh: bool, shipped: bool) -> None:
-    """Record the local model's answers for a citation file (starts and stops the server).
+def record(settings: AuditOptions, source: tuple[str, ...], citations: str | None, document: str | None,
+           answer: str | None, answer_json: str | None, sources_json: str | None, response: str | None,
+           response_format: str | None, shipped: bool) -> None:
+    """Record the local model's answers (--model qwen or smollm2) for a citation file (starts and
+    stops the server); --cache-mode refresh asks again what is already recorded.
 
     New answers go to your user cache (cache/local/<model>.jsonl, or CITEAUDIT_USER_CACHE), which
     replay reads with the shipped recordings; `--shipped` appends to the shipped ones instead."""
     from citeaudit.judge.localmodel import local_server, model_path, require_llama_cpp
+
+    key = _local_key(settings.model)
+    if settings.cache_mode == CacheMode.REPLAY:
+        raise click.BadParameter("record asks the local model: use --cache-mode record (the default) or refresh, "
+                                 "not replay (unset CITEAUDIT_CACHE_MODE if it says replay)", param_hint="--cache-mode")
 
     inputs: dict[str, Any] = dict(source=source, citations=citations, document=document, answer=answer,
                                   answer_json=answer_json, sources_json=sources_json, response=response,
@@ -48,11 +64,9 @@ def record(key: str, source: tuple[str, ...], citations: str | None, document: s
     say("starting llama.cpp's server on 127.0.0.1 (loading the model: up to 2 minutes) ...")
     with local_server(key) as server:
         say(f"server ready at {server.base_url} (its log: {server.log}); recording ...")
-        settings = AuditOptions.from_env(model=server.model,
-                                         cache_mode=CacheMode.REFRESH if refresh else CacheMode.RECORD,
-                                         # the local server answers one request at a time: 1 unless
-                                         # CITEAUDIT_CONCURRENCY says otherwise
-                                         concurrency=config.concurrency(default=1), shipped=shipped)
+        # concurrency unset: 1 for the local server, which answers one request at a time, unless
+        # --concurrency or CITEAUDIT_CONCURRENCY says otherwise (`config.default_concurrency`)
+        settings = settings.with_(model=server.model, shipped=shipped)
         judge = settings.judge(base_url=server.base_url)
         result = _audit_inputs(**inputs, options=settings, judge=judge, progress=True, locate_only=False)
     _show(step2_view(result.table, text=False))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable
 from enum import StrEnum
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import click
 
@@ -41,24 +41,34 @@ MODEL_KEY = _choice(LocalModelKey)
 
 
 _WAYS = [f"{name} ({each.summary})" for name, each in STRATEGIES.items()]
-# the judge's settings, the same on every command that judges: one `AuditOptions` (options.py)
-SETTINGS_OPTIONS = (
-    click.option("--threshold", type=float, default=None,
-                 help="Routing score at or above which a verdict stands without review, 0 to 1 (default "
-                      "CITEAUDIT_THRESHOLD, else the recommended one of the model's calibration, else "
-                      f"{config.DEFAULT_THRESHOLD}: the output says which)."),
-    click.option("--strategy", type=click.Choice(list(STRATEGIES)), default=None,  # the registered strategies
-                 help=f"How the judge asks: {', '.join(_WAYS[:-1])} or {_WAYS[-1]}; default CITEAUDIT_STRATEGY or "
-                      f"{config.DEFAULT_STRATEGY}."),
-    click.option("--cache-mode", type=_choice(CacheMode), default=None,
-                 help="replay (default, offline), record or refresh; or CITEAUDIT_CACHE_MODE."),
-    click.option("--model", default=None,
-                 help="Judge model name, or a local model key (qwen, smollm2); default CITEAUDIT_MODEL or the "
-                      "recorded Qwen."),
-    click.option("--concurrency", type=click.IntRange(1, config.MAX_CONCURRENCY), default=None,
-                 help="Judge requests in flight at once (default CITEAUDIT_CONCURRENCY, else "
-                      f"{config.DEFAULT_CONCURRENCY}; 1 for a local llama.cpp server)."),
-)
+# the help of --cache-mode by the command's default mode (replay, unless the command records)
+CACHE_MODE_HELP = {
+    CacheMode.REPLAY: "replay (default, offline), record or refresh; or CITEAUDIT_CACHE_MODE.",
+    CacheMode.RECORD: "record (default: ask what is not recorded), refresh (ask everything again) or replay "
+                      "(offline: fails unless everything is recorded); or CITEAUDIT_CACHE_MODE.",
+}
+
+
+def _settings_params(default_mode: CacheMode, with_threshold: bool) -> tuple[Callable[[F], F], ...]:
+    """The judge's settings as click options, the same on every command that judges: one `AuditOptions`."""
+    threshold = click.option(
+        "--threshold", type=float, default=None,
+        help="Routing score at or above which a verdict stands without review, 0 to 1 (default "
+             "CITEAUDIT_THRESHOLD, else the recommended one of the model's calibration, else "
+             f"{config.DEFAULT_THRESHOLD}: the output says which).")
+    return (
+        *((threshold,) if with_threshold else ()),
+        click.option("--strategy", type=click.Choice(list(STRATEGIES)), default=None,  # the registered strategies
+                     help=f"How the judge asks: {', '.join(_WAYS[:-1])} or {_WAYS[-1]}; default CITEAUDIT_STRATEGY "
+                          f"or {config.DEFAULT_STRATEGY}."),
+        click.option("--cache-mode", type=_choice(CacheMode), default=None, help=CACHE_MODE_HELP[default_mode]),
+        click.option("--model", default=None,
+                     help="Judge model name, or a local model key (qwen, smollm2); default CITEAUDIT_MODEL or the "
+                          "recorded Qwen."),
+        click.option("--concurrency", type=click.IntRange(1, config.MAX_CONCURRENCY), default=None,
+                     help="Judge requests in flight at once (default CITEAUDIT_CONCURRENCY, else "
+                          f"{config.DEFAULT_CONCURRENCY}; 1 for a local llama.cpp server)."),
+    )
 
 
 # on the commands that audit (they route verdicts, so some stand): folded into `settings` like the rest
@@ -69,31 +79,42 @@ spot_check_option = click.option(
          "disagrees.")
 
 
-def settings_options(command: F) -> F:
+def settings_options(command: F | None = None, *, with_threshold: bool = True,
+                     default_mode: CacheMode = CacheMode.REPLAY) -> Any:
     """The judge's settings as options, handed to the command as one `settings: AuditOptions`
-    (arguments first, then the environment, then the defaults); with `spot_check_option` on the
-    command, its rate too."""
+    (arguments first, then the environment, then the defaults): the one declaration of the model
+    options, on every command that judges or records; with `spot_check_option` on the command, its
+    rate too.
 
-    @functools.wraps(command)
-    def wrapper(*args: object, threshold: float | None, strategy: str | None, cache_mode: str | None,
-                model: str | None, concurrency: int | None, **kwargs: object) -> object:
-        if threshold is not None:
-            try:
-                check_threshold(threshold, "--threshold")
-            except CiteAuditError as exc:
-                raise click.BadParameter(str(exc), param_hint="--threshold") from None
-        spot_check = kwargs.pop("spot_check", None)
-        if spot_check is not None:
-            try:
-                check_rate(spot_check, "--spot-check")
-            except CiteAuditError as exc:
-                raise click.BadParameter(str(exc), param_hint="--spot-check") from None
-        settings = AuditOptions.from_env(model=model, strategy=strategy, cache_mode=cache_mode,
-                                         threshold=threshold, concurrency=concurrency,
-                                         spot_check=spot_check)  # type: ignore[arg-type]
-        return command(*args, settings=settings, **kwargs)
+    `@settings_options` for a command that audits; `@settings_options(with_threshold=False,
+    default_mode=CacheMode.RECORD)` for one that records (no routing threshold; `record` unless
+    --cache-mode or CITEAUDIT_CACHE_MODE says otherwise).
+    """
 
-    return _options(*SETTINGS_OPTIONS)(wrapper)  # type: ignore[return-value]
+    def decorate(command: F) -> F:
+        @functools.wraps(command)
+        def wrapper(*args: object, strategy: str | None, cache_mode: str | None, model: str | None,
+                    concurrency: int | None, threshold: float | None = None, **kwargs: object) -> object:
+            if threshold is not None:
+                try:
+                    check_threshold(threshold, "--threshold")
+                except CiteAuditError as exc:
+                    raise click.BadParameter(str(exc), param_hint="--threshold") from None
+            spot_check = kwargs.pop("spot_check", None)
+            if spot_check is not None:
+                try:
+                    check_rate(spot_check, "--spot-check")
+                except CiteAuditError as exc:
+                    raise click.BadParameter(str(exc), param_hint="--spot-check") from None
+            settings = AuditOptions.from_env(model=model, strategy=strategy,
+                                             cache_mode=cache_mode or config.cache_mode(default_mode),
+                                             threshold=threshold, concurrency=concurrency,
+                                             spot_check=spot_check)  # type: ignore[arg-type]
+            return command(*args, settings=settings, **kwargs)
+
+        return _options(*_settings_params(default_mode, with_threshold))(wrapper)  # type: ignore[return-value]
+
+    return decorate if command is None else decorate(command)
 
 
 output_options = _options(

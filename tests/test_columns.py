@@ -1,0 +1,67 @@
+"""The table's columns, each declared once in `table.py` (`column(name, stage, output)`): the lists the
+stages use are derived from the declarations, the JSON Lines record keeps the command line's order,
+and every judge column is the `Judgement` field of its name."""
+
+from dataclasses import fields
+
+import pytest
+from conftest import DATA
+
+from citeaudit import Judgement, audit_quotes
+from citeaudit import table as C
+from citeaudit.citations.dataset import ANSWER_ID, LINE
+from citeaudit.pipeline.batch import ROW_COLUMNS
+from citeaudit.pipeline.jsonl import records
+from citeaudit.table import Stage
+
+# the command line's record as DESIGN.md and the README document it: a new column is written after these
+RECORD = ["id", "kind", "claim", "quote", "cited_section", "quote_status", "found_section", "section_match",
+          "match_score", "span", "relation", "probabilities", "answers", "confidence", "method", "p_pass", "score",
+          "verdict", "route", "flags", "model", "cached", "error", "error_kind", "closest", "fabricated_reason",
+          "expected", "review_verdict", "review_state", "final_verdict", "state"]
+VENDOR_RECORD = ["source_file", "vendor", "vendor_location", "findings", "unchecked_reason"]
+
+
+def test_each_column_is_declared_once_and_the_lists_are_derived():
+    names = [c.name for c in C.COLUMNS]
+    assert len(names) == len(set(names))
+    assert C.LOCATE_COLUMNS + C.JUDGE_COLUMNS + C.names(Stage.ROUTE) + C.names(Stage.REVIEW) == C.AUDIT_COLUMNS
+    assert set(C.AUDIT_COLUMNS) | set(C.RESPONSE_FIELDS) == set(names)
+    assert [ANSWER_ID, LINE, *C.AUDIT_COLUMNS] == ROW_COLUMNS  # a batch's rows: every column of the table
+    assert C.LOCATE_COLUMNS[:5] == [C.ID, C.KIND, C.CLAIM, C.QUOTE, C.CITED_SECTION]
+
+
+def test_the_record_keeps_the_command_lines_order():
+    places = sorted(c.output for c in C.COLUMNS if c.output is not None)
+    assert places == list(range(1, len(places) + 1))  # one place each, no gap
+    assert C.RECORD_FIELDS[:len(RECORD + VENDOR_RECORD)] == RECORD + VENDOR_RECORD  # new fields come after
+    assert [f for f in C.RECORD_FIELDS if f not in VENDOR_RECORD] == C.OUTPUT_FIELDS
+    assert C.RESPONSE_FIELDS[:len(VENDOR_RECORD)] == VENDOR_RECORD
+    assert C.EVIDENCE not in C.RECORD_FIELDS and C.FINGERPRINT not in C.RECORD_FIELDS
+
+
+def test_every_judge_column_is_a_judgement_field():
+    """`judge_citations` copies a `Judgement` into its row field by field, by these names."""
+    assert set(C.JUDGE_COLUMNS) == {f.name for f in fields(Judgement)}
+
+
+@pytest.mark.parametrize("locate_only", [True, False], ids=["locate-only", "replay"])
+def test_records_have_the_declared_fields_and_the_judgement_reaches_them(recorded_cache, locate_only):
+    audit = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", locate_only=locate_only)
+    written = records(audit.table, audit.document)
+    assert all(list(record) == C.OUTPUT_FIELDS for record in written)
+    judged = [r for r in written if r["model"] is not None]
+    assert bool(judged) != locate_only
+    for record in judged:  # every judge column came from the Judgement, none left at None by the copy
+        assert record["relation"] in ("supports", "contradicts", "says_nothing") or record["error"]
+        assert record["method"] is not None and record["cached"] is not None
+
+
+def test_a_vendor_responses_records_carry_its_own_fields_in_their_place():
+    from citeaudit import audit_response
+
+    sources = ["rfc7519.txt", DATA / "formats" / "lantern-sync.md", DATA / "formats" / "reservoir-report.pdf"]
+    audit = audit_response(DATA / "responses" / "anthropic_messages.json", sources, locate_only=True)
+    written = records(audit.table, audit.document)
+    assert written and all(list(record) == C.RECORD_FIELDS for record in written)
+
