@@ -44,7 +44,7 @@ from citeaudit.decide.calibration import Calibration, Routing, load_calibration,
 from citeaudit.decide.decision import Decision, apply_reviews, row_state, settle, why_it_waits
 from citeaudit.decide.decision import decide as decide_answer
 from citeaudit.decide.fingerprint import fingerprint
-from citeaudit.decide.review_batch import BatchOutcome, review_batch
+from citeaudit.decide.batch_review import BatchOutcome, review_batch
 from citeaudit.decide.reviews import (
                     Review,
                     ReviewCommand,

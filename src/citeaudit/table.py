@@ -302,19 +302,19 @@ FINAL_VERDICT = column("final_verdict", Stage.REVIEW, output=30)
 STATE = column("state", Stage.REVIEW, output=31)  # State
 # True: a standing verdict drawn as a spot check (`decide.spotcheck`): listed for review, but its state
 # stays `stands` (it holds nothing) until a current review settles it like any review
-SPOT_CHECK = column("spot_check", Stage.REVIEW, output=32)
+SPOT_CHECK = column("spot_check", Stage.REVIEW, output=37)
 
 # vendor responses only (`vendor_audit.py`): where a vendor's own citation points and what of it
 # holds; written in the records only when the table has them
 # the --source a vendor citation was matched to (or where its quote really is)
-SOURCE_FILE = column("source_file", Stage.RESPONSE, output=33)
-VENDOR = column("vendor", Stage.RESPONSE, output=34)  # ResponseFormat of the response
+SOURCE_FILE = column("source_file", Stage.RESPONSE, output=32)
+VENDOR = column("vendor", Stage.RESPONSE, output=33)  # ResponseFormat of the response
 # the vendor's offsets, pages or blocks in words ("chars 120-180")
-VENDOR_LOCATION = column("vendor_location", Stage.RESPONSE, output=35)
+VENDOR_LOCATION = column("vendor_location", Stage.RESPONSE, output=34)
 # [{"flag": Flag, "says": str}]: the vendor's location checks that failed
-FINDINGS = column("findings", Stage.RESPONSE, output=36)
+FINDINGS = column("findings", Stage.RESPONSE, output=35)
 # why a citation could not be checked (its source was not given)
-UNCHECKED_REASON = column("unchecked_reason", Stage.RESPONSE, output=37)
+UNCHECKED_REASON = column("unchecked_reason", Stage.RESPONSE, output=36)
 
 
 def names(stage: Stage) -> list[str]:

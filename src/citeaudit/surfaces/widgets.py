@@ -18,7 +18,7 @@ from citeaudit.calibrate.fit import pass_fail_right, reliability, threshold_tabl
 from citeaudit.decide.agreement import precision_warning
 from citeaudit.decide.calibration import Calibration
 from citeaudit.decide.decision import Decision
-from citeaudit.decide.review_batch import BatchOutcome, review_batch
+from citeaudit.decide.batch_review import BatchOutcome, review_batch
 from citeaudit.decide.reviews import Review, load_reviews, review_row
 from citeaudit.decide.route import route, score_note, verdict_words
 from citeaudit.decide.spotcheck import open_spot_checks
@@ -152,7 +152,7 @@ class ReviewQueue:
     """The citations waiting for a human, one at a time, then the spot checks (standing verdicts
     drawn at random, `decide.spotcheck`: listed apart in `spot_checks`, they hold nothing); each
     decision is stored at once. A verdict that stood without a human can be overridden too
-    (`standing`, `override`), and many reviews recorded in one go (`review_batch`). After each
+    (`standing`, `override`), and many reviews recorded in one go (`batch_review`). After each
     write `saved` says what was written, to which store, and how many reviews it holds."""
 
     audit: Audit
@@ -218,7 +218,7 @@ class ReviewQueue:
 
     def review_batch(self, batch: str | Path | pd.DataFrame, reviewer: str | None = None) -> BatchOutcome:
         """Record a batch of reviews at once (a CSV or JSON Lines file of id, verdict, note, or a table
-        with those columns; `decide.review_batch`): each bound to its row's evidence like a button's
+        with those columns; `decide.batch_review`): each bound to its row's evidence like a button's
         review; a bad row is left out and named in `problems`, the others go in."""
         outcome = review_batch(self.table, batch, self.store, reviewer)
         self.refresh()

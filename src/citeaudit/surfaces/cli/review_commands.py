@@ -14,7 +14,7 @@ import sys
 import click
 
 from citeaudit.decide.agreement import Agreement, agreement
-from citeaudit.decide.review_batch import review_batch
+from citeaudit.decide.batch_review import review_batch
 from citeaudit.decide.reviews import bound_review, store_review
 from citeaudit.errors import InputError
 from citeaudit.pipeline.audit import Audit
