@@ -7,64 +7,64 @@ documents -> locate (step 1) -> judge through the cache (step 2) -> route (step 
 """
 
 from citeaudit.calibrate.fit import (
-                    StrategyComparison,
-                    advise,
-                    compare_strategies,
-                    cross_validate,
-                    expected_calibration_error,
-                    fit_calibration,
-                    lowest_threshold,
-                    reliability,
-                    repeated_cross_validation,
-                    strategy_metrics,
-                    threshold_table,
+    StrategyComparison,
+    advise,
+    compare_strategies,
+    cross_validate,
+    expected_calibration_error,
+    fit_calibration,
+    lowest_threshold,
+    reliability,
+    repeated_cross_validation,
+    strategy_metrics,
+    threshold_table,
 )
 from citeaudit.calibrate.judge_setup import (
-                    LABELLED_SETS,
-                    SetupPlan,
-                    SetupResult,
-                    labelled_sets,
-                    setup_judge,
-                    setup_plan,
+    LABELLED_SETS,
+    SetupPlan,
+    SetupResult,
+    labelled_sets,
+    setup_judge,
+    setup_plan,
 )
 from citeaudit.citations.dataset import read_dataset
 from citeaudit.citations.lines import LineAnswer, extract_line_citations, load_line_answer
 from citeaudit.citations.records import Citation, LineRange, SectionRef, SourceRef, load_citations
 from citeaudit.citations.responses import (
-                    CitedSource,
-                    ParsedResponse,
-                    VendorCitation,
-                    detect_response_format,
-                    load_response,
-                    parse_response,
+    CitedSource,
+    ParsedResponse,
+    VendorCitation,
+    detect_response_format,
+    load_response,
+    parse_response,
 )
 from citeaudit.citations.sourceid import ContractViolation, SourceIdAnswer, validate_source_id
 from citeaudit.decide.agreement import Agreement, SpotChecks, agreement, precision_warning, wilson_interval
+from citeaudit.decide.batch_review import BatchOutcome, review_batch
 from citeaudit.decide.calibration import Calibration, Routing, load_calibration, save_calibration
 from citeaudit.decide.decision import Decision, apply_reviews, row_state, settle, why_it_waits
 from citeaudit.decide.decision import decide as decide_answer
 from citeaudit.decide.fingerprint import fingerprint
-from citeaudit.decide.batch_review import BatchOutcome, review_batch
 from citeaudit.decide.reviews import (
-                    Review,
-                    ReviewCommand,
-                    load_reviews,
-                    record_review,
-                    review_row,
-                    review_store_path,
-                    row_fingerprint,
+    Review,
+    ReviewCommand,
+    load_reviews,
+    record_review,
+    review_row,
+    review_store_path,
+    row_fingerprint,
 )
 from citeaudit.decide.route import route
 from citeaudit.decide.spotcheck import is_spot_check, open_spot_checks, spot_draw
 from citeaudit.errors import (
-                    CacheMissError,
-                    CiteAuditError,
-                    InputError,
-                    JudgeError,
-                    JudgeUnavailableError,
-                    LocalModelError,
-                    SourceError,
-                    StoreError,
+    CacheMissError,
+    CiteAuditError,
+    InputError,
+    JudgeError,
+    JudgeUnavailableError,
+    LocalModelError,
+    SourceError,
+    StoreError,
 )
 from citeaudit.judge.cache import CallCache
 from citeaudit.judge.judge import Judge, Judgement
@@ -75,27 +75,27 @@ from citeaudit.locate.quotes import Location, locate_citations
 from citeaudit.locate.quotes import locate as locate_quote
 from citeaudit.locate.textindex import DocumentIndex, index_document, normalize
 from citeaudit.pipeline.audit import (
-                    Audit,
-                    audit_citations,
-                    audit_files,
-                    audit_lines,
-                    audit_quotes,
-                    audit_source_files,
-                    audit_sources,
-                    judge_citations,
+    Audit,
+    audit_citations,
+    audit_files,
+    audit_lines,
+    audit_quotes,
+    audit_source_files,
+    audit_sources,
+    judge_citations,
 )
 from citeaudit.pipeline.batch import BatchResult, audit_dataset, run_batch
 from citeaudit.pipeline.contract import check_contract, check_contract_files
 from citeaudit.pipeline.jsonl import records, write_jsonl
 from citeaudit.pipeline.vendor_audit import audit_response, locate_response, match_source, response_view
 from citeaudit.settings.environment import (
-                    DEFAULT_MODEL,
-                    DEFAULT_SPOT_CHECK,
-                    DEFAULT_STRATEGY,
-                    DEFAULT_THRESHOLD,
-                    find_input,
-                    project_dir,
-                    source_dirs,
+    DEFAULT_MODEL,
+    DEFAULT_SPOT_CHECK,
+    DEFAULT_STRATEGY,
+    DEFAULT_THRESHOLD,
+    find_input,
+    project_dir,
+    source_dirs,
 )
 from citeaudit.settings.options import AuditOptions
 from citeaudit.sources.document import Document, Section, canonical_section_id
@@ -106,33 +106,33 @@ from citeaudit.sources.text import load_text
 from citeaudit.surfaces.dashboard import answer_cards, render_dashboard, write_dashboard
 from citeaudit.surfaces.report import explain, render_html, write_report
 from citeaudit.surfaces.views import (
-                    audit_view,
-                    highlight_html,
-                    how_to_record,
-                    lines_view,
-                    quote_html,
-                    step1_view,
-                    step2_view,
-                    styled,
-                    word_diff,
+    audit_view,
+    highlight_html,
+    how_to_record,
+    lines_view,
+    quote_html,
+    step1_view,
+    step2_view,
+    styled,
+    word_diff,
 )
 from citeaudit.surfaces.widgets import ReviewQueue, ThresholdExplorer, style_threshold_view, threshold_view
 from citeaudit.table import (
-                    CacheMode,
-                    ErrorKind,
-                    Flag,
-                    Kind,
-                    LocalModelKey,
-                    QuoteStatus,
-                    Relation,
-                    ResponseFormat,
-                    ReviewState,
-                    Route,
-                    Selection,
-                    State,
-                    Status,
-                    Strategy,
-                    Verdict,
+    CacheMode,
+    ErrorKind,
+    Flag,
+    Kind,
+    LocalModelKey,
+    QuoteStatus,
+    Relation,
+    ResponseFormat,
+    ReviewState,
+    Route,
+    Selection,
+    State,
+    Status,
+    Strategy,
+    Verdict,
 )
 
 __all__ = [

@@ -16,9 +16,9 @@ import pandas as pd
 from citeaudit import table as C
 from citeaudit.calibrate.fit import pass_fail_right, reliability, threshold_table
 from citeaudit.decide.agreement import precision_warning
+from citeaudit.decide.batch_review import BatchOutcome, review_batch
 from citeaudit.decide.calibration import Calibration
 from citeaudit.decide.decision import Decision
-from citeaudit.decide.batch_review import BatchOutcome, review_batch
 from citeaudit.decide.reviews import Review, load_reviews, review_row
 from citeaudit.decide.route import route, score_note, verdict_words
 from citeaudit.decide.spotcheck import open_spot_checks
