@@ -24,7 +24,6 @@ import pandas as pd
 from IPython.display import HTML, display
 
 import citeaudit as ca
-from citeaudit.surfaces import dashboard
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
 # the cards of every answer to look at are drawn on the worker that holds its document
@@ -44,10 +43,10 @@ display(result.decisions)
 # the documents with the most failing citations (contradicted, unsupported or fabricated).
 
 # %%
-citations = dashboard.citation_table(result)
-display(pd.Series(dashboard.decision_counts(result), name="answers").to_frame())
-display(dashboard.verdict_counts(citations))
-dashboard.failing_sources(citations)
+citations = ca.citation_table(result)
+display(pd.Series(ca.decision_counts(result), name="answers").to_frame())
+display(ca.verdict_counts(citations))
+ca.failing_sources(citations)
 
 # %% [markdown]
 # ## The confidence of the judged citations
@@ -56,7 +55,7 @@ dashboard.failing_sources(citations)
 # above it stand, the others wait for review.
 
 # %%
-bins = dashboard.score_histogram(citations)
+bins = ca.score_histogram(citations)
 shown = bins[bins["high"] > 0.5]
 ax = shown.set_index(shown["low"].map("{:.2f}".format))[["stands", "waits"]].plot.bar(
     stacked=True, color=["#1a7f37", "#bf8700"], figsize=(7, 3), xlabel="score (bin start)", ylabel="citations")
