@@ -9,7 +9,7 @@ from test_cli import run
 from test_notebooks import replay_env  # noqa: F401  (the fixture notebook 05 runs in)
 
 from citeaudit import AuditOptions, agreement, audit_quotes, render_html
-from citeaudit.pipeline.batch import Settings, audit_dataset
+from citeaudit.pipeline.batch import audit_dataset
 from citeaudit.surfaces.dashboard import render_dashboard
 
 EXAMPLE = ["--source", "rfc7519.txt", "--citations", str(DATA / "rfc7519_citations.json")]
@@ -86,13 +86,13 @@ def test_the_report_marks_a_spot_check_and_shows_its_review_command(recorded_cac
 
 def test_the_dashboard_lists_the_open_spot_checks(recorded_cache):
     options = AuditOptions.from_env(spot_check=1.0)
-    result = audit_dataset(DATA / "batch" / "example.jsonl", Settings(options=options))
+    result = audit_dataset(DATA / "batch" / "example.jsonl", options)
     drawn = result.rows[result.rows["spot_check"].eq(True)]
     assert len(drawn) and set(drawn["state"]) == {"stands"}
     page = render_dashboard(result)
     assert f"<h2>Spot checks to review ({len(drawn)})</h2>" in page
     assert all(f"<td>{cid}</td>" in page for cid in drawn["id"])
-    quiet = audit_dataset(DATA / "batch" / "example.jsonl", Settings(options=options.with_(spot_check=0.0)))
+    quiet = audit_dataset(DATA / "batch" / "example.jsonl", options.with_(spot_check=0.0))
     assert "Spot checks to review" not in render_dashboard(quiet) and result.decisions.equals(quiet.decisions)
 
 
