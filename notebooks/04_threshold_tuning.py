@@ -13,7 +13,7 @@
 # calls the model.
 
 # %% tags=["parameters"]
-# None: every bundled labelled set (judgesetup.LABELLED_SETS, the Makefile's QUOTE_SETS); else a list of
+# None: every bundled labelled set (ca.LABELLED_SETS, the Makefile's QUOTE_SETS); else a list of
 # (source, citations) pairs, paths from the project root
 LABELLED = None
 STRATEGIES = ["choice", "examples", "yesno", "panel", "panel+examples"]
@@ -29,24 +29,13 @@ MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
 # `choice` has no recorded answers for them and is fitted on the project's sets.
 
 # %%
-import importlib
-import sys
-
 import matplotlib.pyplot as plt
 import pandas as pd
 
 import citeaudit as ca
-from citeaudit.calibrate.judge_setup import LABELLED_SETS
 
-built = ca.project_dir() / "build" / "public"
-sys.path.insert(0, str(ca.project_dir() / "tools"))
-public_sets = importlib.import_module("public_sets")  # tools/public_sets.py, what `make public-sets` runs
-
-if WITH_PUBLIC and not list(built.glob("*_citations.json")) and public_sets.default_public_dir().is_dir():
-    public_sets.build(public_sets.default_public_dir(), built)
-PUBLIC = [(str(built / f"{domain}.txt"), str(built / f"{domain}_citations.json")) for domain in public_sets.DOMAINS
-          if WITH_PUBLIC and (built / f"{domain}_citations.json").is_file()]
-labelled = [tuple(pair) for pair in (LABELLED or LABELLED_SETS)]
+PUBLIC = ca.public_labelled_sets() if WITH_PUBLIC else []  # built into build/public/ on first use
+labelled = [(str(source), str(cites)) for source, cites in (LABELLED or ca.LABELLED_SETS)]
 fitted_on = {strategy: labelled if strategy == "choice" else [*labelled, *PUBLIC] for strategy in STRATEGIES}
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, use_calibration=False)  # fitted below
 by_set = {strategy: [ca.audit_quotes(source, ca.find_input(cites), options=options.with_(strategy=strategy)).table
@@ -141,28 +130,12 @@ ca.style_threshold_view(explorer.wrong_standing(view))
 # %%
 from IPython.display import display
 
-from citeaudit.calibrate.fit import coverage_ceiling, domain_figures, domain_of, leave_one_domain_out, row_labels
-
-held_out = {}  # strategy -> leave_one_domain_out's rows
-for strategy in STRATEGIES:
-    sets, parts = fitted_on[strategy], by_set[strategy]
-    domains = row_labels([domain_of(ca.find_input(cites)) for _, cites in sets], parts)
-    if len(set(domains)) >= 2:
-        documents = row_labels([cites for _, cites in sets], parts)  # for the coverage check
-        held_out[strategy] = leave_one_domain_out(pd.concat(parts, ignore_index=True), domains, TARGET,
-                                                  documents=documents)
+held_out = {strategy: held for strategy in STRATEGIES  # leave_one_domain_out's rows, per strategy
+            if (held := ca.hold_out_sets(fitted_on[strategy], by_set[strategy], TARGET)) is not None}
 if not held_out:
     print("one domain only: nothing to hold out")
 else:
-    everything = {strategy: domain_figures(held).loc["all"] for strategy, held in held_out.items()}
-    side_by_side = pd.DataFrame({  # the columns of `citeaudit calibrate`'s side-by-side table, as shares
-        strategy: {"pooled: stand": figures.at[strategy, "coverage_mean"],
-                   "pooled: right": figures.at[strategy, "precision_mean"],
-                   "held out by domain: stand": f["coverage"], "held out by domain: right": f["precision"],
-                   "false verified (of the failing)": f["false_verified_share"],
-                   "held out, best threshold in hindsight: stand": (coverage_ceiling(held_out[strategy], TARGET)
-                                                                    or {"coverage": float("nan")})["coverage"]}
-        for strategy, f in everything.items()}).T
+    side_by_side = ca.side_by_side(figures, held_out, TARGET)  # `citeaudit calibrate`'s columns, as shares
     display(side_by_side.style.format("{:.1%}", na_rep="-"))
     if best in held_out:
-        display(domain_figures(held_out[best]).style.format(precision=2, na_rep="-"))
+        display(ca.domain_figures(held_out[best]).style.format(precision=2, na_rep="-"))

@@ -9,20 +9,14 @@ from conftest import DATA, ROOT
 
 from citeaudit import Judge, audit_quotes
 from citeaudit import table as C
-from citeaudit.calibrate.fit import (
-    L2_GRID,
+from citeaudit.calibrate.crossval import cross_validate, repeated_cross_validation, strategy_metrics
+from citeaudit.calibrate.fit import fit_calibration
+from citeaudit.calibrate.maps import L2_GRID, fit_logistic, fit_platt, recommend_threshold, stratified_folds
+from citeaudit.calibrate.scoring import (
     advise,
-    cross_validate,
     expected_calibration_error,
-    fit_calibration,
-    fit_logistic,
-    fit_platt,
     lowest_threshold,
-    recommend_threshold,
     reliability,
-    repeated_cross_validation,
-    strategy_metrics,
-    stratified_folds,
     threshold_table,
 )
 from citeaudit.decide.calibration import Calibration, load_calibration, save_calibration

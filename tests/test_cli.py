@@ -170,15 +170,16 @@ MODEL_OPTIONS = ("strategy", "cache_mode", "model", "concurrency")
 
 
 def test_every_command_that_judges_or_records_declares_the_model_options_once():
-    """`audit` ... `batch`, `thresholds`, `calibrate`, `judge-setup` and `record` take model, strategy,
+    """Every command that judges (`audit`, `batch`, `thresholds`, `calibrate`, `review` and `agreement`,
+    which judge the inputs they were given, `judge-setup` and `record`...) takes model, strategy,
     cache mode and concurrency from the one decorator (`params.settings_options`): the same options
     with the same help, handed to the command as one `AuditOptions`."""
     from citeaudit.surfaces.cli import main
 
     commands = {name: {p.name: p for p in command.params} for name, command in main.commands.items()}
     judging = sorted(name for name, params in commands.items() if "strategy" in params)
-    assert judging == ["audit", "batch", "calibrate", "contract", "judge-setup", "lines", "record", "report",
-                       "thresholds"]
+    assert judging == ["agreement", "audit", "batch", "calibrate", "contract", "judge-setup", "lines", "record",
+                       "report", "review", "thresholds"]
     first = commands["audit"]
     for name in judging:
         for option in MODEL_OPTIONS:

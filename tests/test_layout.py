@@ -41,7 +41,7 @@ ALLOWED = {
 }
 # TEMPORARY: being split by other engineers (issue 31) as this test was made strict; the lead
 # empties this list after merging their work.
-TOO_LONG_FOR_NOW = {"calibrate/fit.py"}
+TOO_LONG_FOR_NOW: set[str] = set()
 
 
 def module_name(path: Path) -> str:

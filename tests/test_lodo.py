@@ -12,16 +12,15 @@ import pytest
 from conftest import DATA
 
 from citeaudit import table as C
-from citeaudit.calibrate.fit import (
+from citeaudit.calibrate.domains import (
     PROJECT_DOMAIN,
-    _fit,
-    coverage_ceiling,
     domain_figures,
     domain_of,
-    judged_rows,
     leave_one_domain_out,
     worst_domain_threshold,
 )
+from citeaudit.calibrate.maps import coverage_ceiling, fit_map
+from citeaudit.calibrate.scoring import judged_rows
 from citeaudit.decide.calibration import load_calibration
 
 
@@ -110,7 +109,7 @@ def test_each_domain_is_scored_by_a_map_fitted_without_it():
     assert pd.isna(figures.loc["plain", "threshold"]) and figures.loc["plain", "stand"] == 0
     rows = judged_rows(frame)
     others = rows[[n != "odd" for n in names]]
-    assert held.loc[held["domain"] == "odd", "threshold"].iloc[0] == _fit(others, 0.95, inputs="supports").threshold
+    assert held.loc[held["domain"] == "odd", "threshold"].iloc[0] == fit_map(others, 0.95, inputs="supports").threshold
     # the held-out domain's labels never reach its own map: flipped, its scores and threshold stay
     flipped = frame.copy()
     odd = [i for i, n in enumerate(names) if n == "odd"]

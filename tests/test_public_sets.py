@@ -1,21 +1,17 @@
-"""tools/public_sets.py: the public TRAIN sets become labelled sets step 1 reads as intended.
+"""citeaudit.calibrate.public_sets (what tools/public_sets.py and `make public-sets` run): the public TRAIN sets become labelled sets step 1 reads as intended.
 
 The data is not in the repository: these tests run when ../shared/data/public is beside the checkout
 (as CI has it, like ../shared/data/rfc) and are skipped otherwise; the helpers' tests always run.
 """
 
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-
-import public_sets
-
 from citeaudit import audit_quotes
+from citeaudit.calibrate import public_sets
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = ROOT.parent / "shared" / "data" / "public"

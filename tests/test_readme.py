@@ -107,10 +107,7 @@ PUBLIC = ROOT.parent / "shared" / "data" / "public"  # the public TRAIN splits, 
 @pytest.fixture(scope="module")
 def public_labelled(tmp_path_factory) -> list[str]:
     """`--source S --citations C` for the public sets `make public-sets` builds (into a scratch folder)."""
-    import sys
-
-    sys.path.insert(0, str(ROOT / "tools"))
-    import public_sets
+    from citeaudit.calibrate import public_sets
 
     if not PUBLIC.is_dir():
         pytest.skip(f"no public data at {PUBLIC}")

@@ -11,7 +11,8 @@ from conftest import DATA
 from scripted_endpoint import completion
 
 from citeaudit import CallCache, Judge, audit_quotes
-from citeaudit.calibrate.fit import answer_keys, default_inputs, judged_rows
+from citeaudit.calibrate.maps import answer_keys, default_inputs
+from citeaudit.calibrate.scoring import judged_rows
 from citeaudit.errors import InputError
 from citeaudit.judge.cache import read_recording, recording_name, request_key
 from citeaudit.judge.judge import YESNO_GRAMMAR

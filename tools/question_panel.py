@@ -21,7 +21,7 @@ import pandas as pd
 
 from citeaudit import CallCache, Judge, audit_quotes, repeated_cross_validation
 from citeaudit import table as C
-from citeaudit.calibrate.fit import judged_rows
+from citeaudit.calibrate.scoring import judged_rows
 from citeaudit.judge.localmodel import MODELS
 from citeaudit.judge.prompts import CANDIDATE_QUESTIONS, PANEL_QUESTIONS, YESNO_QUESTIONS
 from citeaudit.settings.environment import project_dir

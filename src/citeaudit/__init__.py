@@ -6,19 +6,15 @@ documents -> locate (step 1) -> judge through the cache (step 2) -> route (step 
 `Audit`; the words of the table and its column names are in `table`.
 """
 
-from citeaudit.calibrate.fit import (
-    StrategyComparison,
-    advise,
-    compare_strategies,
-    cross_validate,
-    expected_calibration_error,
-    fit_calibration,
-    lowest_threshold,
-    reliability,
-    repeated_cross_validation,
-    strategy_metrics,
-    threshold_table,
+from citeaudit.calibrate.crossval import cross_validate, repeated_cross_validation, strategy_metrics
+from citeaudit.calibrate.domains import (
+    domain_figures,
+    hold_out_sets,
+    leave_one_domain_out,
+    side_by_side,
+    worst_domain_threshold,
 )
+from citeaudit.calibrate.fit import StrategyComparison, compare_strategies, fit_calibration
 from citeaudit.calibrate.judge_setup import (
     LABELLED_SETS,
     SetupPlan,
@@ -26,6 +22,15 @@ from citeaudit.calibrate.judge_setup import (
     labelled_sets,
     setup_judge,
     setup_plan,
+)
+from citeaudit.calibrate.maps import coverage_ceiling
+from citeaudit.calibrate.public_sets import public_labelled_sets
+from citeaudit.calibrate.scoring import (
+    advise,
+    expected_calibration_error,
+    lowest_threshold,
+    reliability,
+    threshold_table,
 )
 from citeaudit.citations.dataset import read_dataset
 from citeaudit.citations.lines import LineAnswer, extract_line_citations, load_line_answer
@@ -227,10 +232,12 @@ __all__ = [
     "check_contract_files",
     "citation_table",
     "compare_strategies",
+    "coverage_ceiling",
     "cross_validate",
     "decide_answer",
     "decision_counts",
     "detect_response_format",
+    "domain_figures",
     "expected_calibration_error",
     "explain",
     "extract_line_citations",
@@ -239,11 +246,13 @@ __all__ = [
     "fingerprint",
     "fit_calibration",
     "highlight_html",
+    "hold_out_sets",
     "how_to_record",
     "index_document",
     "is_spot_check",
     "judge_citations",
     "labelled_sets",
+    "leave_one_domain_out",
     "lines_view",
     "load_calibration",
     "load_citations",
@@ -265,6 +274,7 @@ __all__ = [
     "parse_response",
     "precision_warning",
     "project_dir",
+    "public_labelled_sets",
     "quote_html",
     "read_dataset",
     "record_review",
@@ -287,6 +297,7 @@ __all__ = [
     "settle",
     "setup_judge",
     "setup_plan",
+    "side_by_side",
     "source_dirs",
     "spot_draw",
     "step1_view",
@@ -301,6 +312,7 @@ __all__ = [
     "why_it_waits",
     "wilson_interval",
     "word_diff",
+    "worst_domain_threshold",
     "write_dashboard",
     "write_jsonl",
     "write_report",

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from citeaudit import table as C
-from citeaudit.calibrate.fit import StrategyComparison, fit_calibration, row_labels
+from citeaudit.calibrate.domains import row_labels
+from citeaudit.calibrate.fit import StrategyComparison, fit_calibration
 from citeaudit.decide.calibration import Calibration, load_calibration, save_calibration
 from citeaudit.errors import InputError, JudgeError
 from citeaudit.judge.strategies import STRATEGIES

@@ -86,6 +86,13 @@ def find_input(path: str | Path) -> Path:
     return beside if beside.exists() else given
 
 
+def public_dir() -> Path:
+    """Where the public TRAIN sets are read from: `CITEAUDIT_PUBLIC_DIR`, else `../shared/data/public`
+    beside the project."""
+    value = os.environ.get("CITEAUDIT_PUBLIC_DIR")
+    return Path(value) if value else project_dir().parent / "shared" / "data" / "public"
+
+
 def cache_dir() -> Path:
     value = os.environ.get("CITEAUDIT_CACHE_DIR")
     return Path(value) if value else project_dir() / "cache"

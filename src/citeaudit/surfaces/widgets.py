@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from citeaudit import table as C
-from citeaudit.calibrate.fit import pass_fail_right, reliability, threshold_table
+from citeaudit.calibrate.scoring import pass_fail_right, reliability, threshold_table
 from citeaudit.decide.agreement import precision_warning
 from citeaudit.decide.batch_review import BatchOutcome, review_batch
 from citeaudit.decide.calibration import Calibration

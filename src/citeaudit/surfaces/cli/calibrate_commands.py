@@ -33,7 +33,7 @@ from citeaudit.table import (
 def thresholds(sources: tuple[str, ...], citation_files: tuple[str, ...], target: float,
                settings: AuditOptions) -> None:
     """Threshold table of a labelled set: share auto-accepted, their accuracy, review load."""
-    from citeaudit.calibrate.fit import advise, reliability, threshold_table
+    from citeaudit.calibrate.scoring import advise, reliability, threshold_table
 
     if len(sources) != len(citation_files):
         raise click.UsageError("give one --source per --citations")
@@ -151,7 +151,8 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
     <user cache>/calibration/<model>.<strategy>.json (cache/local/ unless CITEAUDIT_USER_CACHE;
     cache/calibration/ with --shipped), which `audit` then applies.
     """
-    from citeaudit.calibrate.fit import domain_of, fit_calibration, row_labels
+    from citeaudit.calibrate.domains import domain_of, row_labels
+    from citeaudit.calibrate.fit import fit_calibration
     from citeaudit.decide.calibration import save_calibration
 
     if len(sources) != len(citation_files):
@@ -334,7 +335,8 @@ def _leave_one_domain_out(fitted: Calibration, table: pd.DataFrame, row_domains:
     with them in `cross_validated` (and, with rule `worst-domain`, that threshold)."""
     from dataclasses import replace
 
-    from citeaudit.calibrate.fit import coverage_ceiling, domain_figures, leave_one_domain_out, worst_domain_threshold
+    from citeaudit.calibrate.domains import domain_figures, leave_one_domain_out, worst_domain_threshold
+    from citeaudit.calibrate.maps import coverage_ceiling
 
     try:
         held = leave_one_domain_out(table, row_domains, target, fitted.inputs, row_documents)
