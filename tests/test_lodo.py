@@ -242,3 +242,27 @@ def test_leave_one_domain_out_applies_the_check_of_the_map_fitted_without_the_do
     assert without.loc["murky", "stand"] > 0 and without.loc["murky", "precision"] < 0.95
     assert checked.loc["murky", "stand"] == 0  # its no-to-everything share is beyond every other domain's
     assert checked.loc["clear", "stand"] == without.loc["clear", "stand"]  # the others are covered
+
+
+def test_the_threshold_rule_is_applied_by_the_library_as_the_cli_applies_it(tmp_path):
+    """`hold_out_calibration` (what `citeaudit calibrate` prints from) and `fit_judge` (judge-setup,
+    notebook 09) write the worst-domain threshold into the calibration; `pooled` keeps the fitted one."""
+    from citeaudit import AuditOptions
+    from citeaudit.calibrate.domains import hold_out_calibration
+    from citeaudit.calibrate.fit import fit_calibration
+    from citeaudit.calibrate.judge_setup import fit_judge
+
+    frame, names = table([("normal", 40), ("plain", 40)], seed=7)
+    fitted = fit_calibration(frame, "m", "choice", 0.95, repeats=0, inputs="supports")
+    worst = hold_out_calibration(fitted, frame, names, None, 0.95, "worst-domain")
+    pooled = hold_out_calibration(fitted, frame, names, None, 0.95, "pooled")
+    assert worst.calibration.threshold == worst.worst and pooled.calibration.threshold == fitted.threshold
+    assert worst.calibration.cross_validated["leave_one_domain_out"]["worst_domain_threshold"] == worst.worst
+    with pytest.raises(ValueError, match="two domains"):
+        hold_out_calibration(fitted, frame, ["one"] * len(frame), None, 0.95)
+    parts = {name: frame[[n == name for n in names]].reset_index(drop=True) for name in ("normal", "plain")}
+    options = AuditOptions.from_env(model="m", strategy="choice").with_(threshold=None)
+    judged = fit_judge(parts, options, repeats=0, save=False, domains={"normal": "normal", "plain": "plain"},
+                       threshold_rule="worst-domain")
+    assert "leave_one_domain_out" in judged.cross_validated
+    assert judged.threshold == judged.cross_validated["leave_one_domain_out"]["worst_domain_threshold"]

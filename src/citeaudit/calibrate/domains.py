@@ -4,6 +4,7 @@ domains only, the per-domain figures, and the worst-domain rule that caps a save
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ from citeaudit.calibrate.maps import blocked_rows, coverage_ceiling, default_inp
 from citeaudit.calibrate.scoring import FINE_GRID, judged_rows, labelled_rows, outcomes, pass_fail_right, standing_mask
 from citeaudit.decide.calibration import (
     DEFAULT_TARGET,
+    Calibration,
     said_no_to_all,
 )
 from citeaudit.decide.route import coverage_gap
@@ -195,3 +197,49 @@ def side_by_side(comparison: pd.DataFrame, held_out: dict[str, pd.DataFrame],
                 (coverage_ceiling(held, target) or {"coverage": float("nan")})["coverage"],
         }
     return pd.DataFrame(rows).T
+
+
+THRESHOLD_RULES = ("pooled", "worst-domain")
+
+
+@dataclass(frozen=True)
+class DomainHoldOut:
+    """A calibration's leave-one-domain-out figures and what the threshold rule made of them.
+
+    `held`: `leave_one_domain_out`'s rows; `own`: `domain_figures` at each domain's own threshold;
+    `worst`: `worst_domain_threshold` (None: none reaches the target); `at_worst`: the figures at it;
+    `calibration`: the fitted one with the summary in `cross_validated["leave_one_domain_out"]` and,
+    under rule `worst-domain`, `worst` as its threshold (the pooled one is `pooled_threshold`)."""
+
+    held: pd.DataFrame
+    own: pd.DataFrame
+    worst: float | None
+    at_worst: pd.DataFrame | None
+    calibration: Calibration
+    pooled_threshold: float | None
+    rule: str
+
+
+def hold_out_calibration(fitted: Calibration, table: pd.DataFrame, domains: Sequence[str] | pd.Series,
+                         documents: Sequence[str] | pd.Series | None, target: float = DEFAULT_TARGET,
+                         rule: str = "pooled") -> DomainHoldOut:
+    """Score `fitted`'s procedure leaving each domain out (`leave_one_domain_out` with its inputs),
+    attach the summary that `citeaudit calibrate` prints and saves, and apply the threshold `rule`:
+    `pooled` keeps the threshold fitted on all the sets, `worst-domain` takes the lowest one at which
+    the worst held-out domain still reaches the target. Needs two domains or more (ValueError)."""
+    if rule not in THRESHOLD_RULES:
+        raise ValueError(f"threshold rule {rule!r}: use one of {', '.join(THRESHOLD_RULES)}")
+    if len(set(aligned(domains, table))) < 2:
+        raise ValueError("holding out a domain needs labelled sets of two domains or more")
+    held = leave_one_domain_out(table, domains, target, fitted.inputs, documents)
+    own = domain_figures(held)
+    worst = worst_domain_threshold(held, target)
+    at_worst = None if worst is None else domain_figures(held, worst)
+    summary: dict = {"domains": own.reset_index().to_dict(orient="records"), "worst_domain_threshold": worst,
+                     "ceiling": coverage_ceiling(held, target)}
+    if at_worst is not None:
+        summary["at_worst_domain_threshold"] = at_worst.reset_index().to_dict(orient="records")
+    calibration = replace(fitted, cross_validated={**fitted.cross_validated, "leave_one_domain_out": summary})
+    if rule == "worst-domain":
+        calibration = replace(calibration, threshold=worst)
+    return DomainHoldOut(held, own, worst, at_worst, calibration, fitted.threshold, rule)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from citeaudit import table as C
-from citeaudit.calibrate.domains import row_labels
+from citeaudit.calibrate.domains import domain_of, hold_out_calibration, row_labels
 from citeaudit.calibrate.fit import StrategyComparison, fit_calibration
 from citeaudit.decide.calibration import Calibration, load_calibration, save_calibration
 from citeaudit.errors import InputError, JudgeError
@@ -197,12 +197,23 @@ def record_sets(options: AuditOptions, plan: SetupPlan, progress: bool = True) -
 
 
 def fit_judge(tables: dict[str, pd.DataFrame], options: AuditOptions, target: float = 0.95, folds: int = 10,
-              repeats: int = 20, save: bool = True) -> Calibration:
-    """The calibration of the model of `options` fitted on its judged labelled tables (the code
-    `citeaudit calibrate` runs), saved in the user cache (`options.write_folder`) unless not `save`."""
+              repeats: int = 20, save: bool = True, domains: dict[str, str] | None = None,
+              threshold_rule: str = "pooled") -> Calibration:
+    """The calibration of the model of `options` fitted on its judged labelled tables (keyed by
+    citation file; the code `citeaudit calibrate` runs), saved in the user cache
+    (`options.write_folder`) unless not `save`. When the tables span two domains or more (`domains`
+    by citation file, default `domain_of`), the leave-one-domain-out figures are attached and
+    `threshold_rule` applies as in `citeaudit calibrate --threshold-rule` (`hold_out_calibration`)."""
     table = pd.concat(list(tables.values()), ignore_index=True)
+    documents = row_labels(tables, tables.values())
     fitted = fit_calibration(table, options.model, str(options.strategy), target, folds, list(tables), None, repeats,
-                             row_labels(tables, tables.values()))
+                             documents)
+    names = [(domains or {}).get(cites) or domain_of(config.find_input(cites)) for cites in tables]
+    if len(set(names)) >= 2:
+        fitted = hold_out_calibration(fitted, table, row_labels(names, tables.values()), documents, target,
+                                      threshold_rule).calibration
+    elif threshold_rule != "pooled":
+        raise InputError("threshold rule worst-domain needs labelled sets of two domains or more")
     if save:
         save_calibration(fitted, options.write_folder)
     return fitted

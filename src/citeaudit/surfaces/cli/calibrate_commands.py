@@ -331,47 +331,37 @@ def side_by_side(fitted: Calibration) -> str | None:
 
 def _leave_one_domain_out(fitted: Calibration, table: pd.DataFrame, row_domains: list[str],
                           row_documents: list[str], target: float, threshold_rule: str) -> Calibration:
-    """Print the leave-one-domain-out figures and what the worst-domain rule picks; the calibration
-    with them in `cross_validated` (and, with rule `worst-domain`, that threshold)."""
-    from dataclasses import replace
-
-    from citeaudit.calibrate.domains import domain_figures, leave_one_domain_out, worst_domain_threshold
-    from citeaudit.calibrate.maps import coverage_ceiling
+    """Print the leave-one-domain-out figures and what the worst-domain rule picks
+    (`calibrate.domains.hold_out_calibration`); the calibration it returns."""
+    from citeaudit.calibrate.domains import hold_out_calibration
 
     try:
-        held = leave_one_domain_out(table, row_domains, target, fitted.inputs, row_documents)
+        result = hold_out_calibration(fitted, table, row_domains, row_documents, target, threshold_rule)
     except ValueError as exc:
         _fail(str(exc))
-    own = domain_figures(held)
-    worst = worst_domain_threshold(held, target)
     click.echo(f"\nleave-one-domain-out (each domain scored by the map and threshold fitted on the other "
                f"domains, target {target:.0%}):\n")
     click.echo(DOMAIN_HEADER)
-    for row in domain_rows(own):
+    for row in domain_rows(result.own):
         click.echo(row)
-    for domain, why in held[["domain", "uncovered"]].dropna().drop_duplicates().itertuples(index=False):
+    for domain, why in result.held[["domain", "uncovered"]].dropna().drop_duplicates().itertuples(index=False):
         click.echo(f"\n{domain} held out, not covered: {why}")
-    summary = {"domains": own.reset_index().to_dict(orient="records"), "worst_domain_threshold": worst,
-               "ceiling": coverage_ceiling(held, target)}
-    if worst is None:
+    if result.at_worst is None:
         click.echo(f"\nworst held-out domain ≥{target:.0%} right: no threshold reaches it")
     else:
-        at = domain_figures(held, worst)
-        click.echo(f"\nworst held-out domain ≥{target:.0%} right: threshold {worst:.2f} (one threshold for "
+        click.echo(f"\nworst held-out domain ≥{target:.0%} right: threshold {result.worst:.2f} (one threshold for "
                    "every domain, each scored by the map fitted on the others; chosen on these held-out "
                    "figures, so they are not a further held-out estimate):\n")
         click.echo(DOMAIN_HEADER)
-        for row in domain_rows(at):
+        for row in domain_rows(result.at_worst):
             click.echo(row)
-        summary["at_worst_domain_threshold"] = at.reset_index().to_dict(orient="records")
-    fitted = replace(fitted, cross_validated={**fitted.cross_validated, "leave_one_domain_out": summary})
-    both = side_by_side(fitted)
+    both = side_by_side(result.calibration)
     if both:
         click.echo(f"\npooled and held out by domain, side by side:\n\n{both}")
         click.echo(f"\n{CEILING_NOTE.format(target=target)}")
     if threshold_rule == "worst-domain":
+        worst, pooled = result.worst, result.pooled_threshold
         click.echo(f"threshold rule worst-domain: the calibration's threshold is "
                    f"{'none' if worst is None else f'{worst:.2f}'} (pooled rule: "
-                   f"{'none' if fitted.threshold is None else f'{fitted.threshold:.2f}'})")
-        fitted = replace(fitted, threshold=worst)
-    return fitted
+                   f"{'none' if pooled is None else f'{pooled:.2f}'})")
+    return result.calibration
