@@ -54,9 +54,11 @@ check: static
 # notebooks/jupyter_server_config.json: jupytext's contents manager opens each percent script
 # NN_name.py as a notebook, and the .ipynb built from it is hidden, so each notebook is listed once.
 LAB_ARGS ?=
-$(VENV)/.lab: $(VENV)/.base requirements-lab.txt
+$(VENV)/.lab: $(VENV)/.base requirements-lab.txt lab/overrides.json
 	$(PIP) -r requirements-lab.txt
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (citeaudit .venv)"
+	@# lab/overrides.json: a double-click opens a .py notebook as a notebook (jupytext's viewer), not as text
+	install -D -m 644 lab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	touch $@
 
 lab: $(VENV)/.lab

@@ -50,6 +50,17 @@ def test_makefile_lab_target_installs_pins_and_registers_the_kernel():
     assert "papermill==" in pins  # the README's papermill command works after make lab
     assert "jupytext==" in pins  # opens the percent scripts as notebooks
     assert "--config=notebooks/jupyter_server_config.json" in makefile
+    assert "install -D -m 644 lab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json" in makefile
+
+
+def test_the_lab_installs_what_every_notebook_imports():
+    """Notebook 08 reads vendor responses through the vendors' SDK types: `make lab` installs the
+    `[vendors]` extra's pins, so it runs in a lab environment, not only in the test one."""
+    import tomllib
+
+    vendors = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["vendors"]
+    pins = {line.strip() for line in (ROOT / "requirements-lab.txt").read_text().splitlines()}
+    assert vendors and set(vendors) <= pins
 
 
 def _contents_manager(root):
@@ -106,8 +117,12 @@ def lab(tmp_path, monkeypatch):
     env.pop("OPENAI_API_KEY", None)
     env.pop("CITEAUDIT_DATA_DIR", None)  # the kernel must find ../shared/data/rfc by itself
     port = _free_port()
+    settings = tmp_path / "lab-settings"  # where `make lab` installs lab/overrides.json: the venv's settings
+    settings.mkdir()
+    shutil.copy(ROOT / "lab" / "overrides.json", settings / "overrides.json")
     with open(tmp_path / "lab.log", "wb") as log:  # the server keeps its own copy of the descriptor
         server = subprocess.Popen([sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
+                                   f"--LabApp.app_settings_dir={settings}",
                                    "--ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}", "--allow-root",
                                    f"--ServerApp.root_dir={ROOT / 'notebooks'}", f"--config={SERVER_CONFIG}"],
                                   env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -142,6 +157,10 @@ def test_jupyterlab_runs_notebook_00_through_its_kernel(lab):
     # the file browser's listing: each notebook once, the percent script, as a notebook
     listed = _api(base, "/api/contents/")["content"]
     assert sorted((m["name"], m["type"]) for m in listed) == [(name, "notebook") for name in SCRIPTS]
+    # a double-click opens a .py file with its type's default viewer: jupytext's notebook, not the editor
+    docmanager = _api(base, "/lab/api/settings/@jupyterlab/docmanager-extension:plugin")
+    viewers = docmanager["schema"]["properties"]["defaultViewers"]["default"]  # overrides.json sets the defaults
+    assert viewers["python"] == "Jupytext Notebook"
     opened = _api(base, "/api/contents/00_audit_your_answer.py?type=notebook&content=1")
     assert opened["type"] == "notebook" and opened["content"]["cells"][0]["cell_type"] == "markdown"
     specs = _api(base, "/api/kernelspecs")
