@@ -40,8 +40,8 @@ print(plan.summary())
 
 # %%
 result = ca.setup_judge(options, SETS, LIMIT, TARGET, repeats=REPEATS, plan=plan)
-print(f"{result.plan.to_do} calls asked, {result.plan.cached} reused, in {result.seconds:.0f} s; calibration",
-      f"saved to {result.saved}" if result.saved else "not saved (the shipped one stays in force)")
+print(f"{result.plan.to_do} calls asked, {result.plan.cached} reused, in {result.seconds:.0f} s.")
+print(result.saved_note())
 
 # %% [markdown]
 # ## Beside the shipped Qwen judge

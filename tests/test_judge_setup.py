@@ -72,7 +72,7 @@ def test_setup_records_calibrates_and_the_next_audit_uses_it(endpoint, recorded_
     assert len(recording) == endpoint.requests == len({r["key"] for r in recording})
 
     saved = recorded_cache / "local" / "calibration" / f"{MODEL}.panel.json"
-    assert f"wrote {saved}" in again.stdout
+    assert f"calibration saved to {saved}" in again.stdout
     judged = int(re.search(r"(\d+) for the judge", again.stdout).group(1))
     assert load_calibration(MODEL, "panel", saved.parent.parent).fitted_on["judged"] == judged == len(recording) // 3
     table = again.stdout[again.stdout.index("| judge |"):]
@@ -106,6 +106,17 @@ def test_the_plan_counts_what_the_judge_would_ask(endpoint, recorded_cache):
                                                        "qwen2.5-coder-1.5b-instruct-q4_k_m / choice (shipped)"]
     options = AuditOptions.from_env(model=MODEL, strategy="choice")
     assert options.routing().calibration.to_json() == result.calibration.to_json()  # what the next audit uses
+    assert result.saved_note().startswith(f"calibration saved to {result.saved}")
+
+
+def test_a_fit_of_the_shipped_judge_is_not_saved_and_says_why(recorded_cache):
+    """Notebook 09 and `judge-setup` on the shipped Qwen judge: the fresh fit on the bundled sets
+    can read better than the shipped one, and the line that says it is not saved says why."""
+    result = setup_judge(AuditOptions.from_env(model="qwen", strategy="choice", cache_mode="replay"),
+                         [LABELLED_SETS[0]], folds=2, repeats=0, progress=False, say=lambda _: None)
+    note = result.saved_note()
+    assert result.saved is None and note.startswith("not saved: the shipped calibration of")
+    assert "held out" in note and "the labelled sets above (1)" in note and "citeaudit calibrate" in note
 
 
 @pytest.mark.integration

@@ -261,6 +261,22 @@ class SetupResult:
     comparison: StrategyComparison
     seconds: float
 
+    def saved_note(self) -> str:
+        """One line: where the calibration was saved and what routes with it, or why it was not saved
+        (the CLI's `judge-setup` and notebook 09 print this line)."""
+        fitted = self.calibration
+        if self.saved is not None:
+            return (f"calibration saved to {self.saved}: `citeaudit audit --model {fitted.model} --strategy "
+                    f"{fitted.strategy}` now routes with it")
+        shipped = next((c for name, c in self.comparison.calibrations.items() if name.endswith("(shipped)")), None)
+        sets = len(shipped.fitted_on.get("sets", [])) if shipped is not None else 0
+        return (f"not saved: the shipped calibration of {fitted.model} / {fitted.strategy} stays in force. It was "
+                f"fitted on {sets} labelled sets of several domains and its promise is checked with each domain "
+                f"held out; this fit saw only the labelled sets above ({len(self.plan.sets)}), so its figures are "
+                "cross-validated within them and read better than they would on a document unlike them. To route "
+                "with a calibration of your own documents, fit one on labelled citations of them (`citeaudit "
+                "calibrate --source S --citations C ...`).")
+
 
 def setup_judge(options: AuditOptions, sets: Iterable[tuple[str, str]] | None = None, limit: int | None = None,
                 target: float = 0.95, folds: int = 10, repeats: int = 20, progress: bool = True,

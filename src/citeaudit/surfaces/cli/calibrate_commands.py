@@ -250,11 +250,7 @@ def judge_setup(settings: AuditOptions, pairs: tuple[str, ...], limit: int | Non
     click.echo(f"\nrecommended threshold of {fitted.model} / {fitted.strategy}: {shown} (target {target:.0%}); "
                f"{map_formula(fitted)}")
     click.echo(in_sample_ceiling(fitted))
-    if result.saved is None:
-        click.echo(f"not saved: the shipped calibration of {fitted.model} / {fitted.strategy} stays in force")
-    else:
-        click.echo(f"wrote {result.saved}; `citeaudit audit --model {fitted.model} --strategy {fitted.strategy}` "
-                   "now routes with it")
+    click.echo(result.saved_note())
 
 
 DOMAIN_HEADER = ("| held-out domain | judged | said no to every question | threshold | verdicts that stand "
