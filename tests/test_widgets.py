@@ -21,7 +21,9 @@ def test_slider_callback_reroutes_without_calls(judged):
     assert (strict["route"] == "auto").sum() == 1  # only the fabricated quote stands
     assert (loose["route"] == "auto").sum() == 8
     assert loose.set_index("citation").at["exp_required", "right"] == False  # noqa: E712
-    assert explorer.threshold == 0.0 and "8 of 8 verdicts stand" in explorer.summary()
+    # one count for the citations (the comparison table's `judged` is the 7 the model judged)
+    assert explorer.threshold == 0.0
+    assert "8 of 8 labelled citations (7 judged by the model, 1 settled by step 1) stand" in explorer.summary()
 
 
 def test_slider_widget_moves_the_threshold(judged):
@@ -30,6 +32,7 @@ def test_slider_widget_moves_the_threshold(judged):
     explorer = ThresholdExplorer(table, 0.8)
     box = explorer.widget()
     slider = box.children[0]
+    assert (slider.min, slider.max) == (0.5, 1.0)  # a routing score is never below 0.5
     slider.value = 0.6
     assert explorer.threshold == 0.6
 

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from traitlets.utils.bunch import Bunch
 
 
+SCORE_FLOOR = 0.5  # the lowest routing score: max(p, 1 - p) of a probability p
+
 def threshold_view(table: pd.DataFrame, threshold: float, calibration: Calibration | None = None) -> pd.DataFrame:
     """Each labelled citation re-routed at `threshold`: P(supports), routing score, verdict, route,
     gold, and whether the verdict is right on pass or fail (what decides the answer)."""
@@ -100,7 +102,10 @@ class ThresholdExplorer:
         view = self.view() if view is None else view
         auto = view[view["route"] == Route.AUTO]
         wrong = int((auto["right"] == False).sum())  # noqa: E712
-        return (f"threshold {self.threshold:.2f}: {len(auto)} of {len(view)} verdicts stand "
+        judged = int(view["score"].notna().sum())
+        settled = f" ({judged} judged by the model, {len(view) - judged} settled by step 1)"
+        settled = "" if judged == len(view) else settled
+        return (f"threshold {self.threshold:.2f}: {len(auto)} of {len(view)} labelled citations{settled} stand "
                 f"({len(auto) / len(view):.0%}), {wrong} of them wrong on pass/fail; "
                 f"{len(view) - len(auto)} go to review")
 
@@ -123,7 +128,8 @@ class ThresholdExplorer:
         import ipywidgets as w
         import matplotlib.pyplot as plt
 
-        slider = w.FloatSlider(value=self.threshold, min=0.0, max=1.0, step=0.01, description="threshold",
+        # a routing score is max(P(pass), 1 - P(pass)), never below 0.5: below it nothing moves
+        slider = w.FloatSlider(value=self.threshold, min=SCORE_FLOOR, max=1.0, step=0.01, description="threshold",
                                continuous_update=False, readout_format=".2f")
         out = w.Output()
 
