@@ -173,6 +173,19 @@ def test_malformed_html_is_read_as_a_browser_reads_it(tmp_path):
     assert "one bold nested text" in doc.sections["1"].text and "two & three" in doc.sections["2"].text
 
 
+def test_permalink_signs_of_documentation_generators_are_not_text(tmp_path):
+    """Sphinx and MkDocs put a "¶" link in every heading (`a.headerlink`): not a word of the title or text."""
+    page = tmp_path / "sphinx.html"
+    page.write_text('<div role="main"><section id="tokens"><h1>Tokens<a class="headerlink" href="#tokens" '
+                    'title="Link to this heading">¶</a></h1><p>A token expires.</p><section id="lifetime">'
+                    '<h2>Lifetime<a class="headerlink" href="#lifetime">#</a></h2><p>Five minutes.</p>'
+                    '</section></section></div>')
+    doc = load_html(page)
+    assert "¶" not in doc.clean and "#" not in doc.clean
+    assert [s.title for s in doc.sections.values()] == ["Tokens", "Lifetime"]
+    assert resolve(doc, "#lifetime") == resolve(doc, "Lifetime")
+
+
 @pytest.mark.parametrize(("text", "pages", "number", "name"), [
     ("Section 4.1.3", None, "4.1.3", None), ("§2", None, "2", None), ("4.1.3.", None, "4.1.3", None),
     ("p. 7", (7, 7), None, None), ("pages 3-4", (3, 4), None, None), ("pp. 3–4", (3, 4), None, None),

@@ -44,8 +44,11 @@ _SECTIONING = frozenset({"article", "section", "main", "aside", "nav"})
 def _is_chrome(node: LexborNode, scoped: bool) -> bool:
     """Whether an element is page chrome, not content: `nav`, `aside`, `search`; a `header` or
     `footer` outside sectioning content (`scoped` False); anything `hidden`, `aria-hidden="true"`,
-    or with a landmark role of navigation, banner, footer, sidebar or search."""
+    or with a landmark role of navigation, banner, footer, sidebar or search; a heading's permalink
+    (`a.headerlink`)."""
     tag, attributes = node.tag, node.attributes
+    if tag == "a" and "headerlink" in (attributes.get("class") or "").split():
+        return True  # the "¶" permalink that Sphinx and MkDocs put in every heading
     if tag in _CHROME_TAGS or (tag in ("header", "footer") and not scoped) or "hidden" in attributes:
         return True
     if (attributes.get("aria-hidden") or "").strip().lower() == "true":
