@@ -45,9 +45,10 @@ print(f"verdicts that stood and can be overridden: {', '.join(queue.standing()) 
 # Each write is confirmed under the buttons: the verdict, the citation, the store and how many
 # reviews it holds.
 #
-# A verdict that stood without a human (the model's, confident enough, or a fabricated quote with
-# evidence) can be overridden below the queue: pick the citation, the human verdict, record. The
-# override is a review like any other, bound to the same fingerprint, and replaces the verdict.
+# A verdict that stood without a human (the model's, confident enough) can be overridden below the
+# queue: pick the citation, the human verdict, record. The override is a review like any other,
+# bound to the same fingerprint, and replaces the verdict. A fabricated quote has no evidence a
+# review could be bound to: correct the quote in the citation file and audit again.
 
 # %%
 queue.widget(reviewer=REVIEWER)
@@ -55,8 +56,8 @@ queue.widget(reviewer=REVIEWER)
 # %% [markdown]
 # ## Static view of the queue
 #
-# The first citation waiting, as the widget shows it, and the whole queue with the reviews in the
-# store applied.
+# The citation the queue is at and the whole queue with the reviews in the store applied, as they
+# were when these cells ran (the widget above stays current; run these again after reviewing).
 
 # %%
 display(HTML(queue.card_html()))

@@ -127,10 +127,11 @@ def test_a_standing_verdict_is_overridden_from_the_queue(judged, tmp_path):
     assert queue.standing() == ["exp_required"]  # the fabricated one has no evidence to bind a review to
     box = queue.widget(reviewer="t")
     status, override = box.children[3], box.children[4]
-    _, pickers, why, record = override.children
+    _, pickers, why, record, left = override.children
     pick, human = pickers.children
     assert "ACCEPT" not in status.value
-    assert pick.options == (("exp_required: verified", "exp_required"),)
+    assert pick.options == (("exp_required: verified", "exp_required"),) and not record.disabled
+    assert left.value == ""
     pick.value, human.value, why.value = "exp_required", "contradicted", "4.1.4 says MUST NOT be accepted"
     record.click()
     (review,) = load_reviews(store)
@@ -139,6 +140,7 @@ def test_a_standing_verdict_is_overridden_from_the_queue(judged, tmp_path):
     assert review.fingerprint == row_fingerprint(stood)
     assert f"saved contradicted for exp_required to {store} (1 review(s) in the store)" in status.value
     assert pick.options == () and why.value == ""
+    assert record.disabled and "No verdict that stood is left to override" in left.value  # not a dead button
     settled = audit.with_reviews(store)
     row = settled.table.set_index("id").loc["exp_required"]
     assert (row["state"], row["review_state"], row["final_verdict"]) == ("reviewed", "current", "contradicted")

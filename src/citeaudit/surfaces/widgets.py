@@ -342,22 +342,33 @@ class ReviewQueue:
         skip.on_click(on_skip)
 
         # overriding a verdict that stood: pick the citation, the human verdict, record
-        pick = w.Dropdown(description="citation", options=self._standing_options())
+        pick = w.Dropdown(description="citation")
         human = w.Dropdown(description="verdict", options=[str(v) for v in REVIEW_VERDICTS])
         why = w.Text(placeholder="note (optional)", layout=w.Layout(width="60%"))
         record = w.Button(description="record override", button_style="primary")
+        left = w.HTML()
+
+        def offer() -> None:
+            pick.options = self._standing_options()
+            record.disabled = not pick.options
+            left.value = "" if pick.options else (
+                "<p style='color:#555'>No verdict that stood is left to override: each has a human verdict "
+                "now, or none stood.</p>")
 
         def on_override(_button: Button) -> None:
             if pick.value is not None:
                 self.override(pick.value, human.value, why.value, reviewer)
                 why.value = ""
-                pick.options = self._standing_options()
+                offer()
             show()
 
         record.on_click(on_override)
-        override = w.VBox([w.HTML("<p><b>Override a verdict that stood</b> (the model's, or fabricated): "
-                                  "a human verdict replaces it while the evidence stays the same.</p>"),
-                           w.HBox([pick, human]), why, record])
+        override = w.VBox([w.HTML("<p><b>Override a verdict that stood</b> (the model's, confident enough): a "
+                                  "human verdict replaces it while the evidence stays the same. A fabricated "
+                                  "quote has no evidence a review could be bound to: correct the quote in the "
+                                  "citation file and audit again.</p>"),
+                           w.HBox([pick, human]), why, record, left])
+        offer()
         show()
         return w.VBox([card, note, w.HBox([*buttons, skip]), status, override])
 
