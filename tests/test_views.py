@@ -4,10 +4,11 @@ closest passage for missing ones, highlights on whole words."""
 import html
 import re
 
+import pandas as pd
 import pytest
 from conftest import DATA
 
-from citeaudit import audit_quotes, step1_view, step2_view
+from citeaudit import audit_quotes, step1_view, step2_view, styled
 from citeaudit.pipeline.jsonl import closest_passage, records
 from citeaudit.surfaces.views import evidence_html, quote_html, quote_notes, word_diff
 
@@ -114,6 +115,14 @@ def test_notebook_00s_tables_fit_jupyterlab_at_1500_px(tmp_path, recorded_cache)
         page_html = styler.to_html()
         for value in view.map(str).to_numpy().ravel():
             assert value in html.unescape(page_html), (name, value)  # every cell, whole
+
+
+def test_styled_headers_sit_over_their_left_aligned_text():
+    """Cells are left-aligned; JupyterLab right-aligns headers unless told: the header says left too."""
+    styler = styled(pd.DataFrame({"citation": ["exp_required"], "claim": ["Every JWT has to carry an exp claim"]}))
+    page = styler.to_html()
+    assert re.search(r" th \{[^}]*text-align: left", page)
+    assert re.search(r"_row0_col1 \{[^}]*text-align: left", page)
 
 
 def test_styled_views_escape_the_answers_text():

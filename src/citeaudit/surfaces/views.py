@@ -108,7 +108,9 @@ def styled(view: pd.DataFrame | Audit, text: bool = True) -> Styler:
     styler = view.style.format(escape="html").set_properties(
         **{"white-space": "pre-wrap", "text-align": "left", "vertical-align": "top", "padding": CELL_PADDING},
     ).hide(axis="index")
-    styler = styler.set_table_styles([{"selector": "th", "props": f"padding: {CELL_PADDING}"}], overwrite=False)
+    # headers sit over their text: left, as the cells are (JupyterLab right-aligns both by default)
+    styler = styler.set_table_styles([{"selector": "th", "props": f"padding: {CELL_PADDING}; text-align: left"}],
+                                     overwrite=False)
     cells = {col: [str(v) for v in view.iloc[:, i]] for i, col in enumerate(view.columns)}  # as shown
     prose = [col for col, texts in cells.items() if max(map(len, texts), default=0) > PROSE_CHARS]
     long_words = [col for col, texts in cells.items() if col not in prose and
