@@ -71,8 +71,10 @@ plt.show()
 # %%
 if PAGE:
     print(f"wrote {ca.write_dashboard(result, ca.project_dir() / PAGE)}")
-display(HTML(f"<iframe srcdoc='{html.escape(ca.render_dashboard(result), quote=True)}' "
-             "style='width:100%;height:40rem;border:1px solid #ddd'></iframe>"))
+# the page inside a frame of its own (its styles stay in it); in a div, which IPython takes for HTML, not a
+# stray iframe to warn about
+display(HTML(f"<div><iframe srcdoc='{html.escape(ca.render_dashboard(result), quote=True)}' "
+             "style='width:100%;height:40rem;border:1px solid #ddd'></iframe></div>"))
 
 # %% [markdown]
 # ## Next
