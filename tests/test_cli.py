@@ -21,8 +21,14 @@ FIELDS = {"id", "claim", "cited_section", "quote_status", "found_section", "sect
           "model", "cached", "error"}
 
 
+# a guard against a hang, not a speed target: `calibrate` over the 1,035 labelled citations with 20
+# fold assignments took 60-90 s alone here and ran past 120 s beside other work
+RUN_TIMEOUT = 600
+
+
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "citeaudit.surfaces.cli", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "citeaudit.surfaces.cli", *args], capture_output=True, text=True,
+                          timeout=RUN_TIMEOUT)
 
 
 def read_jsonl(path):
