@@ -240,19 +240,19 @@ def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
 
 
 def score_note(row: pd.Series, calibrated: bool = False) -> str | None:
-    """The one line that explains a verdict whose pass or fail differs from the model's answer (its
-    `relation`: `supports` when P(supports) ≥ 0.5, else the larger failing one), e.g. the model
-    answered `supports` and yet the verdict is `unsupported`: which number decided. None otherwise.
-    The line gives P(supports), the number the model's answer was read from.
+    """The one line that explains a verdict whose pass or fail differs from what P(supports) alone
+    says (the model's `relation` is `supports` exactly when P(supports) ≥ 0.5): which number decided,
+    and the number it overrode, each named once. None otherwise. Every surface that explains a score
+    (the CLI's table, the report's card, the review queue) writes this line.
 
     >>> row = pd.Series({C.VERDICT: "unsupported", C.RELATION: "supports", C.P_PASS: 0.46,
     ...                  C.PROBABILITIES: {"supports": 0.67, "contradicts": 0.2, "says_nothing": 0.13}})
     >>> score_note(row, calibrated=True)
-    'calibrated: P(pass) 0.46 < 0.5, so it fails, although the model answered supports (P(supports) 0.67)'
+    'calibrated: P(pass) 0.46 < 0.5, so it fails, although P(supports) 0.67 ≥ 0.5'
     >>> row = pd.Series({C.VERDICT: "verified", C.RELATION: "says_nothing", C.P_PASS: 0.62,
     ...                  C.PROBABILITIES: {"supports": 0.49, "contradicts": 0.2, "says_nothing": 0.31}})
     >>> score_note(row, calibrated=True)
-    'calibrated: P(pass) 0.62 ≥ 0.5, so it passes, although the model answered says_nothing (P(supports) 0.49)'
+    'calibrated: P(pass) 0.62 ≥ 0.5, so it passes, although P(supports) 0.49 < 0.5'
     """
     verdict, relation, p_pass = row.get(C.VERDICT), row.get(C.RELATION), _number(row.get(C.P_PASS))
     probabilities = row.get(C.PROBABILITIES)
@@ -262,10 +262,11 @@ def score_note(row: pd.Series, calibrated: bool = False) -> str | None:
     passes = verdict == Verdict.VERIFIED
     if passes == (relation == Relation.SUPPORTS):
         return None
-    name = "calibrated: P(pass)" if calibrated else "P(pass) = P(supports)"
-    sign, word = ("≥", "passes") if passes else ("<", "fails")
-    return (f"{name} {p_pass:.2f} {sign} 0.5, so it {word}, although the model answered {relation} "
-            f"(P(supports) {probabilities[Relation.SUPPORTS]:.2f})")
+    supports = probabilities[Relation.SUPPORTS]
+    # uncalibrated, P(pass) is P(supports) and cannot disagree with it: the line names the map's number
+    name = "calibrated: P(pass)" if calibrated else "P(pass)"
+    sign, word, other = ("≥", "passes", "<") if passes else ("<", "fails", "≥")
+    return f"{name} {p_pass:.2f} {sign} 0.5, so it {word}, although P(supports) {supports:.2f} {other} 0.5"
 
 
 def verdict_words(row: pd.Series) -> str:
