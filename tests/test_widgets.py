@@ -21,6 +21,8 @@ def test_slider_callback_reroutes_without_calls(judged):
     assert (strict["route"] == "auto").sum() == 1  # only the fabricated quote stands
     assert (loose["route"] == "auto").sum() == 8
     assert loose.set_index("citation").at["exp_required", "right"] == False  # noqa: E712
+    # the row's flags beside its route (a blocking one keeps a verdict from standing whatever its score)
+    assert loose.set_index("citation").at["iat_future", "flags"] == "contradicted_or_unsupported"
     # one count for the citations (the comparison table's `judged` is the 7 the model judged)
     assert explorer.threshold == 0.0
     assert "8 of 8 labelled citations (7 judged by the model, 1 settled by step 1) stand" in explorer.summary()

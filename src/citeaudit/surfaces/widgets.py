@@ -39,7 +39,8 @@ SCORE_FLOOR = 0.5  # the lowest routing score: max(p, 1 - p) of a probability p
 
 def threshold_view(table: pd.DataFrame, threshold: float, calibration: Calibration | None = None) -> pd.DataFrame:
     """Each labelled citation re-routed at `threshold`: P(supports), routing score, verdict, route,
-    gold, and whether the verdict is right on pass or fail (what decides the answer)."""
+    the flags that keep a verdict from standing whatever its score, gold, and whether the verdict is
+    right on pass or fail (what decides the answer)."""
     routed = route(table, threshold, calibration)
     scores = routed[C.SCORE]
     supports = [p.get("supports") if isinstance(p, dict) else None
@@ -50,6 +51,7 @@ def threshold_view(table: pd.DataFrame, threshold: float, calibration: Calibrati
         "score": [round(c, 2) if isinstance(c, float) else None for c in scores],
         "verdict": routed[C.VERDICT],
         "route": routed[C.ROUTE],
+        "flags": [", ".join(f) if isinstance(f, list) else "" for f in routed[C.FLAGS]],
         "gold": routed[C.EXPECTED],
         "right": [bool(r) if v is not None else None
                   for v, r in zip(routed[C.VERDICT], pass_fail_right(routed[C.VERDICT], routed[C.EXPECTED]))],
