@@ -30,6 +30,15 @@ def test_step_views_show_the_claim_and_the_quote_as_written(located):
     assert "claim" not in step1_view(located.table, text=False)
 
 
+def test_step1_shows_a_quote_found_in_another_section_as_a_flag():
+    """`--locate-only`: a citation whose quote is in another section than cited says so in its row."""
+    html = audit_quotes(DATA / "formats" / "token-service.html", DATA / "formats" / "token-service_citations.json",
+                        locate_only=True)
+    view = step1_view(html.table).set_index("citation")
+    assert view.at["html_clock_skew_misattributed", "flags"] == "section_mismatch"
+    assert view.at["html_revocation_near", "flags"] == "near_quote" and view.at["html_access_lifetime", "flags"] == "-"
+
+
 def test_near_quote_diff_marks_the_changed_word(located):
     near = row(located, "jwt_sub_uniqueness_should")
     assert word_diff(near["quote"], closest_passage(near, located.document)) == (

@@ -29,7 +29,8 @@ def _texts(table: pd.DataFrame) -> dict[str, pd.Series]:
 
 
 def step1_view(table: pd.DataFrame, text: bool = True) -> pd.DataFrame:
-    """Step 1 per citation: quote status, where it was found and the length of the evidence.
+    """Step 1 per citation: quote status, where it was found, the length of the evidence and the
+    flags step 1 raised (a quote found in another section than cited, a near quote).
 
     With `text` (the default) the claim and the quote as the answer wrote them come second and
     third; the command line leaves them out of its table and prints the quotes that need a word
@@ -44,6 +45,7 @@ def step1_view(table: pd.DataFrame, text: bool = True) -> pd.DataFrame:
         # the quote's match (0-100), named apart from the routing `score` of step 3
         "match": [f"{m:.1f}" if isinstance(m, (int, float)) and not pd.isna(m) else None for m in table[C.MATCH_SCORE]],
         "evidence chars": [f"{len(e):,}" if isinstance(e, str) else None for e in table[C.EVIDENCE]],
+        "flags": [", ".join(f) if isinstance(f, list) and f else None for f in table[C.FLAGS]],
     }).astype(object).where(lambda f: f.notna(), "-")
 
 
