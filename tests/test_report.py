@@ -134,8 +134,9 @@ def test_report_command_writes_one_self_contained_file(tmp_path, replay_cache, m
 
 def test_a_waiting_card_says_why_and_shows_its_review_command(report_table):
     """Each card that waits for a human (judge error, or the model not sure enough) names why and the
-    exact `citeaudit review` command, as does an open spot check (a standing verdict drawn for review);
-    a card decided otherwise has none."""
+    exact `citeaudit review` command, as does an open spot check (a standing verdict drawn for review),
+    and a verdict that stood offers the same command to override it; a fabricated or reviewed card has
+    none (no evidence a review could be bound to, or a human already decided)."""
     from citeaudit import ReviewCommand
 
     _, audit = report_table
@@ -144,8 +145,13 @@ def test_a_waiting_card_says_why_and_shows_its_review_command(report_table):
     cards = dict(re.findall(r"<section class='card [a-z-]+' id='citation-([a-z_]+)'>(.*?)</section>", page, re.S))
     commands = {cid for cid, card in cards.items() if "<pre class='command'>" in card}
     waiting = set(audit.table.loc[audit.table["state"].isin(["waiting", "judge_error"]), "id"])
+    stood = set(audit.table.loc[audit.table["state"].eq("stands") & audit.table["evidence"].notna(), "id"])
+    assert stood and commands == waiting | stood and "sub_should" in commands
+    assert not commands & set(audit.table.loc[audit.table["state"].isin(["fabricated", "reviewed"]), "id"])
     spot = set(audit.table.loc[audit.table["spot_check"].eq(True) & audit.table["state"].eq("stands"), "id"])
-    assert commands == waiting | spot and "sub_should" in commands and "clock_skew" not in commands
+    for cid in stood:
+        offered = "to record a human review" if cid in spot else "to override this verdict that stood"
+        assert offered in cards[cid], cid
     assert ("<pre class='command'>citeaudit review --reviews reviews/r.jsonl --source rfc7519.txt --citations "
             "&#x27;my cites.json&#x27; --id sub_should --verdict VERDICT</pre>") in cards["sub_should"]
     one = next(cid for cid in waiting if cid != "sub_should")
@@ -171,8 +177,10 @@ def test_the_report_command_gives_each_waiting_card_its_review_command(tmp_path,
     assert "flagged near_quote (the quote is not verbatim)" in near
     assert (f"<pre class='command'>citeaudit review --reviews {tmp_path / 'mine.jsonl'} --source rfc7519.txt "
             f"--citations {citations} --id jwt_sub_uniqueness_should --verdict VERDICT</pre>") in near
-    assert page.count("<pre class='command'>") == page.count("<section class='card waiting") + \
-        page.count("<section class='card error")
+    cards = re.findall(r"<section class='card ([a-z-]+)' id='citation-[^']+'>(.*?)</section>", page, re.S)
+    assert all("<pre class='command'>" in card for key, card in cards if key in ("waiting", "error"))
+    assert page.count("<pre class='command'>") == page.count("to record a human review") + \
+        page.count("to override this verdict that stood")
 
 
 @pytest.mark.cli

@@ -180,11 +180,16 @@ def _findings_html(row: pd.Series) -> str:
 
 
 def _review_html(row: pd.Series, review: ReviewCommand | None) -> str:
-    """The `citeaudit review` command of a waiting citation that shows evidence, else nothing."""
-    spot_check = drawn(row) and row.get(C.STATE) == State.STANDS
-    if review is None or (row.get(C.STATE) not in WAITING_STATES and not spot_check) or row[C.EVIDENCE] is None:
+    """The `citeaudit review` command of a citation that shows evidence: a waiting one or a spot
+    check (to review), or a verdict that stood (to override); else nothing."""
+    state = row.get(C.STATE)
+    evidence = row[C.EVIDENCE]
+    if review is None or not isinstance(evidence, str) or (state not in WAITING_STATES and state != State.STANDS):
         return ""
-    return (f"<p class='meta'>to record a human review, replace {_e(review.PLACEHOLDER)} and run:</p>"
+    spot_check = drawn(row) and state == State.STANDS
+    what = ("to override this verdict that stood with a human one" if state == State.STANDS and not spot_check
+            else "to record a human review")
+    return (f"<p class='meta'>{what}, replace {_e(review.PLACEHOLDER)} and run:</p>"
             f"<pre class='command'>{_e(review.command(str(row[C.ID])))}</pre><p class='meta'>{_e(review.legend())}</p>")
 
 
