@@ -107,3 +107,21 @@ def test_reviews_work_for_quote_citations_too(tmp_path):
     reviewed = apply_reviews(table, load_reviews(store)).set_index("id")
     assert reviewed.at["aud_reject", "review_state"] == "current"
     assert reviewed.at["epoch_seconds", "review_state"] == "none"
+
+
+@pytest.mark.cli
+def test_audit_with_reviews_shows_the_models_columns_apart_from_what_holds(tmp_path, recorded_cache):
+    """An overridden verdict reads `verified / auto` as the model's and `contradicted (human)` as
+    what holds now: the table never shows the overruled verdict as the row's verdict."""
+    from test_cli import run
+
+    store, inputs = tmp_path / "r.jsonl", ("--source", "rfc7519.txt", "--citations", str(DATA / "rfc7519_citations.json"))
+    assert run("review", "--reviews", str(store), *inputs, "--id", "clock_skew", "--verdict", "contradicted",
+               "--threshold", "0.7").returncode == 0
+    result = run("audit", *inputs, "--reviews", str(store), "--threshold", "0.7")
+    header, *rows = result.stdout.splitlines()[1:10]
+    assert "model verdict" in header and "model route" in header and "final" in header.split()
+    clock = next(line for line in rows if line.split()[0] == "clock_skew").split()
+    assert "verified" in clock and "contradicted (human)" in " ".join(clock)
+    plain = run("audit", *inputs, "--threshold", "0.7").stdout.splitlines()[1]
+    assert "model verdict" not in plain and " verdict " in plain  # without reviews, one verdict column

@@ -44,6 +44,7 @@ from citeaudit.table import (
     WAITING_STATES,
     ErrorKind,
     ResponseFormat,
+    State,
 )
 
 _INPUTS = ("citations", "document", "answer", "answer_json", "sources_json")
@@ -121,8 +122,12 @@ def _show_audit(audit: Audit) -> None:
     the model's answer follows the table, one line per citation, never cut."""
     view = audit_view(audit, text=False)
     if audit.table[C.REVIEW_STATE].ne("none").any():
+        # with reviews, the step-3 columns are the model's and the last column what holds now
+        view = view.rename(columns={"verdict": "model verdict", "route": "model route"})
         view["review"] = [f"{v} ({s})" if v else "-" for v, s in zip(audit.table[C.REVIEW_VERDICT],
                                                                       audit.table[C.REVIEW_STATE])]
+        view["final"] = [f"{final} (human)" if state == State.REVIEWED else final if isinstance(final, str)
+                         else "waits" for final, state in zip(audit.table[C.FINAL_VERDICT], audit.table[C.STATE])]
     if audit.table[C.SPOT_CHECK].eq(True).any():  # a standing verdict drawn for review (decide.spotcheck)
         view["spot check"] = ["yes" if drawn is True else "-" for drawn in audit.table[C.SPOT_CHECK]]
     notes = view.pop("why") if "why" in view.columns else pd.Series(dtype=object)
