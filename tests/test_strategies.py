@@ -105,7 +105,7 @@ def test_slider_reroutes_on_the_calibrated_score(labelled_tables):
     fitted = fit_calibration(table, "m", "yesno", 0.95, folds=5)
     explorer = ThresholdExplorer(table, fitted.route_threshold, fitted)
     view = explorer.view()
-    assert list(view.columns) == ["citation", "P(supports)", "score", "verdict", "route", "gold", "right"]
+    assert list(view.columns) == ["citation", "P(supports)", "score", "verdict", "route", "flags", "gold", "right"]
     judged = view[view["P(supports)"].notna()]
     # the score is the calibrated one, and every model verdict standing at the threshold reaches it
     assert (judged["score"] != [max(p, 1 - p) for p in judged["P(supports)"]]).any()
