@@ -167,3 +167,60 @@ def test_the_table_gets_findings_and_a_note_where_the_checks_stay_silent():
     assert out[C.CONTRAST_NOTE].tolist()[0] is None and out[C.CONTRAST_NOTE].tolist()[2] is None
     assert "read English only" in out.at[1, C.CONTRAST_NOTE]
     assert check_contrast(table, [])[C.CONTRAST].tolist() == [None] * 3  # no check: not run
+
+
+# routing and settings: a flag holds back a verified verdict, never a failing one
+
+def test_the_worked_examples_wrong_verdict_waits_at_any_threshold_and_stands_without_the_checks(recorded_cache):
+    from conftest import DATA
+
+    from citeaudit import AuditOptions, audit_quotes
+
+    audit = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", options=AuditOptions.from_env())
+    row = audit.table.set_index("id").loc["exp_required"]
+    assert (row["verdict"], row["route"], row["state"]) == ("verified", "review", "waiting")
+    assert row["score"] >= audit.threshold and "contrast" in row["flags"]
+    assert [f["check"] for f in row["contrast"]] == ["normative"]
+    assert audit.reroute(0.0).table.set_index("id").at["exp_required", "route"] == "review"
+    assert "flagged contrast (normative: the claim says required" in " ".join(audit.decision.reasons)
+    off = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", options=AuditOptions.from_env(contrast="none"))
+    assert off.table.set_index("id").at["exp_required", "route"] == "auto"  # the model's score alone lets it stand
+    assert off.table["contrast"].tolist() == [None] * 8
+
+
+def test_a_contrast_flag_leaves_a_failing_verdict_standing(recorded_cache):
+    from conftest import DATA
+
+    from citeaudit import AuditOptions, audit_quotes, route
+
+    audit = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", options=AuditOptions.from_env())
+    table = audit.table.copy()
+    i = table.index[table["id"] == "exp_required"][0]
+    table.at[i, "probabilities"] = {"supports": 0.05, "contradicts": 0.9, "says_nothing": 0.05}
+    table.at[i, "confidence"], table.at[i, "answers"] = 0.95, None
+    routed = route(table, 0.9, None).loc[i]
+    assert (routed["verdict"], routed["route"]) == ("contradicted", "auto") and "contrast" in routed["flags"]
+
+
+def test_the_setting_is_read_once_from_arguments_then_the_environment(monkeypatch):
+    from citeaudit import DEFAULT_CONTRAST_CHECKS, AuditOptions, InputError
+
+    assert AuditOptions().contrast == DEFAULT_CONTRAST_CHECKS == AuditOptions.from_env().contrast
+    monkeypatch.setenv("CITEAUDIT_CONTRAST_CHECKS", "numbers, normative")
+    assert AuditOptions.from_env().contrast == (ContrastCheck.NORMATIVE, ContrastCheck.NUMBERS)
+    assert AuditOptions.from_env(contrast="none").contrast == () and len(AuditOptions.from_env(contrast="all").contrast) == 4
+    monkeypatch.setenv("CITEAUDIT_CONTRAST_CHECKS", "numbrs")
+    with pytest.raises(InputError, match=r"CITEAUDIT_CONTRAST_CHECKS: unknown contrast check 'numbrs': give some of "
+                                         r"normative, numbers, polarity, entities"):
+        AuditOptions.from_env()
+
+
+def test_a_locate_only_audit_runs_the_checks_too():
+    from conftest import DATA
+
+    from citeaudit import audit_quotes
+
+    audit = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", locate_only=True)
+    found = {i: [f["check"] for f in c] for i, c in zip(audit.table["id"], audit.table["contrast"]) if c}
+    assert found == {"exp_required": ["normative"]}
+    assert audit.table.set_index("id").at["sig_reporting", "contrast"] is None  # fabricated: no evidence

@@ -82,3 +82,4 @@ def test_units_of_different_kinds_never_compare():
     (minutes,), (meters,), (bare,) = quantities("5 minutes"), quantities("5 m"), quantities("it is 300 long")
     assert not minutes.comparable(meters) and not minutes.same(quantities("5 m")[0])
     assert bare.same(quantities("300 seconds")[0])  # a bare number may be the same number said without unit
+    assert not quantities("300 seconds")[0].same(bare)  # but a bare 300 elsewhere does not say 300 seconds

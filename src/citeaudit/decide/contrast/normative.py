@@ -7,7 +7,8 @@ words in lower case) are read as one of five levels. Two rules, each conservativ
 
 - the same act: a claim clause's level against the level the evidence sentence that best
   matches it gives the same verb ("has to reject" against "MUST be rejected" agree; "may reject"
-  against "MUST be rejected" do not);
+  against "MUST be rejected" do not), or against the one level of a sentence that holds most of
+  the clause's words;
 - presence: a claim that something has to be carried, included or used, against a sentence of the
   evidence that says the use of that same thing is OPTIONAL ("Use of this claim is OPTIONAL." under
   the heading `"exp" (Expiration Time) Claim`).
@@ -54,6 +55,7 @@ PRESENCE = frozenset(stem(w) for w in [
 ])
 # words that sit between a marker and the verb it governs ("must either reject", "must be rejected")
 _SKIP = frozenset(["be", "either", "always", "only", "also", "still", "both", "all", "then", "first", "not", "ever"])
+CLOSE = 0.7  # a sentence holding this share of a claim clause's words says the same thing, whatever its verb
 DEICTIC = re.compile(r"\b(?:this|the) (?:claim|parameter|header parameter|header|field|member|element|attribute|"
                      r"option|extension|value|property|key)\b", re.IGNORECASE)
 
@@ -78,11 +80,14 @@ def markers(text: str, offset: int = 0) -> list[Marker]:
     found = []
     for match in MARKER.finditer(text):
         level = _MARKERS[int(next(k for k, v in match.groupdict().items() if v)[1:])][0]
-        verb = ""
-        for _, _, word in words(text[match.end():match.end() + 60])[:4]:
+        verb, after = "", words(text[match.end():match.end() + 60])[:4]
+        for i, (_, _, word) in enumerate(after):
             if word.lower() in _SKIP:
                 continue
-            verb = "" if word.lower() in FUNCTION_WORDS else stem(word)
+            if word.lower() in FUNCTION_WORDS:  # "must be the integer 1", "is required for": the act is to be
+                verb = "be" if any(w.lower() == "be" for _, _, w in after[:i]) else ""
+            else:
+                verb = stem(word)
             break
         found.append(Marker(level, offset + match.start(), offset + match.end(), match.group(), verb))
     return found
@@ -95,17 +100,27 @@ def _says(level: str, marker: Marker) -> str:
 def _same_act(clause: str, start: int, claim_markers: list[Marker], evidence: str, quote: str | None,
               where: str) -> Finding | None:
     levels = {m.level for m in claim_markers}
-    for sentence, score in best_sentences(clause, evidence, quote, top=1):
-        if score < 0.5:
-            continue
-        theirs = markers(sentence.text, sentence.start)
-        for mine in claim_markers:
-            same = [m for m in theirs if mine.verb and m.verb == mine.verb]
-            if same and not levels & {m.level for m in same}:
-                other = same[0]
-                return Finding("normative", f"the claim says {_says(mine.level, mine)}; {where} says "
-                               f'{other.level} ("{other.text}"): "{clip(sentence.text)}"',
-                               ((mine.start + start, mine.end + start),), ((other.start, other.end),))
+    candidates = [(s, score) for s, score in best_sentences(clause, evidence, quote, top=2) if score >= 0.5]
+    everywhere = markers(evidence)
+    for mine in claim_markers:
+        if mine.verb and any(m.verb == mine.verb and m.level in levels for m in everywhere):
+            continue  # the evidence gives this act the claim's level somewhere: no contrast
+        found: tuple[Marker, str] | None = None
+        for sentence, _ in candidates:
+            same = [m for m in markers(sentence.text, sentence.start) if mine.verb and m.verb == mine.verb]
+            if same:
+                found = (same[0], sentence.text)
+                break
+        if found is None and candidates and candidates[0][1] >= CLOSE:
+            sentence = candidates[0][0]
+            theirs = markers(sentence.text, sentence.start)
+            if len({m.level for m in theirs}) == 1:  # a close paraphrase of one level: "is required" / RECOMMENDED
+                found = (theirs[0], sentence.text)
+        if found is not None and found[0].level not in levels:
+            other, text = found
+            return Finding("normative", f"the claim says {_says(mine.level, mine)}; {where} says "
+                           f'{other.level} ("{other.text}"): "{clip(text)}"',
+                           ((mine.start + start, mine.end + start),), ((other.start, other.end),))
     return None
 
 

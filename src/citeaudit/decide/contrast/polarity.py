@@ -2,8 +2,8 @@
 asserts, or asserts what the claim negates ("margins are expected to improve" against "did not
 expect margins to improve").
 
-Only negations that bear on the shared words count: a "not" whose next content word is a word of
-the other side ("MUST NOT be accepted" against "must be accepted"). Phrases that bound a quantity
+Only negations that bear on the shared words count: a "not" whose next content words hold a word
+of the other side ("MUST NOT be accepted" against "must be accepted"). Phrases that bound a quantity
 or widen a statement ("no more than", "not only", "whether or not") are not negations, and a pair
 where either side turns on an exception ("cannot ... unless", "only ... once", "instead of") is
 left alone: double negations there are paraphrases more often than contrasts.
@@ -24,6 +24,7 @@ NOT_A_NEGATION = re.compile(
 EXCEPTION = re.compile(r"\b(?:unless|only|except|excepting|instead of|rather than|otherwise|but not|more than once|"
                        r"at most|at least)\b", re.IGNORECASE)
 SCOPE_WORDS = 6  # how many words after a negation it bears on
+SCOPE_CONTENT = 1  # ... of which the first content word must be a word of the other side
 MIN_WORDS = 3  # a claim clause with fewer content words is too short to compare
 MIN_OVERLAP = 0.6  # the share of the clause's content words the evidence sentence must hold
 
@@ -40,7 +41,7 @@ def negations(text: str, shared: set[str]) -> list[tuple[int, int]]:
         if any(lo <= match.start() < hi for lo, hi in skipped):
             continue
         scope = [w for _, _, w in words(text[match.end():])[:SCOPE_WORDS] if content(w)]
-        if scope and content(scope[0]) <= shared:
+        if any(content(word) <= shared for word in scope[:SCOPE_CONTENT]):
             start = match.start()
             before = re.search(r"\b(?:must|shall|should|may|do|does|did|is|are|was|were|can|will)\s+$",
                                text[max(0, start - 8):start], re.IGNORECASE)

@@ -12,6 +12,7 @@ section number (4.1.4) or a reference ([RFC7519], Section 15.12) is not a quanti
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -66,9 +67,10 @@ _UNIT_PATTERN = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse
 _NUMBER_WORD = "|".join(sorted([*NUMBER_WORDS, *SCALES], key=len, reverse=True))
 
 _DIGITS = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
-_SPELLED = rf"(?:{_NUMBER_WORD})(?:[\s-]+(?:and[\s-]+)?(?:{_NUMBER_WORD}))*"
+_FIRST_WORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))  # "million" alone is no number
+_SPELLED = rf"(?:{_FIRST_WORD})(?:[\s-]+(?:and[\s-]+)?(?:{_NUMBER_WORD}))*"
 QUANTITY = re.compile(
-    rf"(?<![\w.\[/#§])(?<![A-Za-z]-)(?:(?P<digits>{_DIGITS})|(?P<words>\b{_SPELLED}))"
+    rf"(?<![\w.\[/#§])(?<![A-Za-z]-)(?:(?P<digits>{_DIGITS})|(?P<words>\b{_SPELLED}\b(?!-[A-Za-z])))"
     rf"(?![\w]*\d)(?!\.\d)(?:\s*(?P<scale>hundred|thousand|million|billion)\b)?"
     rf"(?:(?P<gap>\s?)(?P<unit>{_UNIT_PATTERN})(?![A-Za-z0-9]))?", re.IGNORECASE)
 ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:T[\d:.]+Z?)?(?!\d)")
@@ -94,10 +96,10 @@ class Quantity:
     end: int
 
     def same(self, other: Quantity) -> bool:
-        """Whether the two say the same amount: equal values in one dimension (a count meets any
-        dimension, as "5" and "5 minutes" may be one number said twice)."""
-        dims = {self.dimension, other.dimension}
-        if len(dims) > 1 and COUNT not in dims:
+        """Whether `other` says this amount: equal values in one dimension (this one a bare count
+        meets any dimension, as "5" may be "5 minutes" said without its unit; "5 minutes" is not
+        said by a bare "5" elsewhere)."""
+        if self.dimension != other.dimension and self.dimension != COUNT:
             return False
         return math.isclose(self.value, other.value, rel_tol=1e-9, abs_tol=1e-12)
 
@@ -201,3 +203,21 @@ def quantities(text: str) -> list[Quantity]:
 def describe(quantity: Quantity) -> str:
     """The words that said a quantity, whitespace collapsed."""
     return " ".join(quantity.text.split())
+
+
+def ranges(text: str, found: list[Quantity]) -> list[tuple[Quantity, Quantity]]:
+    """The pairs of `found` (the quantities of `text`, in order) that make a range: "5-10 minutes",
+    "5 to 10", "between 5 and 10", in one dimension."""
+    pairs = []
+    for a, b in itertools.pairwise(found):
+        link = text[a.end:b.start]
+        if a.dimension == b.dimension and (RANGE_LINK.match(link) or (
+                link.strip().lower() == "and" and BETWEEN.search(text[max(0, a.start - 10):a.start]))):
+            pairs.append((a, b))
+    return pairs
+
+
+def within(value: Quantity, pairs: list[tuple[Quantity, Quantity]]) -> bool:
+    """Whether `value` lies inside one of the ranges `pairs` of its dimension."""
+    return any(value.dimension == lo.dimension and min(lo.value, hi.value) <= value.value <= max(lo.value, hi.value)
+               for lo, hi in pairs)
