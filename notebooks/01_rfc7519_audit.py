@@ -17,6 +17,8 @@ MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
 HIGHLIGHT = "aud_reject"  # the citation whose quote is shown in its section; else the first located quote
 
 # %%
+import html
+
 import pandas as pd
 from IPython.display import HTML, display
 
@@ -65,15 +67,33 @@ judged = ca.judge_citations(located, judge, doc.name)
 judged[["id", "relation", "probabilities", "answers"]]
 
 # %% [markdown]
+# ## Contrast checks: what a small judge misses
+#
+# A small judge reads the topic and misses the twist. Deterministic checks compare each claim with
+# the part of its evidence that best matches it: the obligation level (must, should, may, the RFC's
+# MUST / OPTIONAL), numbers and units, negation, and swapped names or quoted terms. A check that
+# fires keeps a `verified` verdict from standing (flag `contrast`); it never makes anything pass.
+# The fired words are marked in the claim and in the evidence. `options.contrast` names the checks
+# that run (`CITEAUDIT_CONTRAST_CHECKS`, `--contrast-checks`).
+
+# %%
+checked = ca.check_contrast(judged, options.contrast)
+fired = checked[checked["contrast"].map(lambda found: bool(found))]
+print(f"contrast checks {', '.join(options.contrast) or 'off'}: {len(fired)} of {len(checked)} citations flagged")
+for _, row in fired.iterrows():
+    display(HTML(f"<h4>{html.escape(row['id'])}</h4>{ca.contrast_html(row)}"))
+
+# %% [markdown]
 # ## Step 3: route with the model's calibration
 #
 # The model's own probabilities are not the chance of being right. The model's calibration, fitted
 # on labelled sets (README "Choosing the threshold"), maps its answers to `P(pass)`, the probability
 # that the citation passes; `score` is max(P(pass), 1 − P(pass)), the number compared with the
-# threshold. `why` says where the calibration turned the model's answer around.
+# threshold. `why` says where the calibration turned the model's answer around; `contrast`, what a
+# contrast check found.
 
 # %%
-routed = ca.settle(ca.route(judged, routing.threshold, routing.calibration))
+routed = ca.settle(ca.route(checked, routing.threshold, routing.calibration))
 ca.styled(ca.step2_view(routed, calibrated=routing.calibrated)).set_caption(routing.note())
 
 # %% [markdown]
@@ -104,10 +124,11 @@ if len(judged_rows):
 # A verdict whose score reaches the threshold stands (`auto`); the rest go to a human. A fabricated
 # quote stands without a model. Lowering the threshold lets more verdicts stand, and with this
 # model that means letting wrong ones stand: compare the routes at a few thresholds (same calibration).
+# No threshold lets a verdict a contrast check flagged stand.
 
 # %%
 thresholds = sorted({routing.threshold, 0.8, 0.65, 0.5}, reverse=True)
-pd.DataFrame({t: ca.route(judged, t, routing.calibration)["route"].values for t in thresholds},
+pd.DataFrame({t: ca.route(checked, t, routing.calibration)["route"].values for t in thresholds},
              index=routed["id"]).rename_axis("threshold", axis=1)
 
 # %% [markdown]

@@ -76,7 +76,14 @@ def test_replay_runs_offline_with_recorded_probabilities(tmp_path, recorded_cach
 def test_threshold_zero_lets_every_verdict_stand(tmp_path, recorded_cache):
     out = tmp_path / "audit.jsonl"
     run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--threshold", "0", "--output", str(out))
+    rows = read_jsonl(out)
+    # but for a verified verdict a contrast check holds back: no threshold lets that one stand
+    assert {r["id"]: r["route"] for r in rows if r["route"] != "auto"} == {"exp_required": "review"}
+    assert [f["check"] for f in rows[4]["contrast"]] == ["normative"] and "contrast" in rows[4]["flags"]
+    run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--threshold", "0", "--output", str(out),
+        "--contrast-checks", "none")
     assert {r["route"] for r in read_jsonl(out)} == {"auto"}
+    assert {r["contrast"] is None for r in read_jsonl(out)} == {True}
 
 
 def test_replay_miss_is_an_error_row_with_the_fix(tmp_path, recorded_cache):
@@ -204,3 +211,9 @@ def test_record_runs_a_local_model_and_records(recorded_cache, monkeypatch):
     assert replay.returncode == 2 and "use --cache-mode record (the default) or refresh" in replay.stderr
     monkeypatch.setenv("CITEAUDIT_MODEL", "gpt-4o-mini")  # the environment, as every command reads it
     assert "not 'gpt-4o-mini'" in run("record", *inputs).stderr
+
+
+def test_contrast_checks_option_names_the_choices(recorded_cache):
+    result = run("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--contrast-checks", "numbrs")
+    assert result.returncode == 2 and "unknown contrast check 'numbrs'" in result.stderr
+    assert "--contrast-checks KINDS|none|all" in run("audit", "--help").stdout

@@ -59,13 +59,18 @@ def test_demo_decision_and_probabilities(recorded_cache):
     assert f"after calibration {matched} of 7 verdicts match" in squash(README)
     standing = [row[0] for row in rows if row[1] != "missing" and "auto" in row]
     scores = {row[0]: float(row[6]) for row in rows if row[1] != "missing"}
-    assert len(standing) == 1, standing
-    [alone] = standing
+    above = [i for i in scores if scores[i] >= float(threshold)]
+    assert standing == [] and len(above) == 1, (standing, above)  # the one above the threshold is held back
+    [alone] = above
     right = "right" if verdicts[alone] == gold[alone] else "wrong"
-    assert (f"One is sure enough to stand at the calibration's recommended threshold of {threshold}, and it is "
-            f"{right}: `{alone}` scores {scores[alone]:.2f} as `{verdicts[alone]}`") in squash(README)
-    assert scores[alone] >= float(threshold) and all(scores[i] < float(threshold) for i in scores if i != alone)
-    assert "The other six go to review" in squash(README)
+    assert (f"One scores above the calibration's recommended threshold of {threshold}, and it is {right}: "
+            f"`{alone}` scores {scores[alone]:.2f} as `{verdicts[alone]}`") in squash(README)
+    held = next(row for row in rows if row[0] == alone)
+    assert "review" in held and "contrast" in held  # its route and its flag
+    why = re.search(r"under the table, `(.*?)`, and the flag `contrast`", squash(README)).group(1)
+    assert f"  {why}" in result.stdout.splitlines()  # the one line under the table, as the README quotes it
+    assert f"flagged contrast ({why.split(': contrast: ')[1]})" in result.stdout  # and in the decision
+    assert "So all seven judged citations go to review" in squash(README)
 
 
 def test_spot_check_example_is_what_review_and_agreement_print(recorded_cache, tmp_path):

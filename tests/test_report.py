@@ -154,12 +154,18 @@ def test_a_waiting_card_says_why_and_shows_its_review_command(report_table):
         assert offered in cards[cid], cid
     assert ("<pre class='command'>citeaudit review --reviews reviews/r.jsonl --source rfc7519.txt --citations "
             "&#x27;my cites.json&#x27; --id sub_should --verdict VERDICT</pre>") in cards["sub_should"]
-    one = next(cid for cid in waiting if cid != "sub_should")
+    flagged = set(audit.table.loc[audit.table["flags"].map(lambda f: "contrast" in f), "id"])
+    one = next(cid for cid in sorted(waiting - flagged) if cid != "sub_should")
     row = audit.table[audit.table["id"] == one].iloc[0]
     assert f"Waits for a human: model says {row['verdict']}" in cards[one].replace(" or contradicted", "") \
         .replace(" or unsupported", "")
     assert f"score {row['score']:.2f} &lt; threshold 0.55" in cards[one]
     assert "<pre class='command'>" not in render_html(audit)  # the library's report without the inputs
+    # a verified verdict a contrast check holds back says why in one line, and marks the fired words
+    assert flagged == {"exp_required"} and "exp_required" in waiting
+    assert ("score 0.72 ≥ threshold 0.55, but flagged contrast (normative: the claim says required (&quot;has "
+            "to&quot;); section 4.1.4 says optional") in cards["exp_required"]
+    assert "<mark>has to</mark>" in cards["exp_required"] and "<mark>OPTIONAL</mark>" in cards["exp_required"]
 
 
 @pytest.mark.cli

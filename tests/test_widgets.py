@@ -3,13 +3,25 @@
 import pytest
 from conftest import DATA
 
-from citeaudit import InputError, Judge, ReviewQueue, ThresholdExplorer, audit_quotes, load_reviews, load_rfc
+from citeaudit import (
+    AuditOptions,
+    InputError,
+    Judge,
+    ReviewQueue,
+    ThresholdExplorer,
+    audit_quotes,
+    load_reviews,
+    load_rfc,
+)
 
 
 @pytest.fixture(scope="module")
 def judged(replay_cache):
+    """The worked example with the contrast checks off, so that the wrong `exp_required` can stand (as
+    the model's verdict alone would let it) for the slider and the override to act on."""
     doc = load_rfc("rfc7519.txt")
-    return doc, audit_quotes(doc, DATA / "rfc7519_citations.json", judge=Judge(cache=replay_cache))
+    return doc, audit_quotes(doc, DATA / "rfc7519_citations.json", judge=Judge(cache=replay_cache),
+                             options=AuditOptions(contrast=()))
 
 
 def test_slider_callback_reroutes_without_calls(judged):

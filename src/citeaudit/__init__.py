@@ -47,6 +47,7 @@ from citeaudit.citations.sourceid import ContractViolation, SourceIdAnswer, vali
 from citeaudit.decide.agreement import Agreement, SpotChecks, agreement, precision_warning, wilson_interval
 from citeaudit.decide.batch_review import BatchOutcome, review_batch
 from citeaudit.decide.calibration import Calibration, Routing, load_calibration, save_calibration
+from citeaudit.decide.contrast import check_contrast, contrast_findings
 from citeaudit.decide.decision import Decision, apply_reviews, row_state, settle, why_it_waits
 from citeaudit.decide.decision import decide as decide_answer
 from citeaudit.decide.fingerprint import fingerprint
@@ -94,6 +95,7 @@ from citeaudit.pipeline.contract import check_contract, check_contract_files
 from citeaudit.pipeline.jsonl import records, write_jsonl
 from citeaudit.pipeline.vendor_audit import audit_response, locate_response, match_source, response_view
 from citeaudit.settings.environment import (
+    DEFAULT_CONTRAST_CHECKS,
     DEFAULT_MODEL,
     DEFAULT_SPOT_CHECK,
     DEFAULT_STRATEGY,
@@ -121,6 +123,7 @@ from citeaudit.surfaces.dashboard import (
 from citeaudit.surfaces.report import explain, render_html, write_report
 from citeaudit.surfaces.views import (
     audit_view,
+    contrast_html,
     highlight_html,
     how_to_record,
     lines_view,
@@ -133,6 +136,7 @@ from citeaudit.surfaces.views import (
 from citeaudit.surfaces.widgets import ReviewQueue, ThresholdExplorer, style_threshold_view, threshold_view
 from citeaudit.table import (
     CacheMode,
+    ContrastCheck,
     ErrorKind,
     Flag,
     Kind,
@@ -150,6 +154,7 @@ from citeaudit.table import (
 )
 
 __all__ = [
+    "DEFAULT_CONTRAST_CHECKS",
     "DEFAULT_MODEL",
     "DEFAULT_SPOT_CHECK",
     "DEFAULT_STRATEGY",
@@ -170,6 +175,7 @@ __all__ = [
     "CiteAuditError",
     "CitedSource",
     "ContractViolation",
+    "ContrastCheck",
     "Decision",
     "Document",
     "DocumentIndex",
@@ -230,8 +236,11 @@ __all__ = [
     "canonical_section_id",
     "check_contract",
     "check_contract_files",
+    "check_contrast",
     "citation_table",
     "compare_strategies",
+    "contrast_findings",
+    "contrast_html",
     "coverage_ceiling",
     "cross_validate",
     "decide_answer",

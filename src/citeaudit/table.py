@@ -92,10 +92,23 @@ class Flag(StrEnum):
     # the calibration does not cover the document: the model said no to every question for more of
     # its citations than for any document the calibration was fitted on (`Calibration.uncovered`)
     UNCOVERED = "uncovered"
+    # a contrast check between claim and evidence fired (`decide.contrast`: obligation level, numbers,
+    # polarity, entities): keeps a `verified` verdict from standing; a failing verdict stands as it is
+    CONTRAST = "contrast"
 
 
 BLOCKING_FLAGS = frozenset({Flag.NEAR_QUOTE, Flag.SECTION_MISMATCH, Flag.JUDGE_ERROR, Flag.OFFSET_MISMATCH,
                             Flag.PAGE_MISMATCH, Flag.SOURCE_MISMATCH, Flag.UNCOVERED})
+
+
+class ContrastCheck(StrEnum):
+    """A deterministic contrast check between a claim and its evidence (`decide.contrast`); what
+    `--contrast-checks` and `CITEAUDIT_CONTRAST_CHECKS` name."""
+
+    NORMATIVE = "normative"  # the obligation level: must / should / may / optional, BCP 14 keywords
+    NUMBERS = "numbers"  # values, units, percentages, dates, ranges
+    POLARITY = "polarity"  # the best-matching evidence sentence negates the claim, or the reverse
+    ENTITIES = "entities"  # a name, identifier or quoted term swapped for another
 
 
 class _StrategyNames(EnumType):
@@ -293,6 +306,11 @@ SCORE = column("score", Stage.ROUTE, output=17)
 VERDICT = column("verdict", Stage.ROUTE, output=18)
 ROUTE = column("route", Stage.ROUTE, output=19)
 FLAGS = column("flags", Stage.ROUTE, output=20)
+# [{"check": ContrastCheck, "says": str, "claim": [[start, end]], "evidence": [[start, end]]}]: the contrast
+# checks that fired (`decide.contrast`; offsets into the claim and the evidence text); None: not run
+CONTRAST = column("contrast", Stage.ROUTE, output=38)
+# why a contrast check stayed silent on this row (the claim is in a language it cannot read), or None
+CONTRAST_NOTE = column("contrast_note", Stage.ROUTE, output=39)
 # step 4: human review, then each row's outcome, written once (`decide.settle`)
 FINGERPRINT = column("fingerprint", Stage.REVIEW)
 REVIEW_VERDICT = column("review_verdict", Stage.REVIEW, output=28)

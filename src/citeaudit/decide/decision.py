@@ -25,14 +25,13 @@ import pandas as pd
 from citeaudit import table as C
 from citeaudit.citations.sourceid import quoted
 from citeaudit.decide.reviews import Review, row_fingerprint
-from citeaudit.decide.route import verdict_words
+from citeaudit.decide.route import blocks, contrasts, verdict_words
 from citeaudit.decide.spotcheck import check_rate, is_spot_check
 from citeaudit.decide.state import review_state as _review_state
 from citeaudit.decide.state import routed_state, row_state
 from citeaudit.printable import printable
 from citeaudit.settings.environment import DEFAULT_SPOT_CHECK
 from citeaudit.table import (
-    BLOCKING_FLAGS,
     FAILING_VERDICTS,
     WAITING_STATES,
     ErrorKind,
@@ -160,9 +159,17 @@ FLAG_REASONS = {
     Flag.OFFSET_MISMATCH: "the response's offsets do not point at the quote",
     Flag.PAGE_MISMATCH: "the quote is not on the page the response cites",
     Flag.SOURCE_MISMATCH: "the quote is in another source than the one the response cites",
+    Flag.CONTRAST: "a contrast check between claim and evidence fired",
     Flag.UNCOVERED: "the calibration does not cover this document: the model said no to every question for more "
                     "of its citations than for any document the calibration was fitted on",
 }
+
+
+def _flag_reason(row: pd.Series, flag: Flag) -> str:
+    """What a flag means for this row: the contrast checks' own lines, else `FLAG_REASONS`."""
+    if flag == Flag.CONTRAST:
+        return "; and ".join(f"{f['check']}: {f['says']}" for f in contrasts(row)) or FLAG_REASONS[flag]
+    return FLAG_REASONS[flag]
 
 
 def why_it_waits(row: pd.Series, threshold: float | None) -> str:
@@ -181,7 +188,7 @@ def why_it_waits(row: pd.Series, threshold: float | None) -> str:
     if not isinstance(verdict, str):
         return ""
     words = verdict_words(row)
-    blocking = [f"flagged {f} ({FLAG_REASONS[Flag(f)]})" for f in row[C.FLAGS] if f in BLOCKING_FLAGS]
+    blocking = [f"flagged {f} ({_flag_reason(row, Flag(f))})" for f in row[C.FLAGS] if blocks(f, verdict)]
     if not isinstance(score, float):
         return f"model says {words}; the calibration cannot score this answer"
     if threshold is None:

@@ -10,7 +10,10 @@ probability that the citation passes, and the same rule applies to it (`judged_v
 failing verdict is named by the larger of P(contradicts) and P(says nothing); when those two are
 close the row carries the informational flag `contradicted_or_unsupported` (the answer is
 rejected either way; a reviewer may refine the word), which does not send it to review. The
-blocking flags (near quote, section mismatch, judge error) always do.
+blocking flags (near quote, section mismatch, judge error) always do. The `contrast` flag (a
+contrast check between claim and evidence fired, `decide.contrast`, read from the `contrast`
+column) keeps a `verified` verdict from standing and leaves a failing one as it is: a flag never
+makes anything pass.
 
 A pure function over the audit table: changing the threshold re-routes stored results and never
 calls a model. This is the one routing implementation: the pipeline (`route`), the threshold
@@ -52,7 +55,24 @@ def flags_of(row: pd.Series) -> list[Flag]:
     findings = row.get(C.FINDINGS)  # a vendor response's location checks (vendor_audit.py)
     if isinstance(findings, list):
         flags.extend(Flag(f["flag"]) for f in findings if not _fabricated(row))
+    if contrasts(row) and not _fabricated(row):
+        flags.append(Flag.CONTRAST)
     return flags
+
+
+def contrasts(row: pd.Series) -> list[dict]:
+    """The row's contrast findings (`decide.contrast`: dicts with `check` and `says`), or []."""
+    found = row.get(C.CONTRAST)
+    return [f for f in found if isinstance(f, dict)] if isinstance(found, list) else []
+
+
+def blocks(flag: object, verdict: object) -> bool:
+    """Whether `flag` keeps a verdict from standing: a blocking flag always, `contrast` a `verified` one.
+
+    >>> blocks("contrast", "verified"), blocks("contrast", "contradicted"), blocks("near_quote", "unsupported")
+    (True, False, True)
+    """
+    return flag in BLOCKING_FLAGS or (flag == Flag.CONTRAST and verdict == Verdict.VERIFIED)
 
 
 def _number(value: object) -> float | None:
@@ -194,6 +214,8 @@ def coverage_gap(table: pd.DataFrame, calibration: Calibration | None) -> str | 
 def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
           calibration: Calibration | None = None) -> pd.DataFrame:
     """Add `p_pass`, `score`, `verdict`, `flags` and `route` (`auto` or `review`) to a judged table.
+    The contrast findings are read from the table's `contrast` column (`decide.contrast.check_contrast`;
+    absent: none), never computed here.
 
     A fabricated citation (nothing found, decided in step 1) stands as `auto`. Otherwise the
     verdict and score are `judge_outcome`'s (through `calibration` when given), and the route is
@@ -221,7 +243,7 @@ def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
             verdict, where = Verdict.FABRICATED, Route.AUTO
         else:
             verdict, score, p_pass = judged_verdict(row, calibration)
-            blocked = any(flag in BLOCKING_FLAGS for flag in row_flags)
+            blocked = any(blocks(flag, verdict) for flag in row_flags)
             where = Route.AUTO if stands(verdict, score, threshold, blocked) else Route.REVIEW
             if verdict in (Verdict.CONTRADICTED, Verdict.UNSUPPORTED) and \
                     failure_kind_unsure(row.get(C.PROBABILITIES), _named(row, calibration)):

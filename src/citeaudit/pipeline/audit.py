@@ -32,6 +32,7 @@ from citeaudit import table as C
 from citeaudit.citations.lines import LineAnswer, load_line_answer
 from citeaudit.citations.records import Citation, SourceRef, load_citations
 from citeaudit.decide.calibration import Calibration, Routing
+from citeaudit.decide.contrast import check_contrast
 from citeaudit.decide.decision import Decision, apply_reviews, decide, settle
 from citeaudit.decide.reviews import SEED_VERDICTS, Review, load_reviews
 from citeaudit.decide.route import coverage_gap, route
@@ -252,7 +253,7 @@ def audit_citations(citations: Iterable[Citation], document: Document | None = N
     `summary`) is `audit_table`'s.
     """
     table = locate_citations(citations, document, sources)
-    settings = None if locate_only else settings_for(options, judge, threshold=threshold, concurrency=concurrency,
+    settings = options if locate_only else settings_for(options, judge, threshold=threshold, concurrency=concurrency,
                                                      calibration=calibration)
     return audit_table(table, document, sources, settings, judge=judge, locate_only=locate_only, **per_call)
 
@@ -263,7 +264,8 @@ def audit_table(table: pd.DataFrame, document: Document | None = None, sources: 
                 needs_review: Iterable[str] = (), summary: Mapping[str, int] | None = None) -> Audit:
     """Steps 2-4 over a table step 1 already made (`locate_citations`, or
     `vendor_audit.locate_response` for a vendor response), judged and routed by `options` (default
-    `AuditOptions.from_env()`; unused with `locate_only`).
+    `AuditOptions.from_env()`; with `locate_only` only its contrast checks are used). The contrast
+    checks (`options.contrast`, `decide.contrast.check_contrast`) run between step 2 and routing.
 
     `judge` is the judge `options` describe when the caller holds one already (a worker's, or one
     pointed at a local server; `settings_for` makes the options agree with it), else
@@ -272,15 +274,17 @@ def audit_table(table: pd.DataFrame, document: Document | None = None, sources: 
     the rows) and `summary` (counts to keep with the audit).
     """
     routing: Routing | None = None
-    if locate_only:
+    if locate_only:  # the contrast checks need no model: they run in step 1 only as well
         for column in C.JUDGE_COLUMNS:
             table[column] = pd.Series([None] * len(table), index=table.index, dtype=object)
+        table = check_contrast(table, options.contrast if options is not None else config.contrast_checks())
         table = route(table, 1.0)
     else:
         options = options or AuditOptions.from_env()
         judge = judge or options.judge()
         name = document.name if document is not None else "the sources"
         table = judge_citations(table, judge, name, progress, options.concurrency)
+        table = check_contrast(table, options.contrast)
         routing = options.routing()
         table = route(table, routing.threshold, routing.calibration)
     audit = Audit(table, document, sources, tuple(needs_review), (), summary or {}, routing)

@@ -17,6 +17,7 @@
 | CITEAUDIT_TIMEOUT    | seconds one judge request may take before it is retried    | `120`              |
 | CITEAUDIT_RETRIES    | retries of a judge request after a transient fault         | `2`                |
 | CITEAUDIT_CONCURRENCY| judge requests in flight at once                           | `4`; 1 for local models |
+| CITEAUDIT_CONTRAST_CHECKS | contrast checks, comma-separated, or `none` / `all`   | `DEFAULT_CONTRAST_CHECKS` |
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import os
 from pathlib import Path
 
 from citeaudit.errors import InputError
-from citeaudit.table import CacheMode, Strategy
+from citeaudit.table import CacheMode, ContrastCheck, Strategy
 
 CACHE_MODES = tuple(CacheMode)
 DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -38,6 +39,10 @@ DEFAULT_SPOT_CHECK = 0.1
 DEFAULT_STRATEGY = Strategy.PANEL  # measured best on the labelled sets (README "Choosing the threshold")
 DEFAULT_TIMEOUT = 120.0  # seconds per judge request: recorded local Qwen calls took up to 55 s on 2 cores
 DEFAULT_RETRIES = 2
+# the contrast checks on by default (`decide.contrast`): those whose flags cost the project's supported
+# claims at most 5 points of standing share and catch their perturbations (README "Contrast checks")
+DEFAULT_CONTRAST_CHECKS = (ContrastCheck.NORMATIVE, ContrastCheck.NUMBERS, ContrastCheck.POLARITY,
+                           ContrastCheck.ENTITIES)
 # judge requests in flight at once: remote endpoints serve many; llama.cpp's local server serves
 # one at a time (more would only queue there and eat into each request's timeout)
 DEFAULT_CONCURRENCY = 4
@@ -238,3 +243,30 @@ def concurrency(default: int = DEFAULT_CONCURRENCY) -> int:
                          f"set it like CITEAUDIT_CONCURRENCY={DEFAULT_CONCURRENCY} (1 for a local llama.cpp "
                          "server), or unset it.")
     return int(value)
+
+
+def parse_contrast_checks(value: str | tuple | list, where: str = "--contrast-checks") -> tuple[ContrastCheck, ...]:
+    """Contrast check names, comma-separated (`numbers,normative`), `none` or `all`, as a tuple in the
+    order of `ContrastCheck`; an unknown name is an `InputError` listing the choices.
+
+    >>> parse_contrast_checks("numbers, normative"), parse_contrast_checks("none")
+    ((<ContrastCheck.NORMATIVE: 'normative'>, <ContrastCheck.NUMBERS: 'numbers'>), ())
+    """
+    names = [n.strip().lower() for n in value.split(",")] if isinstance(value, str) else [str(n) for n in value]
+    names = [n for n in names if n]
+    if names in (["none"], []):
+        return ()
+    if names == ["all"]:
+        return tuple(ContrastCheck)
+    choices = [str(c) for c in ContrastCheck]
+    unknown = [n for n in names if n not in choices]
+    if unknown:
+        raise InputError(f"{where}: unknown contrast check {unknown[0]!r}: give some of {', '.join(choices)} "
+                         "(comma-separated), or none, or all")
+    return tuple(c for c in ContrastCheck if c in names)
+
+
+def contrast_checks() -> tuple[ContrastCheck, ...]:
+    """`CITEAUDIT_CONTRAST_CHECKS` (names, `none` or `all`), else `DEFAULT_CONTRAST_CHECKS`."""
+    value = (os.environ.get("CITEAUDIT_CONTRAST_CHECKS") or "").strip()
+    return parse_contrast_checks(value, "CITEAUDIT_CONTRAST_CHECKS") if value else DEFAULT_CONTRAST_CHECKS

@@ -19,7 +19,7 @@ from citeaudit.decide.calibration import Calibration, Routing, find_calibration
 from citeaudit.decide.spotcheck import check_rate
 from citeaudit.errors import InputError
 from citeaudit.settings import environment as config
-from citeaudit.table import CacheMode, Strategy
+from citeaudit.table import CacheMode, ContrastCheck, Strategy
 
 if TYPE_CHECKING:
     from citeaudit.judge.cache import CallCache
@@ -53,8 +53,9 @@ class AuditOptions:
     calibrations of your own go (`cache/local/`, ignored by git), read before the shipped ones.
     `shipped` True records into the shipped folder itself (the project's maintenance recordings,
     `citeaudit record --shipped`). `spot_check` is the share of standing verdicts drawn for review
-    (`decide.spotcheck`; `CITEAUDIT_SPOT_CHECK`). Picklable, so Dask workers get the same settings
-    (`pinned()`).
+    (`decide.spotcheck`; `CITEAUDIT_SPOT_CHECK`). `contrast` names the contrast checks between claim
+    and evidence that run (`decide.contrast`; `CITEAUDIT_CONTRAST_CHECKS`; empty: none). Picklable, so
+    Dask workers get the same settings (`pinned()`).
     """
 
     model: str = config.DEFAULT_MODEL
@@ -69,6 +70,7 @@ class AuditOptions:
     user_dir: Path | None = None
     shipped: bool = False
     spot_check: float = config.DEFAULT_SPOT_CHECK
+    contrast: tuple[ContrastCheck, ...] = config.DEFAULT_CONTRAST_CHECKS
     # the calibration, once looked up (or given: `with_calibration`, `for_judge`); `with_` forgets it
     _calibration: list = field(default_factory=list, init=False, repr=False, compare=False)
 
@@ -79,6 +81,7 @@ class AuditOptions:
         if self.threshold is not None:
             object.__setattr__(self, "threshold", check_threshold(self.threshold))
         object.__setattr__(self, "spot_check", check_rate(self.spot_check))
+        object.__setattr__(self, "contrast", config.parse_contrast_checks(self.contrast, "contrast"))
         if self.concurrency is not None and not 1 <= self.concurrency <= config.MAX_CONCURRENCY:
             raise InputError(f"concurrency must be a whole number from 1 to {config.MAX_CONCURRENCY}, "
                              f"not {self.concurrency!r}")
@@ -87,7 +90,8 @@ class AuditOptions:
     def from_env(cls, *, model: str | None = None, strategy: str | None = None, cache_mode: str | None = None,
                  cache_dir: str | Path | None = None, threshold: float | None = None,
                  use_calibration: bool = True, concurrency: int | None = None,
-                 shipped: bool = False, spot_check: float | None = None) -> AuditOptions:
+                 shipped: bool = False, spot_check: float | None = None,
+                 contrast: str | tuple | None = None) -> AuditOptions:
         """The settings given here (None: not given), else the environment's, else the defaults."""
         return cls(
             model=model or config.model(),
@@ -101,6 +105,7 @@ class AuditOptions:
             retries=config.retries(),
             shipped=shipped,
             spot_check=spot_check if spot_check is not None else config.spot_check(),
+            contrast=config.parse_contrast_checks(contrast) if contrast is not None else config.contrast_checks(),
         )
 
     def with_(self, **changes: object) -> AuditOptions:

@@ -30,12 +30,12 @@ from citeaudit import table as C
 from citeaudit.decide.agreement import precision_warning
 from citeaudit.decide.decision import row_state, why_it_waits
 from citeaudit.decide.reviews import ReviewCommand
-from citeaudit.decide.route import score_note, verdict_words
+from citeaudit.decide.route import contrasts, score_note, verdict_words
 from citeaudit.decide.state import drawn
 from citeaudit.pipeline.audit import Audit
 from citeaudit.sources.document import Document
 from citeaudit.stores import atomic_write_text
-from citeaudit.surfaces.views import evidence_html, quote_html
+from citeaudit.surfaces.views import contrast_html, evidence_html, quote_html
 from citeaudit.table import WAITING_STATES, ReviewState, State, Verdict
 
 PAGE_CSS = """
@@ -120,10 +120,12 @@ def card_state(row: pd.Series, calibrated: bool = False, threshold: float | None
     why = f" ({note}.)" if note else ""
     if state == State.STANDS:
         key = "auto-pass" if row[C.VERDICT] == Verdict.VERIFIED else "auto-fail"
+        agrees = " A contrast check agrees that it fails (below)." if contrasts(row) and \
+            row[C.VERDICT] != Verdict.VERIFIED else ""
         checked = " Drawn at random as a spot check: a review of it measures how often standing verdicts are " \
             "right; it holds nothing unless the reviewer disagrees." if spot else ""
         return CardState(key, f"{verdict} (stands{spot})", f"The model's verdict stands: score {_score(row)} "
-                         f"reaches the threshold and nothing is flagged.{why}{stale}{checked}")
+                         f"reaches the threshold and no flag holds it back.{agrees}{why}{stale}{checked}")
     return CardState("waiting", f"model says {verdict}, waits for review",
                      f"Waits for a human: {why_it_waits(row, threshold)}.{why}{stale}")
 
@@ -205,6 +207,7 @@ def _card(row: pd.Series, document: Document | None, anchor: str, top: str = "to
         f"<p class='meta state'>{_e(state.sentence)}</p>"
         + (f"<pre class='error'>{_e(error)}</pre>" if isinstance(error, str) and error else "")
         + _findings_html(row)
+        + contrast_html(row)
         + quote_html(row, document)
         + f"<p class='meta'>cited: {_e(row[C.CITED_SECTION])} &middot; quote: {_e(row[C.QUOTE_STATUS])} &middot; "
         f"found in: {_e(row[C.FOUND_SECTION])} &middot; route: <b>{_e(row[C.ROUTE])}</b> &middot; "

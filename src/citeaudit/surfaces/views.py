@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from citeaudit import table as C
-from citeaudit.decide.route import score_note, verdict_words
+from citeaudit.decide.route import contrasts, score_note, verdict_words
 from citeaudit.pipeline.audit import Audit
 from citeaudit.pipeline.jsonl import clean_span, closest_passage
 from citeaudit.printable import printable
@@ -49,13 +49,24 @@ def step1_view(table: pd.DataFrame, text: bool = True) -> pd.DataFrame:
     }).astype(object).where(lambda f: f.notna(), "-")
 
 
+def contrast_words(row: pd.Series) -> str | None:
+    """What the contrast checks say of a row, one line (`check: why`, joined by " | "), or why they
+    stayed silent (`contrast_note`), or None."""
+    found = [f"{f['check']}: {f['says']}" for f in contrasts(row)]
+    if found:
+        return " | ".join(found)
+    note = row.get(C.CONTRAST_NOTE)
+    return note if isinstance(note, str) and note else None
+
+
 def step2_view(table: pd.DataFrame, text: bool = True, calibrated: bool = False) -> pd.DataFrame:
     """Steps 2 and 3 per citation, one name per number: what the model answered (its three
     probabilities), `P(pass)` (the calibration's map of the answers, else P(supports)), the
     routing `score` the threshold was compared with, then verdict and route (and the claim and
     quote as written, with `text`). `why` explains, in one line, a verdict whose pass or fail
     differs from the model's answer (`route.score_note`; `calibrated`: the table was
-    scored by a calibration)."""
+    scored by a calibration); `contrast` what the contrast checks found (`contrast_words`), when
+    they found anything on any row."""
     probs = [p if isinstance(p, dict) else {} for p in table[C.PROBABILITIES]]
     nothing = pd.Series([None] * len(table), index=table.index, dtype=object)
     view = pd.DataFrame({
@@ -74,6 +85,9 @@ def step2_view(table: pd.DataFrame, text: bool = True, calibrated: bool = False)
     notes = [score_note(row, calibrated) for _, row in table.iterrows()]
     if any(notes):
         view["why"] = notes
+    contrast = [contrast_words(row) for _, row in table.iterrows()]
+    if any(contrast):
+        view["contrast"] = contrast
     for col in (*Relation, "P(pass)", "score"):
         view[col] = [f"{v:.2f}" if isinstance(v, float) and not pd.isna(v) else "-" for v in view[col]]
     return view.astype(object).where(lambda f: f.notna(), "-")
@@ -336,3 +350,45 @@ def how_to_record(inputs: str = "--source SOURCE --citations CITATIONS") -> str:
         f"  citeaudit audit {inputs} --cache-mode record\n"
         "Then the same command in replay mode (the default) gives the verdicts offline."
     )
+
+
+CONTRAST_CONTEXT = 160  # evidence characters shown around a contrast check's fired words
+
+
+def _marks(text: str, spans: object) -> str:
+    """`text` escaped, with each `[start, end)` of `spans` (valid, not overlapping) inside `<mark>`."""
+    valid = sorted((int(a), int(b)) for a, b in spans if 0 <= int(a) < int(b) <= len(text)) \
+        if isinstance(spans, list) else []
+    out, at = [], 0
+    for a, b in valid:
+        if a < at:
+            continue
+        out.append(f"{html.escape(text[at:a])}<mark>{html.escape(text[a:b])}</mark>")
+        at = b
+    return "".join(out) + html.escape(text[at:])
+
+
+def contrast_html(row: pd.Series) -> str:
+    """What the contrast checks found on a row as HTML: each check's one line, the claim with its
+    fired words marked, and the evidence around its fired words marked; or why they stayed silent;
+    "" when there is nothing to say. Every text escaped."""
+    found = contrasts(row)
+    note = row.get(C.CONTRAST_NOTE)
+    if not found:
+        return f"<p style='{_STYLE['meta']}'>contrast checks: {html.escape(note)}</p>" if isinstance(note, str) else ""
+    claim, evidence = str(row.get(C.CLAIM) or ""), row.get(C.EVIDENCE)
+    items = []
+    for finding in found:
+        spans = [s for s in finding.get("evidence") or [] if isinstance(s, list) and len(s) == 2]
+        context = ""
+        if isinstance(evidence, str) and spans:
+            lo = max(0, min(a for a, _ in spans) - CONTRAST_CONTEXT)
+            hi = min(len(evidence), max(b for _, b in spans) + CONTRAST_CONTEXT)
+            shifted = [[a - lo, b - lo] for a, b in spans]
+            head, tail = ("… " if lo > 0 else ""), (" …" if hi < len(evidence) else "")
+            context = (f"<div style='{_STYLE['quote']}'>{html.escape(head)}{_marks(evidence[lo:hi], shifted)}"
+                       f"{html.escape(tail)}</div>")
+        items.append(f"<li><b>{html.escape(str(finding.get('check')))}</b>: {html.escape(str(finding.get('says')))}"
+                     f"<div style='{_STYLE['quote']}'>{_marks(claim, finding.get('claim'))}</div>{context}</li>")
+    return (f"<p style='{_STYLE['meta']}'>contrast checks between claim and evidence fired (a verified verdict "
+            f"cannot stand with them):</p><ul class='contrast'>{''.join(items)}</ul>")

@@ -35,8 +35,8 @@ from citeaudit.surfaces.cli.params import (
     input_options,
     judge_options,
     locate_only_option,
+    routing_options,
     settings_options,
-    spot_check_option,
 )
 from citeaudit.surfaces.report import write_report
 from citeaudit.surfaces.views import audit_view, how_to_record, lines_view, quote_notes
@@ -119,7 +119,8 @@ def _finish(audit: Audit, output: str | None, html_path: str | None, review: Rev
 
 def _show_audit(audit: Audit) -> None:
     """The table under one line that says what routed it; the `why` of a verdict that differs from
-    the model's answer follows the table, one line per citation, never cut."""
+    the model's answer and what the contrast checks found follow the table, one line per citation,
+    never cut."""
     view = audit_view(audit, text=False)
     if audit.table[C.REVIEW_STATE].ne("none").any():
         # with reviews, the step-3 columns are the model's and the last column what holds now
@@ -131,11 +132,15 @@ def _show_audit(audit: Audit) -> None:
     if audit.table[C.SPOT_CHECK].eq(True).any():  # a standing verdict drawn for review (decide.spotcheck)
         view["spot check"] = ["yes" if drawn is True else "-" for drawn in audit.table[C.SPOT_CHECK]]
     notes = view.pop("why") if "why" in view.columns else pd.Series(dtype=object)
+    contrast = view.pop("contrast") if "contrast" in view.columns else pd.Series(dtype=object)
     click.echo(audit.routing_note())
     _show(view)
     for citation, note in zip(view["citation"], notes):
         if note != "-":
             click.echo(f"  {printable(citation)}: {note}")
+    for citation, note in zip(view["citation"], contrast):
+        if note != "-":
+            click.echo(f"  {printable(citation)}: contrast: {printable(note)}")
 
 
 @main.command()
@@ -230,7 +235,7 @@ def lines(document: str, answer: str, settings: AuditOptions, output: str | None
 @click.option("--judge", "use_judge", is_flag=True,
               help="Also ask the judge whether each cited source supports its claim; a current review still wins.")
 @settings_options
-@spot_check_option
+@routing_options
 @click.option("--output", type=click.Path(dir_okay=False), default=None, help="Write one JSON object per claim.")
 def contract(answer: str, sources: str, reviews: str, use_judge: bool, settings: AuditOptions,
              output: str | None) -> NoReturn:
@@ -251,7 +256,7 @@ def contract(answer: str, sources: str, reviews: str, use_judge: bool, settings:
 @format_option
 @click.option("--html", "html_path", required=True, type=click.Path(dir_okay=False), help="Where to write the report.")
 @settings_options
-@spot_check_option
+@routing_options
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
               help="Also write one JSON object per citation.")
 @click.option("--reviews", type=click.Path(dir_okay=False), default=None, help="Review store to apply.")
@@ -278,7 +283,7 @@ def report(source: tuple[str, ...], citations: str | None, document: str | None,
 @main.command()
 @click.argument("dataset", type=click.Path(dir_okay=False))
 @settings_options
-@spot_check_option
+@routing_options
 @locate_only_option
 @click.option("--reviews", type=click.Path(dir_okay=False), default=None,
               help="Review store applied to the quote and line answers.")

@@ -1,0 +1,103 @@
+"""Contrast checks between a claim and its evidence: what a small judge misses (issue 34).
+
+A small judge reads the topic and misses the twist: "Every JWT has to carry an exp claim" against
+a section that ends "Use of this claim is OPTIONAL." Four deterministic checks compare the claim
+with the part of the evidence that best matches it (the quote's sentences, else the best-matching
+sentences of the cited section), each registered by name (`CHECKS`):
+
+| check       | fires when                                                                        |
+|-------------|-----------------------------------------------------------------------------------|
+| `normative` | the claim's obligation (must, should, may, optional) differs from the evidence's  |
+| `numbers`   | a value, unit, percentage or date of the claim is not the one the evidence gives  |
+| `polarity`  | the best-matching evidence sentence negates what the claim asserts, or the reverse |
+| `entities`  | a name, identifier or quoted term of the claim is swapped for another             |
+
+Each finding is one line of why plus the fired words (offsets into the claim and the evidence).
+`check_contrast` writes them to the `contrast` column; routing (`route.py`) then keeps a
+`verified` verdict with a finding from standing (flag `contrast`). A finding never makes anything
+pass and never changes a failing verdict. The checks read English: on a claim or evidence in
+another language (Japanese, say) they stay silent and the row's `contrast_note` says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import pandas as pd
+
+from citeaudit import table as C
+from citeaudit.decide.contrast import entities, normative, numbers, polarity
+from citeaudit.decide.contrast.passages import Finding, readable
+from citeaudit.table import ContrastCheck, Kind
+
+Check = Callable[[str, str, "str | None", str], list[Finding]]
+CHECKS: dict[ContrastCheck, Check] = {
+    ContrastCheck.NORMATIVE: normative.check,
+    ContrastCheck.NUMBERS: numbers.check,
+    ContrastCheck.POLARITY: polarity.check,
+    ContrastCheck.ENTITIES: entities.check,
+}
+
+__all__ = ["CHECKS", "Finding", "check_contrast", "contrast_findings", "evidence_place", "silent_note"]
+
+
+def evidence_place(row: pd.Series) -> str:
+    """How a finding names the evidence: `section 4.1.4`, `page 3`, `lines 2-3`, `source s1`, or `the evidence`."""
+    found = row.get(C.FOUND_SECTION)
+    if not isinstance(found, str) or not found:
+        return "the evidence"
+    if row.get(C.KIND) == Kind.LINES:
+        return f"lines {found[1:].replace('-L', '-')}"
+    if row.get(C.KIND) == Kind.SOURCE:
+        return f"source {found}"
+    return found if found.startswith("page") else f"section {found}"
+
+
+def silent_note(kinds: Iterable[ContrastCheck], claim: str, evidence: str) -> str | None:
+    """Why the checks stay silent on this pair (a language they cannot read), or None."""
+    names = ", ".join(kinds)
+    if not names:
+        return None
+    if not readable(claim):
+        return f"contrast checks ({names}) read English only: silent on this claim"
+    if not readable(evidence):
+        return f"contrast checks ({names}) read English only: silent on this evidence"
+    return None
+
+
+def contrast_findings(claim: str, evidence: str, quote: str | None = None, where: str = "the evidence",
+                      kinds: Iterable[ContrastCheck] = tuple(ContrastCheck)) -> list[Finding]:
+    """What the `kinds` of check find between a claim and its evidence (none on a text they cannot read).
+
+    >>> [f.says for f in contrast_findings("Every JWT has to carry an exp claim.",
+    ...     '4.1.4.  "exp" (Expiration Time) Claim\\n\\n   Use of this claim is OPTIONAL.', where="section 4.1.4")]
+    ['the claim says required ("has to"); section 4.1.4 says optional ("OPTIONAL"): "Use of this claim is OPTIONAL."']
+    """
+    kinds = tuple(kinds)
+    if silent_note(kinds, claim, evidence) is not None:
+        return []
+    found: list[Finding] = []
+    for kind in kinds:
+        found += CHECKS[ContrastCheck(kind)](claim, evidence, quote, where)
+    return found
+
+
+def check_contrast(table: pd.DataFrame, kinds: Iterable[ContrastCheck] = tuple(ContrastCheck)) -> pd.DataFrame:
+    """The table with `contrast` (the findings of `kinds`, as dicts, on every row with evidence; None
+    where there is no evidence or no check runs) and `contrast_note` (why the checks stayed silent)."""
+    kinds = tuple(kinds)
+    out = table.copy()
+    findings: list[list[dict] | None] = []
+    notes: list[str | None] = []
+    for _, row in out.iterrows():
+        claim, evidence = row.get(C.CLAIM), row.get(C.EVIDENCE)
+        if not kinds or not isinstance(claim, str) or not isinstance(evidence, str):
+            findings.append(None)
+            notes.append(None)
+            continue
+        quote = row.get(C.QUOTE) if isinstance(row.get(C.QUOTE), str) else None
+        notes.append(silent_note(kinds, claim, evidence))
+        findings.append([f.to_dict() for f in contrast_findings(claim, evidence, quote, evidence_place(row), kinds)])
+    out[C.CONTRAST] = pd.Series(findings, index=out.index, dtype=object)
+    out[C.CONTRAST_NOTE] = pd.Series(notes, index=out.index, dtype=object)
+    return out

@@ -1,0 +1,172 @@
+"""The normative-level check: the obligation a claim states against the level the evidence gives
+the same thing.
+
+The claim's words (must, has to, required, shall, must not, should, may, optional, is allowed)
+and the evidence's (the BCP 14 keywords of an RFC, MUST, SHOULD NOT, OPTIONAL, ..., and the same
+words in lower case) are read as one of five levels. Two rules, each conservative:
+
+- the same act: a claim clause's level against the level the evidence sentence that best
+  matches it gives the same verb ("has to reject" against "MUST be rejected" agree; "may reject"
+  against "MUST be rejected" do not), or against the one level of a sentence that holds most of
+  the clause's words;
+- presence: a claim that something has to be carried, included or used, against a sentence of the
+  evidence that says the use of that same thing is OPTIONAL ("Use of this claim is OPTIONAL." under
+  the heading `"exp" (Expiration Time) Claim`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from citeaudit.decide.contrast.passages import (
+    FUNCTION_WORDS,
+    Finding,
+    best_sentences,
+    clip,
+    content,
+    heading,
+    quoted_terms,
+    sentences,
+    stem,
+    words,
+)
+
+REQUIRED, RECOMMENDED, OPTIONAL, NOT_RECOMMENDED, PROHIBITED = (
+    "required", "recommended", "optional", "not recommended", "prohibited")
+# longest first within a level; every pattern is matched case-blind on whole words
+_MARKERS = (
+    (PROHIBITED, r"must not|mustn't|must never|shall not|shan't|may not|is not allowed to|are not allowed to|"
+                 r"is not allowed|are not allowed|is not permitted|are not permitted|is forbidden|are forbidden|"
+                 r"is prohibited|are prohibited|forbidden|prohibited"),
+    (OPTIONAL, r"does not have to|do not have to|need not|needn't|is not required|are not required|not required|"
+               r"is not mandatory|are not mandatory|optionally|optional|is allowed to|are allowed to|is allowed|"
+               r"are allowed|is permitted|are permitted|is free to|are free to|may"),
+    (NOT_RECOMMENDED, r"should not|shouldn't|not recommended|is discouraged|are discouraged"),
+    (REQUIRED, r"must|has to|have to|had to|needs to|need to|is required to|are required to|is required|"
+               r"are required|required|requires|require|mandatory|shall|is obligatory|are obligatory"),
+    (RECOMMENDED, r"should|ought to|recommended|is encouraged to|are encouraged to"),
+)
+MARKER = re.compile("|".join(rf"(?P<m{n}>\b(?:{pattern})\b)" for n, (_, pattern) in enumerate(_MARKERS)),
+                    re.IGNORECASE)
+# verbs that say a thing is there: "has to carry an exp claim", "must include", "must be present"
+PRESENCE = frozenset(stem(w) for w in [
+    "carry", "carries", "contain", "include", "have", "has", "be", "present", "use", "provide", "set"
+])
+# words that sit between a marker and the verb it governs ("must either reject", "must be rejected")
+_SKIP = frozenset(["be", "either", "always", "only", "also", "still", "both", "all", "then", "first", "not", "ever"])
+CLOSE = 0.7  # a sentence holding this share of a claim clause's words says the same thing, whatever its verb
+DEICTIC = re.compile(r"\b(?:this|the) (?:claim|parameter|header parameter|header|field|member|element|attribute|"
+                     r"option|extension|value|property|key)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Marker:
+    """One normative expression: its level, its offsets and the stem of the verb it governs (or "")."""
+
+    level: str
+    start: int
+    end: int
+    text: str
+    verb: str
+
+
+def markers(text: str, offset: int = 0) -> list[Marker]:
+    """Every normative expression of `text` with the verb it governs; offsets shifted by `offset`.
+
+    >>> [(m.level, m.verb) for m in markers("the JWT MUST be rejected; it may not be used")]
+    [('required', 'reject'), ('prohibited', 'us')]
+    """
+    found = []
+    for match in MARKER.finditer(text):
+        level = _MARKERS[int(next(k for k, v in match.groupdict().items() if v)[1:])][0]
+        verb, after = "", words(text[match.end():match.end() + 60])[:4]
+        for i, (_, _, word) in enumerate(after):
+            if word.lower() in _SKIP:
+                continue
+            if word.lower() in FUNCTION_WORDS:  # "must be the integer 1", "is required for": the act is to be
+                verb = "be" if any(w.lower() == "be" for _, _, w in after[:i]) else ""
+            else:
+                verb = stem(word)
+            break
+        found.append(Marker(level, offset + match.start(), offset + match.end(), match.group(), verb))
+    return found
+
+
+def _says(level: str, marker: Marker) -> str:
+    return f'{level} ("{marker.text}")'
+
+
+def _same_act(clause: str, start: int, claim_markers: list[Marker], evidence: str, quote: str | None,
+              where: str) -> Finding | None:
+    levels = {m.level for m in claim_markers}
+    candidates = [(s, score) for s, score in best_sentences(clause, evidence, quote, top=2) if score >= 0.5]
+    everywhere = markers(evidence)
+    for mine in claim_markers:
+        if mine.verb and any(m.verb == mine.verb and m.level in levels for m in everywhere):
+            continue  # the evidence gives this act the claim's level somewhere: no contrast
+        found: tuple[Marker, str] | None = None
+        for sentence, _ in candidates:
+            same = [m for m in markers(sentence.text, sentence.start) if mine.verb and m.verb == mine.verb]
+            if same:
+                found = (same[0], sentence.text)
+                break
+        if found is None and candidates and candidates[0][1] >= CLOSE:
+            sentence = candidates[0][0]
+            theirs = markers(sentence.text, sentence.start)
+            if len({m.level for m in theirs}) == 1:  # a close paraphrase of one level: "is required" / RECOMMENDED
+                found = (theirs[0], sentence.text)
+        if found is not None and found[0].level not in levels:
+            other, text = found
+            return Finding("normative", f"the claim says {_says(mine.level, mine)}; {where} says "
+                           f'{other.level} ("{other.text}"): "{clip(text)}"',
+                           ((mine.start + start, mine.end + start),), ((other.start, other.end),))
+    return None
+
+
+def _subject_terms(evidence: str, sentence: str) -> set[str]:
+    """The content stems a sentence speaks of, with "this claim" read as its section's heading."""
+    terms = content(sentence) | {stem(t) for _, _, t in quoted_terms(sentence)}
+    if DEICTIC.search(sentence):
+        title = heading(evidence)
+        terms |= content(title) | {t.lower() for _, _, t in quoted_terms(title)}
+    return terms
+
+
+def _presence(clause: str, start: int, claim_markers: list[Marker], evidence: str, where: str) -> Finding | None:
+    required = [m for m in claim_markers if m.level == REQUIRED and m.verb in PRESENCE]
+    if not required:
+        return None
+    mine = required[0]
+    named = {t.lower() for _, _, t in quoted_terms(clause)}
+    objects = content(clause[mine.end - start:]) - PRESENCE
+    if not objects:
+        return None
+    for sentence in sentences(evidence):
+        optional = [m for m in markers(sentence.text, sentence.start) if m.level == OPTIONAL]
+        if not optional or not re.search(r"\b(?:use of|is optional|are optional|may be omitted|may contain|"
+                                         r"may include|may be present|may carry|may have)\b", sentence.text, re.I):
+            continue
+        theirs = _subject_terms(evidence, sentence.text)
+        if named and not named <= theirs:
+            continue
+        if not named and len(objects & theirs) < max(1, round(0.67 * len(objects))):
+            continue
+        other = optional[0]
+        return Finding("normative", f"the claim says {_says(REQUIRED, mine)}; {where} says optional "
+                       f'("{other.text}"): "{clip(sentence.text)}"',
+                       ((mine.start, mine.end),), ((other.start, other.end),))
+    return None
+
+
+def check(claim: str, evidence: str, quote: str | None, where: str) -> list[Finding]:
+    """The normative findings of a claim against its evidence (at most one: presence first)."""
+    for clause in sentences(claim):
+        mine = markers(clause.text, clause.start)
+        if not mine:
+            continue
+        finding = _presence(clause.text, clause.start, mine, evidence, where) or \
+            _same_act(clause.text, 0, mine, evidence, quote, where)
+        if finding is not None:
+            return [finding]
+    return []

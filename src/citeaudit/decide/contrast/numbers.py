@@ -1,0 +1,49 @@
+"""The numbers check: a quantity of the claim (a value, a unit, a percentage, a date, a range's
+end) that the evidence does not carry, while the evidence's best-matching sentence gives a
+different one of the same kind ("the claim says 10 minutes; section 4.1.4 says 5 minutes").
+
+Conservative: a claim number the evidence says anywhere, or one inside a range the evidence gives
+(or a range of the claim that holds an evidence number), is never flagged; a bare count is compared
+only with a count that counts the same thing (a content word beside both: "500 envelopes" against
+"1000 envelopes", never "Type 1 Diabetes" against "two groups"); a claim number with no number of
+its kind where the claim's words are is left alone: a paraphrase may add one.
+"""
+
+from __future__ import annotations
+
+from citeaudit.decide.contrast.passages import Finding, best_sentences, content, words
+from citeaudit.decide.contrast.quantities import COUNT, Quantity, describe, quantities, ranges, within
+
+NEIGHBOURS = 2  # content words either side of a count that say what it counts
+
+
+def neighbours(text: str, q: Quantity) -> set[str]:
+    """The content stems of the words beside a quantity (what a bare count counts)."""
+    before = [w for _, _, w in words(text[max(0, q.start - 60):q.start])][-NEIGHBOURS:]
+    after = [w for _, _, w in words(text[q.end:q.end + 60])][:NEIGHBOURS]
+    return content(" ".join(before + after))
+
+
+def check(claim: str, evidence: str, quote: str | None, where: str) -> list[Finding]:
+    """The first claim quantity the evidence contradicts, as a finding (or none)."""
+    mine = quantities(claim)
+    if not mine:
+        return []
+    everywhere = quantities(evidence)
+    theirs_ranges, mine_ranges = ranges(evidence, everywhere), ranges(claim, mine)
+    focus: list[Quantity] = []
+    for sentence, _ in best_sentences(claim, evidence, quote, top=2):
+        focus += [q for q in everywhere if sentence.start <= q.start and q.end <= sentence.end]
+    for q in mine:
+        if any(q.same(e) for e in everywhere) or within(q, theirs_ranges):
+            continue
+        mine_range = [pair for pair in mine_ranges if q in pair]
+        if mine_range and any(within(e, mine_range) for e in everywhere):
+            continue
+        near = neighbours(claim, q)
+        instead = [e for e in focus if e.comparable(q) and (q.dimension != COUNT or near & neighbours(evidence, e))]
+        if instead:
+            other = instead[0]
+            return [Finding("numbers", f'the claim says "{describe(q)}"; {where} says "{describe(other)}"',
+                            ((q.start, q.end),), ((other.start, other.end),))]
+    return []

@@ -1,0 +1,74 @@
+"""The polarity check: the evidence sentence that best matches a claim negates what the claim
+asserts, or asserts what the claim negates ("margins are expected to improve" against "did not
+expect margins to improve").
+
+Only negations that bear on the shared words count: a "not" whose next content words hold a word
+of the other side ("MUST NOT be accepted" against "must be accepted"). Phrases that bound a quantity
+or widen a statement ("no more than", "not only", "whether or not") are not negations, and a pair
+where either side turns on an exception ("cannot ... unless", "only ... once", "instead of") is
+left alone: double negations there are paraphrases more often than contrasts.
+"""
+
+from __future__ import annotations
+
+import re
+
+from citeaudit.decide.contrast.passages import Finding, best_sentences, clip, content, words
+
+NEGATION = re.compile(
+    r"\b(?:not|no|never|cannot|none|neither|nor|nobody|nothing|nowhere|without|unable|inability|impossible|"
+    r"fails? to|failed to|\w+n't)\b", re.IGNORECASE)
+NOT_A_NEGATION = re.compile(
+    r"\b(?:not only|not least|no (?:more|less|later|earlier|longer|fewer|sooner) than|whether or not|if not|"
+    r"no matter|not necessarily)\b", re.IGNORECASE)
+EXCEPTION = re.compile(r"\b(?:unless|only|except|excepting|instead of|rather than|otherwise|but not|more than once|"
+                       r"at most|at least)\b", re.IGNORECASE)
+SCOPE_WORDS = 6  # how many words after a negation it bears on
+SCOPE_CONTENT = 1  # ... of which the first content word must be a word of the other side
+MIN_WORDS = 3  # a claim clause with fewer content words is too short to compare
+MIN_OVERLAP = 0.6  # the share of the clause's content words the evidence sentence must hold
+
+
+def negations(text: str, shared: set[str]) -> list[tuple[int, int]]:
+    """The negations of `text` (offsets) whose scope holds one of the `shared` stems.
+
+    >>> negations("the JWT MUST NOT be accepted for processing", {"accept"})
+    [(8, 16)]
+    """
+    skipped = [(m.start(), m.end()) for m in NOT_A_NEGATION.finditer(text)]
+    found = []
+    for match in NEGATION.finditer(text):
+        if any(lo <= match.start() < hi for lo, hi in skipped):
+            continue
+        scope = [w for _, _, w in words(text[match.end():])[:SCOPE_WORDS] if content(w)]
+        if any(content(word) <= shared for word in scope[:SCOPE_CONTENT]):
+            start = match.start()
+            before = re.search(r"\b(?:must|shall|should|may|do|does|did|is|are|was|were|can|will)\s+$",
+                               text[max(0, start - 8):start], re.IGNORECASE)
+            found.append((start - len(before.group()) if before else start, match.end()))
+    return found
+
+
+def check(claim: str, evidence: str, quote: str | None, where: str) -> list[Finding]:
+    """A finding when a claim clause and its best-matching evidence sentence differ in negation."""
+    from citeaudit.decide.contrast.passages import sentences
+
+    for clause in sentences(claim):
+        mine = content(clause.text)
+        if len(mine) < MIN_WORDS or EXCEPTION.search(clause.text):
+            continue
+        for sentence, score in best_sentences(clause.text, evidence, quote, top=1):
+            if score < MIN_OVERLAP or EXCEPTION.search(sentence.text):
+                continue
+            shared = mine & content(sentence.text)
+            ours = negations(clause.text, shared)
+            theirs = negations(sentence.text, shared)
+            if len(ours) % 2 == len(theirs) % 2:
+                continue
+            if theirs:
+                says = f'{where} negates it: "{clip(sentence.text)}"'
+            else:
+                says = f'the claim negates what {where} asserts: "{clip(sentence.text)}"'
+            return [Finding("polarity", says, tuple((a + clause.start, b + clause.start) for a, b in ours),
+                            tuple((a + sentence.start, b + sentence.start) for a, b in theirs))]
+    return []
