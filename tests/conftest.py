@@ -5,7 +5,8 @@ import os
 from pathlib import Path
 
 import pytest
-from scripted_endpoint import scripted_endpoint
+
+from citeaudit.testing import scripted_endpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
@@ -88,7 +89,7 @@ def recorded_cache(tmp_path, monkeypatch):
 
 @pytest.fixture
 def scripted():
-    """Starts the OpenAI-compatible endpoint of scripted_endpoint.py on 127.0.0.1: `scripted(delay)`
+    """Starts `citeaudit.testing`'s scripted OpenAI-compatible endpoint on 127.0.0.1: `scripted(delay)`
     returns its `Endpoint` (url, request counts), serving until the test ends."""
     with contextlib.ExitStack() as running:
-        yield lambda delay=0.2: running.enter_context(scripted_endpoint(delay))
+        yield lambda delay=0.2: running.enter_context(scripted_endpoint(delay=delay))
