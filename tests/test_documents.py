@@ -204,6 +204,7 @@ def test_inputs_are_read_through_one_bounded_reader(tmp_path):
     assert read_bounded(exact, 1_000) == b"y" * 1_000  # at the limit: read whole
 
 
+@pytest.mark.cli
 @pytest.mark.parametrize("command", [
     ["audit", "--source", "/dev/zero", "--citations", "CITES", "--locate-only"],
     ["audit", "--source", "rfc7519.txt", "--citations", "/dev/zero", "--locate-only"],

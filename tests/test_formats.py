@@ -331,6 +331,14 @@ def test_html_nested_thousands_of_levels_deep_is_read(tmp_path):
                     + "<p>The tail sentence is here.</p></body></html>", encoding="utf-8")
     doc = load_document(page)
     assert "deep text" in doc.clean and "The tail sentence is here." in doc.clean
+
+
+@pytest.mark.cli
+def test_html_nested_thousands_of_levels_deep_is_audited_by_the_command_line(tmp_path):
+    """The same page through the command line: exit 1 with the quote found, not exit 4."""
+    page = tmp_path / "deep.html"
+    page.write_text("<html><body><h2 id='top'>Top</h2>" + "<div>" * 5000 + "deep text" + "</div>" * 5000
+                    + "<p>The tail sentence is here.</p></body></html>", encoding="utf-8")
     result = run("audit", "--source", str(page), "--citations", str(_one_quote(tmp_path, "The tail sentence is here.")),
                  "--locate-only")
     assert result.returncode == 1 and "exact" in result.stdout, result.stderr

@@ -1,7 +1,9 @@
-"""Judge mechanics with a stand-in client (units only; test_local_judge talks to a real server)."""
+"""Judge mechanics through the real openai client and `citeaudit.testing`'s scripted endpoint in
+process (`Judge(http_client=...)`: no socket; units only; test_local_judge talks to a real server)."""
 
 import json
 import math
+from itertools import cycle, islice
 from types import SimpleNamespace as NS
 
 import pytest
@@ -20,73 +22,61 @@ from citeaudit.judge.prompts import (
     WORKED_EXAMPLES,
 )
 from citeaudit.judge.strategies import PROMPT_VERSIONS
+from citeaudit.testing import Endpoint, completion
 
 
-class FakeCompletions:
-    """Answers like an OpenAI endpoint; `logprobs=None` imitates one that returns none."""
-
-    def __init__(self, top=None, contents=("A",), fail=None):
-        self.top, self.contents, self.fail, self.calls = top, list(contents), fail, []
-
-    def create(self, **kwargs):
-        self.calls.append(kwargs)
-        if self.fail:
-            raise self.fail
-        content = self.contents[(len(self.calls) - 1) % len(self.contents)]
-        logprobs = None
-        if self.top is not None:
-            entries = [NS(token=t, logprob=lp) for t, lp in self.top]
-            logprobs = NS(content=[NS(token=self.top[0][0], logprob=self.top[0][1], top_logprobs=entries)])
-        choice = NS(message=NS(content=content), logprobs=logprobs, finish_reason="length")
-        return NS(choices=[choice], usage=NS(prompt_tokens=10, completion_tokens=1))
+def answers(*contents, top=None):
+    """`citeaudit.testing`'s scripted endpoint, in process: it answers `contents` in turn (the last
+    repeating), each with `top` as its top_logprobs ((token, logprob) pairs, the first the chosen
+    token's); without `top`, with no log-probabilities, as an endpoint that has none does."""
+    return Endpoint(*(completion(content, top, logprobs=top is not None) for content in contents))
 
 
-def judge_with(fake, tmp_cache, **kw):
+def judge_with(endpoint, tmp_cache, **kw):
     kw.setdefault("strategy", "choice")  # the A/B/C mechanics; yesno has its own tests below
     kw.setdefault("grammar", False)
-    judge = Judge(model="fake-model", cache=CallCache(tmp_cache, mode="record"), **kw)
-    judge._client = NS(chat=NS(completions=fake))
-    return judge
+    return Judge(model="fake-model", base_url=endpoint.url, cache=CallCache(tmp_cache, mode="record"),
+                 http_client=endpoint.client(), **kw)
 
 
 def test_probabilities_renormalize_over_three_options(tmp_cache):
-    fake = FakeCompletions(top=[("B", -0.2), ("A", -2.0), (" C", -3.0), ("Answer", -1.0)])
+    fake = answers("A", top=[("B", -0.2), ("A", -2.0), (" C", -3.0), ("Answer", -1.0)])
     result = judge_with(fake, tmp_cache).judge("claim", "evidence")
     assert result.relation == "contradicts" and result.method == "logprobs"
     assert sum(result.probabilities.values()) == pytest.approx(1.0)
     p_supports = result.probabilities["supports"]
     assert result.confidence == pytest.approx(max(p_supports, 1 - p_supports))  # pass or fail
-    call = fake.calls[0]
+    call = fake.bodies[0]
     assert (call["max_tokens"], call["logprobs"], call["top_logprobs"], call["temperature"]) == (1, True, 20, 0.0)
 
 
 def test_second_call_comes_from_the_cache(tmp_cache):
-    fake = FakeCompletions(top=[("A", -0.1)])
+    fake = answers("A", top=[("A", -0.1)])
     judge = judge_with(fake, tmp_cache)
     assert judge.judge("c", "e").cached is False
     assert judge.judge("c", "e").cached is True
-    assert len(fake.calls) == 1
+    assert fake.requests == 1
 
 
 def test_sampling_fallback_without_logprobs(tmp_cache):
-    fake = FakeCompletions(top=None, contents=["A", "C", "A", "A", "B"])
+    fake = answers("A", "C", "A", "A", "B", "A")  # the request for log-probabilities, then five samples
     result = judge_with(fake, tmp_cache, samples=5).judge("c", "e")
     assert result.method == "sampling (n=5, Wilson 99% lower bound)"
     assert result.probabilities == {"supports": 0.6, "contradicts": 0.2, "says_nothing": 0.2}
     assert result.relation == "supports" and result.confidence == pytest.approx(wilson_lower_bound(3, 5, Z_99))
-    assert len(fake.calls) == 6 and {c["seed"] for c in fake.calls[1:]} == {0, 1, 2, 3, 4}
+    assert fake.requests == 6 and {c["seed"] for c in fake.bodies[1:]} == {0, 1, 2, 3, 4}
 
 
 @pytest.mark.parametrize("strategy, answer", [("choice", "B"), ("yesno", "No")])
 def test_unanimous_samples_never_stand_at_any_threshold_from_half(tmp_cache, strategy, answer):
-    fake = FakeCompletions(top=None, contents=[answer])
+    fake = answers(answer)
     result = judge_with(fake, tmp_cache, samples=5, strategy=strategy).judge("c", "e")
     assert result.relation in ("contradicts", "says_nothing") and result.probabilities["supports"] == 0.0
     assert result.confidence == pytest.approx(0.430, abs=1e-3) and result.confidence < 0.5
 
 
 def test_samples_outside_the_options_count_against_the_winner(tmp_cache):
-    fake = FakeCompletions(top=None, contents=["A", "A", "The", "A", "A"])
+    fake = answers("A", "A", "The", "A", "A", "A")
     result = judge_with(fake, tmp_cache, samples=5).judge("c", "e")
     assert result.probabilities["supports"] == 1.0  # the shares are over the answers given
     assert result.confidence == pytest.approx(wilson_lower_bound(4, 5, Z_99))  # the bound is over every sample
@@ -100,7 +90,7 @@ def test_wilson_lower_bound_grows_with_agreeing_samples():
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
 def test_non_finite_logprob_is_an_error_row_and_recorded_as_null(tmp_cache, bad):
-    fake = FakeCompletions(top=[("A", bad), ("B", -1.0)])
+    fake = answers("A", top=[("A", bad), ("B", -1.0)])
     result = judge_with(fake, tmp_cache).judge("c", "e")
     assert result.relation is None and result.confidence is None
     assert "not finite numbers" in result.error and "'A'" in result.error
@@ -139,26 +129,27 @@ def test_bad_timeout_or_retries_setting_names_the_variable(monkeypatch, variable
 
 
 def test_answer_outside_the_options_is_an_error_row(tmp_cache):
-    fake = FakeCompletions(top=[("The", -0.1), ("I", -1.0)])
+    fake = answers("A", top=[("The", -0.1), ("I", -1.0)])
     result = judge_with(fake, tmp_cache).judge("c", "e")
     assert result.relation is None and "none of A, B, C" in result.error
 
 
 def test_other_endpoint_failure_is_an_error_row(tmp_cache):  # not one of openai's "unreachable" errors
-    fake = FakeCompletions(fail=ConnectionError("refused"))
+    fake = Endpoint(ConnectionError("refused"))  # raised by the transport: not an httpx error either
     result = judge_with(fake, tmp_cache).judge("c", "e")
     assert result.relation is None and result.error == "ConnectionError: refused"
 
 
 def test_grammar_goes_in_extra_body_and_the_key(tmp_cache):
-    fake = FakeCompletions(top=[("A", -0.1)])
+    fake = answers("A", top=[("A", -0.1)])
     judge = judge_with(fake, tmp_cache)
     judge.grammar = True
     judge.judge("c", "e")
-    assert fake.calls[0]["extra_body"] == {"grammar": 'root ::= "A" | "B" | "C"'}
+    assert fake.bodies[0]["grammar"] == 'root ::= "A" | "B" | "C"'  # extra_body, merged into the request
     judge.grammar = False
     judge.judge("c", "e")
-    assert len(fake.calls) == 2  # a different request, not a cache hit
+    assert "grammar" not in fake.bodies[1]
+    assert fake.requests == 2  # a different request, not a cache hit
 
 
 def test_prompt_holds_claim_evidence_and_version():
@@ -188,43 +179,43 @@ def test_claim_and_evidence_cannot_forge_the_prompt_structure(claim, evidence, w
 
 def test_pass_or_fail_decides_the_relation(tmp_cache):
     # supports is the largest option, but the failing options together outweigh it
-    fake = FakeCompletions(top=[("A", math.log(0.40)), ("B", math.log(0.35)), ("C", math.log(0.25))])
+    fake = answers("A", top=[("A", math.log(0.40)), ("B", math.log(0.35)), ("C", math.log(0.25))])
     result = judge_with(fake, tmp_cache).judge("claim", "evidence")
     assert result.relation == "contradicts" and result.confidence == pytest.approx(0.60)
 
 
 def test_yesno_asks_two_questions_and_combines_them(tmp_cache):
-    fake = FakeCompletions(top=[("Yes", math.log(0.9)), ("No", math.log(0.1))])
+    fake = answers("A", top=[("Yes", math.log(0.9)), ("No", math.log(0.1))])
     judge = judge_with(fake, tmp_cache, strategy="yesno")
     result = judge.judge("the claim", "the evidence")
-    assert len(fake.calls) == 2 and result.method == "logprobs"
-    first, second = (call["messages"][1]["content"] for call in fake.calls)
+    assert fake.requests == 2 and result.method == "logprobs"
+    first, second = (call["messages"][1]["content"] for call in fake.bodies)
     assert "imply that it is true?" in first and "imply that the claim is false?" in second
     head = first.split("\n\nDoes the passage")[0]
     assert second.startswith(head) and "[/PASSAGE-" in head and "[/CLAIM-" in head  # the same tagged data
     assert result.probabilities == pytest.approx({"supports": 0.9, "contradicts": 0.09, "says_nothing": 0.01})
-    assert judge.judge("the claim", "the evidence").cached is True and len(fake.calls) == 2
+    assert judge.judge("the claim", "the evidence").cached is True and fake.requests == 2
 
 
 def test_strategies_have_their_own_prompt_versions_and_cache_keys(tmp_cache):
-    fake = FakeCompletions(top=[("A", -0.1), ("Yes", -0.2), ("No", -2.0)])
+    fake = answers("A", top=[("A", -0.1), ("Yes", -0.2), ("No", -2.0)])
     judge_with(fake, tmp_cache, strategy="choice").judge("c", "e")
     judge_with(fake, tmp_cache, strategy="yesno").judge("c", "e")
-    assert len(fake.calls) == 3  # nothing of one strategy answers the other
+    assert fake.requests == 3  # nothing of one strategy answers the other
     versions = [json.loads(line)["prompt_version"] for line in next(tmp_cache.glob("*.jsonl")).read_text().splitlines()]
     assert versions == [PROMPT_VERSIONS["choice"], PROMPT_VERSIONS["yesno"], PROMPT_VERSIONS["yesno"]]
     assert PROMPT_VERSIONS["choice"] == PROMPT_VERSION == "relation-v2"
 
 
 def test_panel_asks_yesnos_two_questions_as_yesno_does_then_a_third(tmp_cache):
-    fake = FakeCompletions(top=[("Yes", math.log(0.7)), ("No", math.log(0.3))])
+    fake = answers("A", top=[("Yes", math.log(0.7)), ("No", math.log(0.3))])
     yesno = judge_with(fake, tmp_cache, strategy="yesno").judge("the claim", "the evidence")
-    assert yesno.answers == pytest.approx({"true": 0.7, "false": 0.7}) and len(fake.calls) == 2
+    assert yesno.answers == pytest.approx({"true": 0.7, "false": 0.7}) and fake.requests == 2
     panel = judge_with(fake, tmp_cache, strategy="panel").judge("the claim", "the evidence")
-    assert len(fake.calls) == 3  # yesno's two answers come from the cache
+    assert fake.requests == 3  # yesno's two answers come from the cache
     assert panel.answers == pytest.approx({"true": 0.7, "false": 0.7, "contradict": 0.7})
     assert panel.probabilities == pytest.approx(yesno.probabilities)  # uncalibrated: what yesno says
-    first, third = fake.calls[0]["messages"][1]["content"], fake.calls[2]["messages"][1]["content"]
+    first, third = fake.bodies[0]["messages"][1]["content"], fake.bodies[2]["messages"][1]["content"]
     assert third.endswith(f"{PANEL_QUESTIONS['contradict']}\n\nAnswer Yes or No.")
     head = first.split("\n\nDoes the passage")[0]
     assert third.startswith(head) and "[/CLAIM-" in head  # the same tagged data: one prefix for the server
@@ -234,14 +225,14 @@ def test_panel_asks_yesnos_two_questions_as_yesno_does_then_a_third(tmp_cache):
 
 def test_panel_examples_sends_panels_and_examples_requests_exactly_as_they_do(tmp_cache):
     # one answer list for every request: Yes/No for the yes/no questions, the letters for the three-way one
-    fake = FakeCompletions(top=[("Yes", math.log(0.6)), ("No", math.log(0.4)), ("A", math.log(0.8)),
-                                ("B", math.log(0.15)), ("C", math.log(0.05))])
+    fake = answers("A", top=[("Yes", math.log(0.6)), ("No", math.log(0.4)), ("A", math.log(0.8)),
+                             ("B", math.log(0.15)), ("C", math.log(0.05))])
     panel = judge_with(fake, tmp_cache, strategy="panel", grammar=True).judge("the claim", "the evidence", "section 2")
     shown = judge_with(fake, tmp_cache, strategy="examples", grammar=True).judge("the claim", "the evidence", "section 2")
-    assert len(fake.calls) == 4
+    assert fake.requests == 4
     both = judge_with(fake, tmp_cache, strategy="panel+examples", grammar=True)
     result = both.judge("the claim", "the evidence", "section 2")
-    assert len(fake.calls) == 4 and result.cached is True  # every request is one of theirs: all from the cache
+    assert fake.requests == 4 and result.cached is True  # every request is one of theirs: all from the cache
     assert result.answers == pytest.approx({**panel.answers, EXAMPLES_ANSWER: shown.probabilities["supports"]})
     assert result.probabilities == pytest.approx(panel.probabilities)  # uncalibrated: what panel says
     assert result.confidence == pytest.approx(panel.confidence) and result.method == "logprobs"
@@ -253,38 +244,33 @@ def test_panel_examples_sends_panels_and_examples_requests_exactly_as_they_do(tm
                     *judge_with(fake, tmp_cache, strategy="examples", grammar=True).requests("the claim", "the evidence",
                                                                                            "section 2")]
     fresh = judge_with(fake, tmp_cache, strategy="panel+examples").judge("another claim", "other evidence")
-    assert len(fake.calls) == 8 and fresh.cached is False and list(fresh.answers) == [
+    assert fake.requests == 8 and fresh.cached is False and list(fresh.answers) == [
         "true", "false", "contradict", EXAMPLES_ANSWER]
-    assert [len(call["messages"]) for call in fake.calls[4:]] == [2, 2, 2, 2 + 2 * len(WORKED_EXAMPLES)]
+    assert [len(call["messages"]) for call in fake.bodies[4:]] == [2, 2, 2, 2 + 2 * len(WORKED_EXAMPLES)]
 
 
 def test_judge_all_asks_every_examples_question_first_so_the_server_keeps_each_head(tmp_cache):
-    fake = FakeCompletions(top=[("Yes", math.log(0.6)), ("No", math.log(0.4)), ("A", math.log(0.8)),
-                                ("B", math.log(0.15)), ("C", math.log(0.05))])
+    fake = answers("A", top=[("Yes", math.log(0.6)), ("No", math.log(0.4)), ("A", math.log(0.8)),
+                             ("B", math.log(0.15)), ("C", math.log(0.05))])
     items = [(f"claim {k}", f"evidence {k}", "section 2", f"citation {k}") for k in range(3)]
     judged = judge_with(fake, tmp_cache, strategy="panel+examples").judge_all(items)
-    shapes = [len(call["messages"]) for call in fake.calls]
+    shapes = [len(call["messages"]) for call in fake.bodies]
     assert shapes == [2 + 2 * len(WORKED_EXAMPLES)] * 3 + [2] * 9  # the examples' head three times in a row
     assert [call["messages"][-1]["content"].count(f"claim {k}") > 0 for k, call in
-            zip([0, 1, 2, 0, 0, 0, 1, 1, 1, 2, 2, 2], fake.calls, strict=True)] == [True] * 12
+            zip([0, 1, 2, 0, 0, 0, 1, 1, 1, 2, 2, 2], fake.bodies, strict=True)] == [True] * 12
     one_by_one = [judge_with(fake, tmp_cache, strategy="panel+examples").judge(*item) for item in items]
-    assert len(fake.calls) == 12 and [j.answers for j in judged] == [j.answers for j in one_by_one]  # cached
+    assert fake.requests == 12 and [j.answers for j in judged] == [j.answers for j in one_by_one]  # cached
 
 
 def test_judge_all_keeps_a_failed_examples_answer_to_its_own_citation(tmp_cache):
-    fake = FakeCompletions(top=[("Yes", math.log(0.6)), ("No", math.log(0.4)), ("A", math.log(0.8))])
-    send = fake.create
+    top = [("Yes", math.log(0.6)), ("No", math.log(0.4)), ("A", math.log(0.8))]
 
-    def create(**kwargs):  # the second citation's examples request gets an answer that is no letter
-        if len(kwargs["messages"]) > 2 and "claim 1" in kwargs["messages"][-1]["content"]:
-            fake.calls.append(kwargs)
-            entries = [NS(token="Maybe", logprob=-0.1)]
-            return NS(choices=[NS(message=NS(content="Maybe"), finish_reason="length",
-                                  logprobs=NS(content=[NS(token="Maybe", logprob=-0.1, top_logprobs=entries)]))],
-                      usage=NS(prompt_tokens=10, completion_tokens=1))
-        return send(**kwargs)
+    def answer(body):  # the second citation's examples request gets an answer that is no letter
+        if len(body["messages"]) > 2 and "claim 1" in body["messages"][-1]["content"]:
+            return completion("Maybe", [("Maybe", -0.1)])
+        return completion("A", top)
 
-    fake.create = create
+    fake = Endpoint(answer)
     done = []
     items = [(f"claim {k}", f"evidence {k}", "section 2", f"citation {k}") for k in range(3)]
     judged = judge_with(fake, tmp_cache, strategy="panel+examples").judge_all(items, done.append)
@@ -294,17 +280,18 @@ def test_judge_all_keeps_a_failed_examples_answer_to_its_own_citation(tmp_cache)
 
 
 def test_panel_examples_without_log_probabilities_samples_every_question(tmp_cache):
-    fake = FakeCompletions(top=None, contents=["Yes", "No", "A", "C", "A"])
+    said = list(islice(cycle(["Yes", "No", "A", "C", "A"]), 4 * (1 + 5)))
+    fake = answers(*said)
     result = judge_with(fake, tmp_cache, strategy="panel+examples", samples=5).judge("c", "e")
-    assert result.method == "sampling (n=5, Wilson 99% lower bound)" and len(fake.calls) == 4 * (1 + 5)
-    letters = [fake.contents[k % 5] for k in range(len(fake.calls) - 5, len(fake.calls))]  # the examples' samples
-    assert [len(call["messages"]) for call in fake.calls[-5:]] == [2 + 2 * len(WORKED_EXAMPLES)] * 5
+    assert result.method == "sampling (n=5, Wilson 99% lower bound)" and fake.requests == 4 * (1 + 5)
+    letters = said[-5:]  # the examples' samples
+    assert [len(call["messages"]) for call in fake.bodies[-5:]] == [2 + 2 * len(WORKED_EXAMPLES)] * 5
     assert result.answers[EXAMPLES_ANSWER] == pytest.approx(letters.count("A") / sum(x in "ABC" for x in letters))
     assert result.confidence <= wilson_lower_bound(5, 5, Z_99)
 
 
 def test_candidate_questions_are_asked_only_when_named(tmp_cache):
-    fake = FakeCompletions(top=[("No", -0.1), ("Yes", -2.5)])
+    fake = answers("A", top=[("No", -0.1), ("Yes", -2.5)])
     judge = judge_with(fake, tmp_cache, strategy="panel", questions=("true", "false", *CANDIDATE_QUESTIONS))
     assert list(judge.judge("c", "e").answers) == ["true", "false", *CANDIDATE_QUESTIONS]
     for questions in (("true", "nope"), ("contradict",)):  # unknown, or without yesno's two
@@ -315,20 +302,20 @@ def test_candidate_questions_are_asked_only_when_named(tmp_cache):
 
 
 def test_examples_asks_choices_question_after_the_worked_examples_with_one_head(tmp_cache):
-    fake = FakeCompletions(top=[("B", -0.2), ("A", -2.0), ("C", -3.0)])
+    fake = answers("A", top=[("B", -0.2), ("A", -2.0), ("C", -3.0)])
     judge = judge_with(fake, tmp_cache, strategy="examples")
     result = judge.judge("the claim", "the evidence", "section 2 of a.txt")
     choice = judge_with(fake, tmp_cache, strategy="choice").judge("the claim", "the evidence", "section 2 of a.txt")
-    assert len(fake.calls) == 2 and result.probabilities == pytest.approx(choice.probabilities)  # read as choice is
+    assert fake.requests == 2 and result.probabilities == pytest.approx(choice.probabilities)  # read as choice is
     assert result.answers is None and result.relation == "contradicts"
-    asked, plain = fake.calls[0]["messages"], fake.calls[1]["messages"]
+    asked, plain = fake.bodies[0]["messages"], fake.bodies[1]["messages"]
     assert asked[0] == plain[0] and asked[-1] == plain[-1]  # choice's question about the audited citation, last
     shown = asked[1:-1]
     assert len(shown) == 2 * len(WORKED_EXAMPLES)
     for (passage, claim, letter), (user, answer) in zip(WORKED_EXAMPLES, zip(shown[::2], shown[1::2]), strict=True):
         assert user == build_messages(claim, passage)[1] and answer == {"role": "assistant", "content": letter}
     judge.judge("another claim", "other evidence")
-    assert fake.calls[2]["messages"][:-1] == asked[:-1]  # every request's head is the same: the server keeps it
+    assert fake.bodies[2]["messages"][:-1] == asked[:-1]  # every request's head is the same: the server keeps it
     versions = [json.loads(line)["prompt_version"] for line in next(tmp_cache.glob("*.jsonl")).read_text().splitlines()]
     assert versions == ["examples-v1", "relation-v2", "examples-v1"]
     with pytest.raises(ValueError, match="three-way question only"):
@@ -336,7 +323,7 @@ def test_examples_asks_choices_question_after_the_worked_examples_with_one_head(
 
 
 def test_choice_has_no_yes_no_answers(tmp_cache):
-    fake = FakeCompletions(top=[("A", -0.1)])
+    fake = answers("A", top=[("A", -0.1)])
     assert judge_with(fake, tmp_cache, strategy="choice").judge("c", "e").answers is None
 
 
@@ -348,7 +335,7 @@ def test_unknown_strategy_names_the_choices(monkeypatch):
 
 @pytest.mark.parametrize("strategy, top", [("choice", [("A", 0.7), ("B", -3.0)]), ("yesno", [("Yes", 2.0), ("No", -1.0)])])
 def test_a_positive_log_probability_is_a_row_error_never_a_confidence(tmp_cache, strategy, top):
-    result = judge_with(FakeCompletions(top=top, contents=[top[0][0]]), tmp_cache, strategy=strategy).judge("c", "e")
+    result = judge_with(answers(top[0][0], top=top), tmp_cache, strategy=strategy).judge("c", "e")
     assert result.confidence is None and result.probabilities is None
     assert result.error_kind == "unusable" and "above 0" in result.error
 

@@ -5,100 +5,26 @@ log-probabilities gets the sampling fallback. Every case takes at most a few sec
 
 import json
 import socket
-import threading
 import time
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from citeaudit import CallCache, Judge
 from citeaudit.errors import JudgeError, JudgeUnavailableError
 from citeaudit.judge.answers import Z_99, wilson_lower_bound
-
-
-def completion(content, logprobs=True, logprob=-0.2):
-    choice = {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "length",
-              "logprobs": None}
-    if logprobs:
-        top = [{"token": content, "logprob": logprob, "bytes": None}, {"token": "C", "logprob": -1.9, "bytes": None}]
-        choice["logprobs"] = {"content": [{"token": content, "logprob": logprob, "bytes": None, "top_logprobs": top}]}
-    return {"id": "x", "object": "chat.completion", "created": 0, "model": "scripted", "choices": [choice],
-            "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}}
-
-
-@dataclass
-class Reply:
-    """One scripted answer: a status, a body (a dict is sent as JSON, bytes as they are) and headers."""
-
-    status: int = 200
-    body: object = field(default_factory=lambda: {"error": {"message": "scripted fault"}})
-    headers: dict = field(default_factory=dict)
-
-
-HANG = "hang"  # read the request, then answer nothing until the test ends
-DRIP_HEAD, DRIP_BODY = "drip-head", "drip-body"  # send the reply one byte every 0.1 s (its head, or its body)
+from citeaudit.testing import DRIP_BODY, DRIP_HEAD, HANG, Reply, completion, scripted_endpoint
 
 
 @pytest.fixture
 def endpoint():
-    """Answers POST /v1/chat/completions from `script`, one step per request (the last repeats):
-    an int is that HTTP status with an error body, a dict a 200 JSON body, a `Reply` anything,
-    `HANG` no answer at all. Each request's JSON and arrival time are kept."""
-    state = {"script": [], "requests": [], "times": []}
-    released = threading.Event()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            state["requests"].append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-            state["times"].append(time.monotonic())
-            step = state["script"].pop(0) if len(state["script"]) > 1 else state["script"][0]
-            if step == HANG:
-                released.wait(10)
-                return
-            if step in (DRIP_HEAD, DRIP_BODY):
-                data = json.dumps(completion("A")).encode()
-                head = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                        f"Content-Length: {len(data)}\r\n\r\n").encode()
-                if step == DRIP_BODY:
-                    self.wfile.write(head)
-                    self.wfile.flush()
-                for byte in (head + data if step == DRIP_HEAD else data):
-                    if released.wait(0.1):
-                        return
-                    try:
-                        self.wfile.write(bytes([byte]))
-                        self.wfile.flush()
-                    except OSError:  # the client gave up
-                        return
-                return
-            if isinstance(step, int):
-                step = Reply(step)
-            elif isinstance(step, dict):
-                step = Reply(200, step)
-            data = step.body if isinstance(step.body, bytes) else json.dumps(step.body).encode()
-            self.send_response(step.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in step.headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()  # quick shutdown
-    state["url"] = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    yield state
-    released.set()
-    server.shutdown()
-    server.server_close()
+    """`citeaudit.testing`'s endpoint over a real socket, answering with no delay; each test
+    scripts it (`endpoint.script(...)`: one step per request, the last repeating)."""
+    with scripted_endpoint() as served:
+        yield served
 
 
 def judge_for(endpoint, tmp_cache, **kw):
-    url = endpoint["url"] if isinstance(endpoint, dict) else endpoint
+    url = endpoint if isinstance(endpoint, str) else endpoint.url
     kw.setdefault("timeout", 2)
     kw.setdefault("strategy", "choice")  # the scripted server answers A, B or C
     return Judge(model="scripted", base_url=url, api_key="k", grammar=False,
@@ -110,35 +36,35 @@ def recorded_lines(tmp_cache):
 
 
 def test_transient_faults_are_retried(endpoint, tmp_cache):
-    endpoint["script"] = [503, 429, completion("B")]
+    endpoint.script(503, 429, completion("B"))
     result = judge_for(endpoint, tmp_cache, max_retries=3).judge("claim", "evidence")
     assert result.error is None and result.relation == "contradicts"
-    assert len(endpoint["requests"]) == 3
-    sent = endpoint["requests"][-1]
+    assert endpoint.requests == 3
+    sent = endpoint.bodies[-1]
     assert (sent["max_tokens"], sent["logprobs"], sent["top_logprobs"]) == (1, True, 20)
 
 
 def test_500_then_success_is_retried(endpoint, tmp_cache):
-    endpoint["script"] = [500, completion("A")]
+    endpoint.script(500, completion("A"))
     result = judge_for(endpoint, tmp_cache, max_retries=1).judge("claim", "evidence")
     assert result.error is None and result.relation == "supports" and result.method == "logprobs"
-    assert len(endpoint["requests"]) == 2 and len(recorded_lines(tmp_cache)) == 1  # only the answer is recorded
+    assert endpoint.requests == 2 and len(recorded_lines(tmp_cache)) == 1  # only the answer is recorded
 
 
 @pytest.mark.slow  # waits the server's 1 s
 def test_429_waits_for_retry_after(endpoint, tmp_cache):
-    endpoint["script"] = [Reply(429, headers={"Retry-After": "1"}), completion("A")]
+    endpoint.script(Reply(429, headers={"Retry-After": "1"}), completion("A"))
     result = judge_for(endpoint, tmp_cache, max_retries=1).judge("claim", "evidence")
     assert result.error is None and result.relation == "supports"
-    first, second = endpoint["times"]
+    first, second = (asked.at for asked in endpoint.asked)
     assert second - first >= 0.95  # the server's 1 s, not the client's own backoff (at most 0.5 s)
 
 
 def test_persistent_failure_is_an_error_row(endpoint, tmp_cache):
-    endpoint["script"] = [500]
+    endpoint.script(500)
     result = judge_for(endpoint, tmp_cache, max_retries=1).judge("claim", "evidence")
     assert result.relation is None and "InternalServerError" in result.error
-    assert len(endpoint["requests"]) == 2  # the first try and one retry
+    assert endpoint.requests == 2  # the first try and one retry
     assert recorded_lines(tmp_cache) == []  # a failure is never recorded as an answer
 
 
@@ -152,13 +78,13 @@ def test_hanging_endpoint_stops_the_run_in_bounded_time(endpoint, tmp_cache):
 
 def gives_up_in_bounded_time(endpoint, tmp_cache, reply, timeout, says, within):
     """With one retry, the judge gives up on `reply` after two tries, within `within` seconds."""
-    endpoint["script"] = [reply]
+    endpoint.script(reply)
     judge = judge_for(endpoint, tmp_cache, timeout=timeout, max_retries=1)
     started = time.monotonic()
     with pytest.raises(JudgeUnavailableError, match=says):
         judge.judge("claim", "evidence")
     assert time.monotonic() - started < within
-    assert len(endpoint["requests"]) == 2
+    assert endpoint.requests == 2
 
 
 @pytest.mark.slow  # two deadlines of 1 s
@@ -171,38 +97,37 @@ def test_an_endpoint_that_drips_bytes_is_bounded_by_the_whole_request_deadline(e
 
 
 def test_malformed_json_body_is_an_error_row(endpoint, tmp_cache):
-    endpoint["script"] = [Reply(200, b'{"id": "x", "choices": [')]
+    endpoint.script(Reply(200, b'{"id": "x", "choices": ['))
     result = judge_for(endpoint, tmp_cache, max_retries=0).judge("claim", "evidence")
     assert result.relation is None and result.confidence is None and result.error
     assert recorded_lines(tmp_cache) == []
 
 
 def test_body_without_choices_is_an_error_row(endpoint, tmp_cache):
-    endpoint["script"] = [{"id": "x", "object": "chat.completion", "created": 0, "model": "scripted", "choices": []}]
+    endpoint.script({**completion("A"), "choices": []})
     result = judge_for(endpoint, tmp_cache, max_retries=0).judge("claim", "evidence")
     assert result.relation is None and result.error_kind == "unusable"
     assert "not a chat completion ('a reply with no choices')" in result.error
 
 
 def test_no_logprobs_falls_back_to_sampling(endpoint, tmp_cache):
-    endpoint["script"] = [completion("A", logprobs=False), completion("A", False), completion("C", False),
-                          completion("A", False), completion("B", False), completion("A", False)]
+    endpoint.script(*(completion(answer, logprobs=False) for answer in "AACABA"))
     result = judge_for(endpoint, tmp_cache, samples=5).judge("claim", "evidence")
     assert result.method == "sampling (n=5, Wilson 99% lower bound)"
     assert result.probabilities == {"supports": 0.6, "contradicts": 0.2, "says_nothing": 0.2}
     assert result.confidence == pytest.approx(wilson_lower_bound(3, 5, Z_99))
-    assert [r.get("seed") for r in endpoint["requests"][1:]] == [0, 1, 2, 3, 4]
+    assert [r.get("seed") for r in endpoint.bodies[1:]] == [0, 1, 2, 3, 4]
 
 
 def test_unanimous_samples_give_a_lower_bound_not_certainty(endpoint, tmp_cache):
-    endpoint["script"] = [completion("A", logprobs=False)]
+    endpoint.script(completion("A", logprobs=False))
     result = judge_for(endpoint, tmp_cache, samples=5).judge("claim", "evidence")
     assert result.relation == "supports" and result.probabilities["supports"] == 1.0
     assert 0.42 < result.confidence < 0.44  # Wilson 99% lower bound of 5/5: below any threshold from 0.5 up
 
 
 def test_nan_logprob_is_an_error_row_and_the_recording_stays_strict_json(endpoint, tmp_cache):
-    endpoint["script"] = [completion("A", logprob=float("nan"))]  # json.dumps writes a bare NaN
+    endpoint.script(completion("A", [("A", float("nan")), ("C", -1.9)]))  # json.dumps writes a bare NaN
     result = judge_for(endpoint, tmp_cache).judge("claim", "evidence")
     assert result.relation is None and result.confidence is None
     assert "not finite numbers" in result.error
@@ -225,13 +150,13 @@ def test_connection_refused_names_the_settings(tmp_cache):
 
 
 def test_refused_key_names_openai_api_key(endpoint, tmp_cache):
-    endpoint["script"] = [401]
+    endpoint.script(401)
     with pytest.raises(JudgeUnavailableError, match="refused the API key .*OPENAI_API_KEY"):
         judge_for(endpoint, tmp_cache, max_retries=2).judge("claim", "evidence")
-    assert len(endpoint["requests"]) == 1  # not retried
+    assert endpoint.requests == 1  # not retried
 
 
 def test_unknown_model_names_citeaudit_model(endpoint, tmp_cache):
-    endpoint["script"] = [404]
+    endpoint.script(404)
     with pytest.raises(JudgeUnavailableError, match="404 for model 'scripted'.*CITEAUDIT_MODEL"):
         judge_for(endpoint, tmp_cache).judge("claim", "evidence")

@@ -74,6 +74,7 @@ def _contents_manager(root):
     return TextFileContentsManager(config=config, root_dir=str(root))
 
 
+@pytest.mark.notebooks  # jupytext's contents manager (it runs `pandoc --version`)
 def test_the_lab_lists_each_notebook_once_as_a_notebook_and_saves_a_script_unchanged(tmp_path):
     """Listed once (the .py, as a notebook; the .ipynb built from it hidden), opened as a notebook,
     and saved after running (outputs, execution counts) as the very same script: running a

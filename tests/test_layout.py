@@ -6,6 +6,7 @@
    plots) may import anything; `pipeline` imports no surface; every other module (the stages
    sources, citations, locate, judge, decide, calibrate, and settings, table, errors, stores, ...)
    imports neither pipeline nor surfaces. `ALLOWED` lists the exceptions, each with its reason.
+   `testing` (the scripted judge for tests and tools) is imported by no module of the package.
 3. No module over `MAX_LINES` lines (`TOO_LONG_FOR_NOW` lists the ones being split).
 4. No two modules in one folder with confusable names. Two names (lowercase, `_` dropped) are
    confusable when one begins with the other (judge, judge_setup), when they share their first
@@ -172,6 +173,12 @@ def test_arrows_go_one_way():
     used = {(a, b) for a, b in ALLOWED if any(_under(m, a) and any(_under(t, b) for t in targets)
                                               for m, targets in scan.items())}
     assert used == ALLOWED, f"stale exceptions: {ALLOWED - used}"
+
+
+def test_no_module_of_the_package_imports_the_scripted_judge():
+    """`citeaudit.testing` is for tests, tools and docs: the pipeline never answers with it."""
+    scan = graph()
+    assert "testing" in scan and sorted(m for m, targets in scan.items() if "testing" in targets) == []
 
 
 def test_no_module_is_too_long():

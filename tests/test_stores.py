@@ -252,6 +252,7 @@ while True:
 """
 
 
+@pytest.mark.slow  # writer processes
 def test_a_writer_killed_mid_write_leaves_a_readable_store(tmp_path):
     size = 8 << 20
     for attempt in range(12):

@@ -1,14 +1,13 @@
 """Judge strategies as objects registered by name: the registry, and a strategy of a test's own
-(`Agree`) registered here and run end to end through the public `Judge(http_client=...)` seam,
-with no other module touched (README, "Extending citeaudit")."""
+(`Agree`) registered here and run end to end through the public `Judge(http_client=...)` seam
+(`citeaudit.testing.Endpoint().client()`), with no other module touched (README, "Extending
+citeaudit")."""
 
-import json
 import math
+from functools import partial
 
-import httpx2
 import pytest
 from conftest import DATA
-from scripted_endpoint import completion
 
 from citeaudit import CallCache, Judge, audit_quotes
 from citeaudit.calibrate.maps import answer_keys, default_inputs
@@ -31,11 +30,12 @@ from citeaudit.judge.strategies import (
 from citeaudit.pipeline.audit import judge_questions
 from citeaudit.settings import environment as config
 from citeaudit.table import Strategy
+from citeaudit.testing import Endpoint, answer_by_claim
 
 EXAMPLE = DATA / "rfc7519_citations.json"
 JUDGED = 7  # of the worked example's 8 citations, one is fabricated (never asked)
 AGREE = "Does the passage agree with the claim?"
-YES = math.exp(-0.1) / (math.exp(-0.1) + math.exp(-2.5))  # P(yes) of `completion("Yes", "No")`
+YES = math.exp(-0.1) / (math.exp(-0.1) + math.exp(-2.5))  # P(yes) of `completion("Yes")`
 
 
 class Agree(JudgeStrategy):
@@ -65,25 +65,11 @@ def agree():
     unregister_strategy(strategy.name)
 
 
-def endpoint(seen, logprobs=True):
-    """An OpenAI-compatible endpoint at the transport: Yes to a yes/no question, A to the three-way
-    one (the scripted endpoint's answers); without `logprobs`, only the sampled token."""
-
-    def answer(request):
-        body = json.loads(request.content)
-        seen.append(body)
-        yes_no = body["messages"][-1]["content"].endswith("Answer Yes or No.")
-        reply = completion("Yes", "No") if yes_no else completion("A")
-        if not logprobs:
-            reply["choices"][0]["logprobs"] = None
-        return httpx2.Response(200, json=reply)
-
-    return httpx2.Client(transport=httpx2.MockTransport(answer))
-
-
-def judge_over(seen, tmp_cache, strategy, mode="record", logprobs=True, **kw):
-    return Judge(model="stub", base_url="http://stub.invalid/v1", api_key="k", grammar=True, max_retries=0,
-                 strategy=strategy, cache=CallCache(tmp_cache, mode=mode), http_client=endpoint(seen, logprobs), **kw)
+def judge_over(endpoint, tmp_cache, strategy, mode="record", **kw):
+    """A judge of `citeaudit.testing`'s scripted endpoint, in process: it answers Yes to a yes/no
+    question and A to the three-way one (`answer_by_claim`)."""
+    return Judge(model="stub", base_url=endpoint.url, api_key="k", grammar=True, max_retries=0,
+                 strategy=strategy, cache=CallCache(tmp_cache, mode=mode), http_client=endpoint.client(), **kw)
 
 
 def test_the_shipped_strategies_are_registered_in_the_order_every_list_shows():
@@ -121,11 +107,11 @@ def test_a_registered_strategy_is_a_strategy_name_everywhere_until_unregistered(
 
 
 def test_a_strategy_of_its_own_runs_end_to_end_through_the_judge(agree, tmp_cache):
-    seen = []
+    seen = Endpoint()
     audit = audit_quotes("rfc7519.txt", EXAMPLE, judge=judge_over(seen, tmp_cache, "agree"), calibration=False)
     judged = audit.table[audit.table["confidence"].notna()]
-    assert len(seen) == len(judged) == JUDGED  # one request per citation, as the strategy asks
-    for body in seen:  # its own question over the tagged data, with the Yes/No grammar
+    assert seen.requests == len(judged) == JUDGED  # one request per citation, as the strategy asks
+    for body in seen.bodies:  # its own question over the tagged data, with the Yes/No grammar
         assert body["messages"][-1]["content"].endswith(f"{AGREE}\n\nAnswer Yes or No.")
         assert "[/CLAIM-" in body["messages"][-1]["content"] and body["grammar"] == YESNO_GRAMMAR
     assert all(p == pytest.approx({"supports": YES, "contradicts": 0.0, "says_nothing": 1 - YES})
@@ -136,14 +122,14 @@ def test_a_strategy_of_its_own_runs_end_to_end_through_the_judge(agree, tmp_cach
     assert {r["prompt_version"] for r in recording} == {"agree-v1"} and len(recording) == JUDGED
     replayed = audit_quotes("rfc7519.txt", EXAMPLE, judge=judge_over(seen, tmp_cache, "agree", mode="replay"),
                             calibration=False).table
-    assert len(seen) == JUDGED and replayed["cached"].dropna().all()  # the cache answers: nothing sent
+    assert seen.requests == JUDGED and replayed["cached"].dropna().all()  # the cache answers: nothing sent
     assert list(replayed["probabilities"]) == list(audit.table["probabilities"])
 
 
 def test_a_strategy_of_its_own_falls_back_to_sampling(agree, tmp_cache):
-    seen = []
-    result = judge_over(seen, tmp_cache, "agree", logprobs=False, samples=5).judge("the claim", "the evidence")
-    assert len(seen) == 1 + 5 and [body.get("seed") for body in seen] == [None, 0, 1, 2, 3, 4]
+    seen = Endpoint(partial(answer_by_claim, logprobs=False))  # only the sampled token
+    result = judge_over(seen, tmp_cache, "agree", samples=5).judge("the claim", "the evidence")
+    assert seen.requests == 1 + 5 and [body.get("seed") for body in seen.bodies] == [None, 0, 1, 2, 3, 4]
     assert result.method == "sampling (n=5, Wilson 99% lower bound)" and result.answers == {"agree": 1.0}
     assert result.confidence == pytest.approx(0.430, abs=1e-3)  # 5 of 5 agreeing: a lower bound, below 1/2
 
@@ -152,11 +138,11 @@ def test_a_strategy_of_its_own_falls_back_to_sampling(agree, tmp_cache):
 def test_each_strategy_sends_its_calls_and_keeps_the_answers_calibrate_reads(agree, tmp_cache, name):
     """What a strategy declares (calls per citation, answer keys, calibration inputs) is what the
     judge sends and what `calibrate` works out from the judged rows."""
-    seen = []
+    seen = Endpoint()
     judge = judge_over(seen, tmp_cache, name)
     strategy = judge.strategy_object
     audit = audit_quotes("rfc7519.txt", EXAMPLE, judge=judge, calibration=False)
-    assert len(seen) == JUDGED * strategy.calls_per_citation(judge.questions)
+    assert seen.requests == JUDGED * strategy.calls_per_citation(judge.questions)
     asked = judge_questions(audit.table, audit.document.name).values()  # what a cost estimate counts
     assert {request_key(r) for claim, evidence, where, _ in asked for r in judge.requests(claim, evidence, where)} \
         == {r["key"] for r in read_recording(tmp_cache / recording_name("stub"))}

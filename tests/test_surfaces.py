@@ -8,13 +8,14 @@ import os
 import shutil
 
 import nbformat
-import papermill
 import pytest
 from conftest import DATA, ROOT
 from test_cli import run
 
 from citeaudit import AuditOptions, answer_cards, audit_dataset, audit_quotes, render_dashboard, render_html, styled
 from citeaudit.decide.calibration import load_calibration
+
+pytestmark = [pytest.mark.notebooks, pytest.mark.cli]  # every test runs notebooks and the command line
 
 CITATIONS = DATA / "rfc7519_citations.json"
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -77,6 +78,8 @@ def batch(tmp_path) -> dict:
 
 
 def notebook(name: str, tmp_path) -> dict:
+    import papermill  # here, not at the top: the fast tier (`make check`) collects this module without it
+
     variable, parameters = NOTEBOOKS[name]
     nb = nbformat.read(NOTEBOOK_DIR / name, as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(REPORT.replace("{name}", variable)))

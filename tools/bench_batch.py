@@ -14,8 +14,8 @@ The dataset (`generate_dataset`) is N answers in the three formats, with some ma
 
 Modes (`--modes`, default locate,judged):
   locate   step 1 alone (`--locate-only`): CPU-bound.
-  judged   the first `--judged-answers` answers judged live against `tests/scripted_endpoint.py`, a real
-           OpenAI-compatible HTTP server on 127.0.0.1 that answers after `--delay` seconds
+  judged   the first `--judged-answers` answers judged live against `citeaudit.testing.scripted_endpoint`,
+           a real OpenAI-compatible HTTP server on 127.0.0.1 that answers after `--delay` seconds
            (strategy `choice`, model `scripted`), in cache mode `refresh`: every judged citation
            is an HTTP request; on workers the judge holds its new calls and the client appends
            them to the recordings (batch.py).
@@ -54,16 +54,15 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "tests"))  # the scripted endpoint lives with the tests
 
 import bench_corpus
-from scripted_endpoint import scripted_endpoint
 
 from citeaudit import AuditOptions
 from citeaudit.citations.dataset import Item, read_dataset
 from citeaudit.decide.fingerprint import fingerprint
 from citeaudit.pipeline.batch import BatchResult, local_cluster, run_batch
 from citeaudit.sources.registry import load_document
+from citeaudit.testing import scripted_endpoint
 
 Run = dict[str, Any]  # keyword arguments of run_batch: the settings (`options`) and the run's own
 SHARES = (("quote", 0.50), ("lines", 0.25), ("sources", 0.22), ("malformed", 0.03))
@@ -325,7 +324,7 @@ def run(n: int, workers: list[int], repeat: int, delay: float, judged_n: int, mo
             return {"options": AuditOptions.from_env(cache_mode="replay", model="scripted", strategy="choice",
                                                      cache_dir=folder / "cache-0")}
 
-        with scripted_endpoint(delay) as endpoint, _judge_environment(endpoint.url):
+        with scripted_endpoint(delay=delay) as endpoint, _judge_environment(endpoint.url):
             if "judged" in modes:
                 answers["judged-live"] = len(judged)
                 rows += measure("judged-live", judged, live, workers, repeat)

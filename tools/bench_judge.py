@@ -1,5 +1,6 @@
 """Benchmark step 2's concurrency: N citations judged against a local scripted OpenAI-compatible
-endpoint that answers after a fixed delay (`tests/scripted_endpoint.py`), at concurrency 1, 2, 4, 8, 16.
+endpoint that answers after a fixed delay (`citeaudit.testing.scripted_endpoint`), at concurrency 1, 2,
+4, 8, 16.
 
 Every run records into a fresh cache (mode `record`), so every citation is a real HTTP request:
 one request per citation, the `choice` strategy (the scripted endpoint answers A, B or C).
@@ -11,16 +12,12 @@ Run: .venv/bin/python tools/bench_judge.py [--citations 40] [--delay 0.2] [--lev
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the scripted endpoint lives with the tests
-
-from scripted_endpoint import scripted_endpoint
-
 from citeaudit import CallCache, Citation, Judge, SourceRef, audit_citations
+from citeaudit.testing import scripted_endpoint
 
 
 def run(n: int, delay: float, levels: list[int]) -> None:
@@ -29,7 +26,7 @@ def run(n: int, delay: float, levels: list[int]) -> None:
                  for i in range(n)]
     print(f"{n} citations, endpoint delay {delay * 1000:.0f} ms, ideal one-at-a-time {n * delay:.1f} s")
     print(f"{'concurrency':>11} {'seconds':>8} {'per second':>11} {'speed-up':>9} {'in flight':>10}")
-    with scripted_endpoint(delay) as endpoint:
+    with scripted_endpoint(delay=delay) as endpoint:
         base = None
         for level in levels:
             with tempfile.TemporaryDirectory() as folder:
