@@ -191,7 +191,7 @@ def test_jupyterlab_runs_notebook_00_through_its_kernel(lab):
                 assert reply["content"]["status"] == "ok", "\n".join(shown)[-3000:]
         text = "\n".join(shown)
         assert "shared/data/rfc/rfc7519.txt" in text  # found beside the checkout, no CITEAUDIT_DATA_DIR
-        assert "citeaudit record --model qwen" in text and "\nREJECT\n" in text
+        assert "Every citation with evidence has a recorded answer" in text and "\nREJECT\n" in text
     finally:
         client.stop_channels()
         _api(base, f"/api/kernels/{kernel['id']}", "DELETE")
