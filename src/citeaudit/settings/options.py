@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citeaudit.decide.calibration import Calibration, Routing, find_calibration
+from citeaudit.decide.calibration import Calibration, Routing, check_profile_name, find_calibration, load_profile
 from citeaudit.decide.spotcheck import check_rate
 from citeaudit.errors import InputError
 from citeaudit.settings import environment as config
@@ -53,7 +53,9 @@ class AuditOptions:
     calibrations of your own go (`cache/local/`, ignored by git), read before the shipped ones.
     `shipped` True records into the shipped folder itself (the project's maintenance recordings,
     `citeaudit record --shipped`). `spot_check` is the share of standing verdicts drawn for review
-    (`decide.spotcheck`; `CITEAUDIT_SPOT_CHECK`). Picklable, so Dask workers get the same settings
+    (`decide.spotcheck`; `CITEAUDIT_SPOT_CHECK`). `profile` names a profile of the user cache (a
+    calibration fitted on your reviews, `calibrate.profile`; `CITEAUDIT_PROFILE`) that routes
+    instead of the model's calibration. Picklable, so Dask workers get the same settings
     (`pinned()`).
     """
 
@@ -69,6 +71,7 @@ class AuditOptions:
     user_dir: Path | None = None
     shipped: bool = False
     spot_check: float = config.DEFAULT_SPOT_CHECK
+    profile: str | None = None
     # the calibration, once looked up (or given: `with_calibration`, `for_judge`); `with_` forgets it
     _calibration: list = field(default_factory=list, init=False, repr=False, compare=False)
 
@@ -79,6 +82,8 @@ class AuditOptions:
         if self.threshold is not None:
             object.__setattr__(self, "threshold", check_threshold(self.threshold))
         object.__setattr__(self, "spot_check", check_rate(self.spot_check))
+        if self.profile is not None:
+            check_profile_name(self.profile)
         if self.concurrency is not None and not 1 <= self.concurrency <= config.MAX_CONCURRENCY:
             raise InputError(f"concurrency must be a whole number from 1 to {config.MAX_CONCURRENCY}, "
                              f"not {self.concurrency!r}")
@@ -87,7 +92,7 @@ class AuditOptions:
     def from_env(cls, *, model: str | None = None, strategy: str | None = None, cache_mode: str | None = None,
                  cache_dir: str | Path | None = None, threshold: float | None = None,
                  use_calibration: bool = True, concurrency: int | None = None,
-                 shipped: bool = False, spot_check: float | None = None) -> AuditOptions:
+                 shipped: bool = False, spot_check: float | None = None, profile: str | None = None) -> AuditOptions:
         """The settings given here (None: not given), else the environment's, else the defaults."""
         return cls(
             model=model or config.model(),
@@ -101,6 +106,7 @@ class AuditOptions:
             retries=config.retries(),
             shipped=shipped,
             spot_check=spot_check if spot_check is not None else config.spot_check(),
+            profile=profile or config.profile(),
         )
 
     def with_(self, **changes: object) -> AuditOptions:
@@ -173,12 +179,15 @@ class AuditOptions:
         return Judge(**settings)  # type: ignore[arg-type]
 
     def calibration(self) -> Calibration | None:
-        """The saved calibration of this model and strategy (`calibration/` of the user cache, else of
+        """The profile named by `profile` (`profiles/` of the user cache; missing: `InputError`), else
+        the saved calibration of this model and strategy (`calibration/` of the user cache, else of
         the shipped folder), or None."""
         if not self.use_calibration:
             return None
         if not self._calibration:
-            self._calibration.append(find_calibration(self.model, self.strategy, self.folders))
+            self._calibration.append(
+                load_profile(self.profile, self.user_folder, self.model, str(self.strategy)) if self.profile
+                else find_calibration(self.model, self.strategy, self.folders))
         return self._calibration[0]
 
     def routing(self) -> Routing:

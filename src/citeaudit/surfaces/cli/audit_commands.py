@@ -35,8 +35,8 @@ from citeaudit.surfaces.cli.params import (
     input_options,
     judge_options,
     locate_only_option,
+    routing_options,
     settings_options,
-    spot_check_option,
 )
 from citeaudit.surfaces.report import write_report
 from citeaudit.surfaces.views import audit_view, how_to_record, lines_view, quote_notes
@@ -225,7 +225,7 @@ def lines(document: str, answer: str, settings: AuditOptions, output: str | None
 @click.option("--judge", "use_judge", is_flag=True,
               help="Also ask the judge whether each cited source supports its claim; a current review still wins.")
 @settings_options
-@spot_check_option
+@routing_options
 @click.option("--output", type=click.Path(dir_okay=False), default=None, help="Write one JSON object per claim.")
 def contract(answer: str, sources: str, reviews: str, use_judge: bool, settings: AuditOptions,
              output: str | None) -> NoReturn:
@@ -246,7 +246,7 @@ def contract(answer: str, sources: str, reviews: str, use_judge: bool, settings:
 @format_option
 @click.option("--html", "html_path", required=True, type=click.Path(dir_okay=False), help="Where to write the report.")
 @settings_options
-@spot_check_option
+@routing_options
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
               help="Also write one JSON object per citation.")
 @click.option("--reviews", type=click.Path(dir_okay=False), default=None, help="Review store to apply.")
@@ -273,7 +273,7 @@ def report(source: tuple[str, ...], citations: str | None, document: str | None,
 @main.command()
 @click.argument("dataset", type=click.Path(dir_okay=False))
 @settings_options
-@spot_check_option
+@routing_options
 @locate_only_option
 @click.option("--reviews", type=click.Path(dir_okay=False), default=None,
               help="Review store applied to the quote and line answers.")

@@ -72,19 +72,26 @@ def _settings_params(default_mode: CacheMode, with_threshold: bool) -> tuple[Cal
 
 
 # on the commands that audit (they route verdicts, so some stand): folded into `settings` like the rest
-spot_check_option = click.option(
-    "--spot-check", "spot_check", type=float, default=None,
-    help="Share of standing verdicts drawn at random for review, 0 to 1, always the same citations (default "
-         f"CITEAUDIT_SPOT_CHECK, else {config.DEFAULT_SPOT_CHECK}); a spot check holds nothing unless a reviewer "
-         "disagrees.")
+routing_options = _options(
+    click.option(
+        "--spot-check", "spot_check", type=float, default=None,
+        help="Share of standing verdicts drawn at random for review, 0 to 1, always the same citations (default "
+             f"CITEAUDIT_SPOT_CHECK, else {config.DEFAULT_SPOT_CHECK}); a spot check holds nothing unless a reviewer "
+             "disagrees."),
+    click.option(
+        "--profile", "profile", default=None, metavar="NAME",
+        help="Route with profile NAME, a calibration fitted on your reviews (`citeaudit calibrate --reviews ... "
+             "--profile NAME`, saved in the user cache's profiles/), instead of the model's calibration (default "
+             "CITEAUDIT_PROFILE, else none)."),
+)
 
 
 def settings_options(command: F | None = None, *, with_threshold: bool = True,
                      default_mode: CacheMode = CacheMode.REPLAY) -> Any:
     """The judge's settings as options, handed to the command as one `settings: AuditOptions`
     (arguments first, then the environment, then the defaults): the one declaration of the model
-    options, on every command that judges or records; with `spot_check_option` on the command, its
-    rate too.
+    options, on every command that judges or records; with `routing_options` on the command, its
+    spot-check rate and profile too.
 
     `@settings_options` for a command that audits; `@settings_options(with_threshold=False,
     default_mode=CacheMode.RECORD)` for one that records (no routing threshold; `record` unless
@@ -106,10 +113,11 @@ def settings_options(command: F | None = None, *, with_threshold: bool = True,
                     check_rate(spot_check, "--spot-check")
                 except CiteAuditError as exc:
                     raise click.BadParameter(str(exc), param_hint="--spot-check") from None
+            profile = kwargs.pop("profile", None)
             settings = AuditOptions.from_env(model=model, strategy=strategy,
                                              cache_mode=cache_mode or config.cache_mode(default_mode),
                                              threshold=threshold, concurrency=concurrency,
-                                             spot_check=spot_check)  # type: ignore[arg-type]
+                                             spot_check=spot_check, profile=profile)  # type: ignore[arg-type]
             return command(*args, settings=settings, **kwargs)
 
         return _options(*_settings_params(default_mode, with_threshold))(wrapper)  # type: ignore[return-value]
@@ -129,7 +137,7 @@ output_options = _options(
 
 def judge_options(command: F) -> F:
     """The options of every command that audits (DESIGN.md "Command line")."""
-    return settings_options(output_options(spot_check_option(command)))
+    return settings_options(output_options(routing_options(command)))
 
 
 locate_only_option = click.option("--locate-only", is_flag=True, help="Run step 1 alone: no model is asked.")

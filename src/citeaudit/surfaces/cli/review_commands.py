@@ -27,8 +27,8 @@ from citeaudit.surfaces.cli.params import (
     _choice,
     input_options,
     locate_only_option,
+    routing_options,
     settings_options,
-    spot_check_option,
 )
 from citeaudit.table import REVIEW_VERDICTS, Selection
 
@@ -52,7 +52,7 @@ def _audited(settings: AuditOptions, locate_only: bool, reviews: str | None = No
 @click.option("--reviewer", default=None, help="Who reviewed (with --batch: for the rows that name no reviewer).")
 @click.option("--note", default=None, help="Why.")
 @settings_options
-@spot_check_option
+@routing_options
 @locate_only_option
 def review(reviews: str, source: tuple[str, ...], citations: str | None, document: str | None, answer: str | None,
            answer_json: str | None, sources_json: str | None, response: str | None, response_format: str | None,
@@ -109,7 +109,7 @@ def show_agreement(result: Agreement) -> None:
               help="Review store (JSON Lines, or a seed-000 reviews.json) whose reviews are compared with the judge.")
 @input_options
 @settings_options
-@spot_check_option
+@routing_options
 @locate_only_option
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the numbers as one JSON object.")

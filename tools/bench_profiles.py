@@ -1,0 +1,200 @@
+"""Simulated analyst: do profiles fitted on reviews let more verdicts stand, and keep the promise?
+
+For each domain (the project's labelled sets, `LABELLED_SETS`, as one domain; each public TRAIN set
+as one: `public_labelled_sets()`, built into build/public/ from CITEAUDIT_PUBLIC_DIR), replayed
+from the recordings of the default strategy with the shipped calibration:
+
+1. the domain's judged citations are split by a seeded shuffle into a first part (reviewed) and a
+   held-out part (never reviewed), half each;
+2. the first part is routed by the shipped calibration, spot checks drawn at the default rate;
+3. an analyst (the gold label plays the human) reviews the spot checks, then the waiting citations in
+   the shuffled order, in batches of 25, up to --max-reviews; after each batch a profile is fitted
+   on the reviews so far (`fit_profile`) and kept if it may be saved (else the last saved one, or
+   the shipped calibration, stays);
+4. the held-out part is routed by the shipped calibration and by the profile in force: the share of
+   its judged citations that stand, the share of those right on pass or fail, and the failing
+   citations left standing as `verified`.
+
+It also says whether the spot checks' 95% interval (shipped calibration, first part) covers the
+shipped calibration's held-out precision, and whether the profile's cross-validated interval covers
+the profile's. Offline, about a minute: `python tools/bench_profiles.py` (`make bench-profiles`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from citeaudit import table as C
+from citeaudit.calibrate.judge_setup import LABELLED_SETS
+from citeaudit.calibrate.profile import BATCH, fit_profile
+from citeaudit.calibrate.public_sets import public_labelled_sets
+from citeaudit.calibrate.scoring import pass_fail_right
+from citeaudit.decide.agreement import wilson_interval
+from citeaudit.decide.calibration import Calibration
+from citeaudit.decide.decision import apply_reviews
+from citeaudit.decide.reviews import Review, bound_review
+from citeaudit.decide.route import route
+from citeaudit.pipeline.audit import audit_quotes
+from citeaudit.settings.options import AuditOptions
+from citeaudit.table import State, Verdict
+
+MAX_REVIEWS = 150
+
+
+def _key(citations: str, citation_id: object, seed: int) -> str:
+    return hashlib.sha256(f"{seed}\x00{citations}\x00{citation_id}".encode()).hexdigest()
+
+
+@dataclass
+class Part:
+    """One citation file's rows of a part, judged (not yet routed)."""
+
+    citations: str
+    table: pd.DataFrame
+
+
+def split_domain(pairs: list[tuple[str, str]], options: AuditOptions, seed: int) -> tuple[list[Part], list[Part]]:
+    """Each pair audited once (replay), its judged rows split by the seeded shuffle: first half, held out."""
+    judge = options.judge()
+    first, held = [], []
+    for source, citations in pairs:
+        table = audit_quotes(source, citations, options=options, judge=judge).table
+        table = table[table[C.FABRICATED_REASON].isna()]  # step 1's verdicts are no one's to review
+        keys = table[C.ID].map(lambda i, c=citations: _key(c, i, seed))
+        rank = keys.rank(method="first").to_numpy()
+        cut = rank <= (len(table) + 1) // 2
+        first.append(Part(citations, table[cut]))
+        held.append(Part(citations, table[~cut]))
+    judge.cache.close()
+    return first, held
+
+
+def routed(part: Part, calibration: Calibration, rate: float, reviews: list[Review] = ()) -> pd.DataFrame:  # type: ignore[assignment]
+    return apply_reviews(route(part.table, calibration.route_threshold, calibration), reviews, rate)
+
+
+def held_out(parts: list[Part], calibration: Calibration, rate: float) -> dict:
+    """Stand, right, false verified over the held-out parts routed by `calibration`."""
+    tables = [routed(p, calibration, rate) for p in parts]
+    table = pd.concat(tables)
+    stand = (table[C.STATE] == State.STANDS).to_numpy()
+    right = pass_fail_right(table[C.VERDICT], table[C.EXPECTED])
+    failing = (table[C.EXPECTED] != Verdict.VERIFIED).to_numpy()
+    verified = (table[C.VERDICT] == Verdict.VERIFIED).to_numpy()
+    return {"judged": len(table), "stand": int(stand.sum()), "right": int((stand & right).sum()),
+            "failing": int(failing.sum()), "false_verified": int((stand & verified & failing).sum())}
+
+
+def cells(f: dict) -> list[str]:
+    s, n = f["stand"], f["judged"]
+    return [f"{s}/{n} ({s / n:.1%})", f"{f['right']}/{s} ({f['right'] / s:.1%})" if s else "-",
+            f"{f['false_verified']}/{f['failing']} ({f['false_verified'] / f['failing']:.1%})" if f["failing"] else "-"]
+
+
+def simulate(domain: str, pairs: list[tuple[str, str]], options: AuditOptions, shipped: Calibration,
+             max_reviews: int, seed: int, say=print) -> dict:
+    rate = options.spot_check
+    first, held = split_domain(pairs, options, seed)
+    routed_first = {p.citations: routed(p, shipped, rate) for p in first}
+    queue: list[tuple[str, str, str]] = []  # (citations, id, gold): spot checks first, then the waiting ones
+    for kind in ("spot", "waiting"):
+        rows = []
+        for p in first:
+            t = routed_first[p.citations]
+            mask = t[C.SPOT_CHECK].astype(bool) if kind == "spot" else t[C.STATE] == State.WAITING
+            rows += [(_key(p.citations, i, seed), p.citations, str(i), str(g))
+                     for i, g in zip(t.loc[mask, C.ID], t.loc[mask, C.EXPECTED])]
+        queue += [(c, i, g) for _, c, i, g in sorted(rows)]
+    spot_rows = pd.concat([t[t[C.SPOT_CHECK].astype(bool)] for t in routed_first.values()])
+    spot_right = int(pass_fail_right(spot_rows[C.VERDICT], spot_rows[C.EXPECTED]).sum())
+    before = held_out(held, shipped, rate)
+    reviews: dict[str, list[Review]] = {p.citations: [] for p in first}
+    in_force, fit, history = None, None, []
+    done = 0
+    while done < min(len(queue), max_reviews):
+        for citations, cid, gold in queue[done:min(done + BATCH, len(queue), max_reviews)]:
+            reviews[citations].append(bound_review(routed_first[citations], cid, gold))
+        done = min(done + BATCH, len(queue), max_reviews)
+        tables = {p.citations: routed(p, shipped, rate, reviews[p.citations]) for p in first}
+        fit = fit_profile(tables, shipped, f"bench-{domain}")
+        if fit.saveable:
+            in_force = fit
+        after = held_out(held, in_force.profile, rate) if in_force else before
+        history.append((done, fit.saveable, fit.profile.threshold, after, fit.problems))
+        say(f"  {domain}: {done} reviews, profile {'saved' if fit.saveable else 'refused'}"
+            f" (threshold {fit.profile.threshold}); in force: {'profile' if in_force else 'shipped'}; held out "
+            f"{' | '.join(cells(after))}" + ("" if fit.saveable else f"; refused: {fit.problems[0][:140]}"))
+    low, high = wilson_interval(spot_right, len(spot_rows))
+    shipped_precision = before["right"] / before["stand"] if before["stand"] else None
+    after = held_out(held, in_force.profile, rate) if in_force else before
+    profile_precision = after["right"] / after["stand"] if in_force and after["stand"] else None
+    cv = in_force.after if in_force else None
+    return {
+        "domain": domain, "reviews": done, "queue": len(queue), "before": before, "after": after,
+        "profile": in_force.profile if in_force else None, "history": history,
+        "spot": (spot_right, len(spot_rows), low, high),
+        "spot_covers": None if shipped_precision is None or not len(spot_rows) else low <= shipped_precision <= high,
+        "cv": cv,
+        "cv_covers": None if profile_precision is None or cv is None else cv["low"] <= profile_precision <= cv["high"],
+    }
+
+
+def report(results: list[dict]) -> None:
+    print("\n| domain | reviews used (of the queue) | shipped: stand | right | false verified | profile: stand "
+          "| right | false verified | profile threshold |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in results:
+        profile = r["profile"]
+        shown = "none saved" if profile is None else "none (all to review)" if profile.threshold is None \
+            else f"{profile.threshold:.2f}"
+        print(f"| {r['domain']} | {r['reviews']} ({r['queue']}) | {' | '.join(cells(r['before']))} | "
+              f"{' | '.join(cells(r['after']))} | {shown} |")
+    print("\n| domain | spot checks right (first part, shipped) | 95% interval | covers shipped held-out right? "
+          "| profile's cross-validated right | 95% interval | covers profile held-out right? |")
+    print("|---|---|---|---|---|---|---|")
+    for r in results:
+        ok, n, low, high = r["spot"]
+        cv = r["cv"]
+        cv_cells = "- | - | -" if cv is None or not cv["n_stand"] else \
+            f"{cv['right']:.1%} | {cv['low']:.0%}-{cv['high']:.0%} | {_yes(r['cv_covers'])}"
+        print(f"| {r['domain']} | {ok}/{n} | {f'{low:.0%}-{high:.0%}' if n else '-'} | {_yes(r['spot_covers'])} "
+              f"| {cv_cells} |")
+
+
+def _yes(value: bool | None) -> str:
+    return "-" if value is None else "yes" if value else "no"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--max-reviews", type=int, default=MAX_REVIEWS)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--domain", action="append", help="only these domains (project, scifact, ...)")
+    args = parser.parse_args(argv)
+    options = AuditOptions.from_env(cache_mode="replay").with_(profile=None)
+    shipped = options.calibration()
+    if shipped is None:
+        print(f"no calibration for {options.model} / {options.strategy}", file=sys.stderr)
+        return 2
+    domains = [("project", list(LABELLED_SETS))]
+    for source, citations in public_labelled_sets():
+        domains.append((citations.rsplit("/", 1)[-1].removesuffix("_citations.json"), [(source, citations)]))
+    results = []
+    for name, pairs in domains:
+        if args.domain and name not in args.domain:
+            continue
+        print(f"{name}:", flush=True)
+        results.append(simulate(name, pairs, options, shipped, args.max_reviews, args.seed))
+    report(results)
+    np.seterr(all="warn")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
