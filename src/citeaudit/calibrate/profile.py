@@ -342,9 +342,12 @@ def _needed(fit_rows: pd.DataFrame, sample: ReviewSample, after: dict, threshold
     """Why the profile may not be saved, each with how many more reviews of which kind."""
     problems = []
     usable = int((fit_rows["weight"] > 0).sum())
+    unreviewed = sample.strata["waiting"] - sample.count(Selection.WAITING)
     if usable < MIN_REVIEWS:
         problems.append(f"too few reviews: {usable} waiting or spot-checked citations reviewed, at least "
-                        f"{MIN_REVIEWS} needed: review {MIN_REVIEWS - usable} more waiting citations")
+                        f"{MIN_REVIEWS} needed: review {MIN_REVIEWS - usable} more waiting citations"
+                        + (f" (only {unreviewed} wait unreviewed in these inputs: add more audited citations of the "
+                           "same kind of document)" if unreviewed < MIN_REVIEWS - usable else ""))
     passing = int(fit_rows["gold_pass"].sum())
     for have, kind in ((passing, "passing (verified)"), (len(fit_rows) - passing, "failing")):
         if have < MIN_CLASS:
