@@ -5,15 +5,18 @@ reviews of audited tables (routed by the model's calibration, the *base*, with t
 `Audit.with_reviews`) into a calibration of the same form, a **profile**, that `--profile NAME`
 routes with (`decide.calibration.load_profile`).
 
-**Prior: the base calibration's map, by a penalty toward its weights.** The profile's map reads the
-same inputs as the base map (each yes/no question's log-odds, or P(supports)'s) and is fitted by
-maximum a posteriori logistic regression: the weighted log-loss of the reviews plus
-λ/2·|θ − θ₀|², where θ₀ is the base map (intercept and slopes) and both are taken on the inputs
-scaled to mean 0 and variance 1 over the reviews, so λ weighs every input alike. With few reviews
-the profile stays near the base map (λ → ∞ is the base map itself); with many it follows them. λ
-is chosen among `PRIOR_GRID` by the reviews' cross-validated weighted log-loss (ties to the larger:
-the prior wins when the reviews cannot tell). The failing word's map and the names of the inputs
-are the base's.
+**Prior: the base calibration's map, by a penalty toward it.** The profile's map is fitted by
+maximum a posteriori logistic regression: the weighted log-loss of the reviews plus λ/2·|θ − θ₀|²,
+where θ₀ is the base map, on inputs scaled to mean 0 and variance 1 over the reviews (so λ weighs
+every parameter alike). Two forms are fitted (`fit_on`): `recalibrate`, an intercept and a scale
+of the base map's log-odds (two parameters, θ₀ = (0, 1): the base map itself), and `refit`, the
+intercept and a weight per input the base map reads (θ₀ its weights); the form whose held-out
+weighted log-loss is lower is kept (ties to `recalibrate`). With few reviews the profile stays
+near the base map (λ → ∞ is the base map); with many it follows them. λ is chosen among
+`PRIOR_GRID` by the same held-out log-loss (ties to the larger: the prior wins when the reviews
+cannot tell). The failing word's map is the base's; the largest no-to-everything share
+(`Calibration.uncovered`) becomes the larger of the base's and the reviewed documents', so a
+profile covers the documents it was fitted on.
 
 **Selection: inverse-probability weights.** The reviews are not a sample of the audited citations:
 waiting citations are the unsure ones, and only spot checks sample the verdicts that stand. The
@@ -27,9 +30,8 @@ weighted shares. An override (a standing verdict reviewed by choice) is no sampl
 informs the map with weight 1 and counts in no share. A stale review (the claim or the evidence
 changed since) is left out and listed.
 
-**The promise.** The threshold is the lowest (on `FINE_GRID`) at which the map expects the weighted
-standing reviews to be at least `target` right, unless their labels say otherwise beyond sampling
-noise (`weighted_threshold`).
+**The promise.** The threshold is the lowest (on `FINE_GRID`) at which the weighted standing reviews
+are at least `target` right and the map expects them to be `EXPECT_MARGIN` more (`weighted_threshold`).
 The figures are cross-validated on the reviews (stratified folds, repeated: the map, λ and the
 threshold fitted on the other folds, the held-out reviews scored), beside the base calibration on
 the same reviews. `ProfileFit.problems` says why a profile may not be saved, each with how many
@@ -312,9 +314,9 @@ class ProfileFit:
                 return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.1%}"
             interval = f" ({f['low']:.0%}-{f['high']:.0%})" if f["n_stand"] else ""
             return [share(f["stand"]), share(f["right"]) + interval,
-                    share(f["false_verified"]), f"{f['n_stand']:.0f}"]
+                    share(f["false_verified"]), f"{f['n_stand']:g}"]
         return pd.DataFrame({"": ["standing share", "share right (95% interval)", "false verified (of the failing)",
-                                  "reviews standing"],
+                                  "reviews standing (per fold assignment)"],
                              f"before: {self.base.model} / {self.base.strategy}": column(self.before),
                              f"after: profile {self.name} (cross-validated)": column(self.after)})
 
