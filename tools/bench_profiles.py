@@ -76,8 +76,9 @@ def split_domain(parts: list[Part], seed: int) -> tuple[list[Part], list[Part]]:
     first, held = [], []
     for part in parts:
         table = part.table
-        keys = table[C.ID].map(lambda i, c=part.citations: _key(c, i, seed))
-        cut = keys.rank(method="first").to_numpy() <= (len(table) + 1) // 2
+        keys = [_key(part.citations, i, seed) for i in table[C.ID]]
+        cut = np.zeros(len(table), dtype=bool)
+        cut[sorted(range(len(keys)), key=keys.__getitem__)[:(len(table) + 1) // 2]] = True
         first.append(Part(part.citations, table[cut]))
         held.append(Part(part.citations, table[~cut]))
     return first, held

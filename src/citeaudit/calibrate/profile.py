@@ -38,7 +38,9 @@ the same reviews. `ProfileFit.problems` says why a profile may not be saved, eac
 more reviews of which kind it needs: too few reviews, too few passing or failing ones, drawn spot
 checks not reviewed, too few cross-validated standing verdicts to check the promise, or a
 cross-validated share right below the target. `save_profile` refuses such a profile
-(`ProfileRefused`).
+(`ProfileRefused`). With enough reviews, when only the last two stand in the way and the reviews
+say the base breaks its promise here (its weighted share right below the target), the profile is
+instead one that lets nothing stand (threshold None: every verdict to review), which keeps it.
 """
 
 from __future__ import annotations
@@ -67,9 +69,9 @@ from citeaudit.table import Selection, Verdict
 
 PRIOR_GRID = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0)  # prior strengths λ, in scaled inputs
 PROFILE_FOLDS, PROFILE_REPEATS = 5, 5
-MIN_REVIEWS = 25  # usable reviews (waiting and spot checks) before a profile is fitted at all
+MIN_REVIEWS = 50  # usable reviews (waiting and spot checks) before a profile is fitted at all
 MIN_CLASS = 5  # reviewed passing and failing citations, each
-MIN_STAND = 10  # cross-validated standing reviews (per fold assignment) needed to check the promise
+MIN_STAND = 15  # cross-validated standing reviews (per fold assignment) needed to check the promise
 BATCH = 25  # what "review another batch" means in the messages
 EXPECT_MARGIN = 0.02  # how far above the target the map must expect the standing reviews to be right
 
@@ -333,6 +335,8 @@ class ProfileFit:
         if s.stale:
             text += (f"; {len(s.stale)} stale review(s) left out (the claim or the evidence changed since: review "
                      f"them again): {', '.join(s.stale[:10])}{' ...' if len(s.stale) > 10 else ''}")
+        if self.profile.fitted_on.get("nothing_stands"):
+            text += f"; {self.profile.fitted_on['nothing_stands']}"
         out = {k: v for k, v in s.left_out.items() if v}
         if out:
             text += "; also left out: " + ", ".join(f"{v} {k}" for k, v in out.items())
@@ -363,18 +367,24 @@ def _needed(fit_rows: pd.DataFrame, sample: ReviewSample, after: dict, threshold
                         f"precision is unmeasured: {how}")
     if problems or threshold is None:  # nothing stands: the promise holds trivially
         return problems
+    return _unchecked(after, usable, target)
+
+
+def _unchecked(after: dict, usable: int, target: float) -> list[str]:
+    """Why the profile's threshold is not checked to keep the promise on the reviews (enough of them)."""
     if after["n_stand"] < MIN_STAND:
         share = after["n_stand"] / max(usable, 1)
-        more = BATCH if share <= 0 else max(BATCH, math.ceil(MIN_STAND / share) - usable)
-        problems.append(f"too few standing verdicts to check the promise: {after['n_stand']:.0f} reviewed citations "
-                        f"stand in cross-validation, at least {MIN_STAND} needed: review about {more} more waiting "
-                        "citations")
-    elif not after["right"] >= target:
-        problems.append(f"the promise does not hold: cross-validated on your reviews, {after['right']:.1%} of the "
-                        f"standing verdicts are right, below {target:.0%}: review another {BATCH} waiting citations "
-                        "(and the spot checks drawn) and fit again, or keep the calibration in force (raise "
-                        "--threshold if its spot checks fall short too)")
-    return problems
+        more = math.ceil(MIN_STAND / share) - usable if share > 0 else None
+        how = (f"review about {max(BATCH, more)} more waiting citations" if more is not None and more <= 150 else
+               "few of your citations stand under any threshold that keeps it, so more reviews may not change that")
+        return [f"too few standing verdicts to check the promise: {after['n_stand']:g} reviewed citations stand in "
+                f"cross-validation, at least {MIN_STAND} needed: {how}"]
+    if not after["right"] >= target:
+        return [f"the promise does not hold: cross-validated on your reviews, {after['right']:.1%} of the standing "
+                f"verdicts are right, below {target:.0%}: review another {BATCH} waiting citations (and the spot "
+                "checks drawn) and fit again, or keep the calibration in force (raise --threshold if its spot checks "
+                "fall short too)"]
+    return []
 
 
 def fit_profile(tables: Mapping[str, pd.DataFrame], base: Calibration | None, name: str,
@@ -411,6 +421,14 @@ def fit_profile(tables: Mapping[str, pd.DataFrame], base: Calibration | None, na
                       cross_validated={"before": before, "after": after})
     problems = tuple(_needed(rows, sample, after, fitted.threshold if enough else None, target)) if enough else \
         tuple(_needed(rows, sample, after, None, target)) or ("too few reviews to fit anything",)
+    if enough and problems and problems == tuple(_unchecked(after, int((rows["weight"] > 0).sum()), target)) \
+            and before["n_stand"] and before["right"] < target:
+        # enough reviews, and they say the calibration in force breaks its promise here, but no threshold of the
+        # profile is checked to keep it: the profile lets nothing stand (everything to review) until one is
+        why = (f"nothing stands: the calibration in force is {before['right']:.1%} right on your reviews, below "
+               f"{target:.0%}, and no threshold of the profile keeps the promise in cross-validation ({problems[0]})")
+        profile = replace(profile, threshold=None, fitted_on={**profile.fitted_on, "nothing_stands": why})
+        problems = ()
     return ProfileFit(name, profile, base, sample, before, after, problems)
 
 
