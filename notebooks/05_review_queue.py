@@ -135,7 +135,12 @@ ca.styled(result.groups_view())
 # `AuditOptions(profile=NAME)`) routes the next audit with it.
 
 # %%
-if ca.load_reviews(store):
+if not ca.load_reviews(store):
+    print("no review in the store yet: review the queue above (or a BATCH) first")
+elif options.with_(profile=None).calibration() is None:
+    print(f"no calibration of {options.model} / {options.strategy} to start a profile from: "
+          f"{options.routing().note()}")
+else:
     fit = ca.profile_from_reviews([(SOURCE, ca.find_input(CITATIONS))], store, PROFILE or "preview", options)
     print(fit.summary())
     display(ca.styled(fit.side_by_side()))
@@ -145,8 +150,6 @@ if ca.load_reviews(store):
         print(f"saved {ca.save_profile(fit, options.write_folder)}; audit with --profile {PROFILE}")
     else:
         print("it may be saved: set PROFILE to a name and run this cell again")
-else:
-    print("no review in the store yet: review the queue above (or a BATCH) first")
 
 # %% [markdown]
 # ## Next
