@@ -152,8 +152,10 @@ def simulate(domain: str, first: list[Part], held: list[Part], options: AuditOpt
             in_force = fit
         after = held_out(held, in_force.profile, rate) if in_force else before
         history.append((done, fit.saveable, fit.profile.threshold, after, fit.problems))
+        cv = fit.after
         say(f"  {domain}: {done} reviews, profile {'saved' if fit.saveable else 'refused'}"
-            f" (threshold {fit.profile.threshold}); in force: {'profile' if in_force else 'shipped'}; held out "
+            f" (threshold {fit.profile.threshold}; cross-validated {cv['n_stand']:g} stand, {cv['right']:.1%} right, "
+            f"{cv['low']:.0%}-{cv['high']:.0%}); in force: {'profile' if in_force else 'shipped'}; held out "
             f"{' | '.join(cells(after))}" + ("" if fit.saveable else f"; refused: {fit.problems[0][:140]}"))
     low, high = wilson_interval(spot_right, len(spot_rows))
     shipped_precision = before["right"] / before["stand"] if before["stand"] else None
