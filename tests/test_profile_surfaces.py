@@ -74,6 +74,12 @@ def test_a_saved_profile_routes_the_audit_and_is_named(reviewed_store, recorded_
     library = audit_quotes(*PAIRS[0], options=options.with_(profile="rfcs"))
     assert library.routing.calibration.profile == "rfcs"
     assert library.routing.threshold == fit.profile.route_threshold
+    # a refit on too few reviews is refused, and says the profile saved earlier stays in force
+    few = reviewed_store.parent / "few.jsonl"
+    review_like_an_analyst([EXAMPLE], few)
+    refused = CliRunner().invoke(main, ["calibrate", "--reviews", str(few), *inputs([EXAMPLE]), "--profile", "rfcs"])
+    assert refused.exit_code == 2 and "saved earlier" in refused.output and "stays in force" in refused.output
+    assert load_profile("rfcs", options.user_folder, options.model, str(options.strategy)) == saved
 
 
 def test_too_few_reviews_are_refused_with_exit_2_and_nothing_is_written(recorded_cache, tmp_path):

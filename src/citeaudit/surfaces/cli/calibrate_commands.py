@@ -246,7 +246,12 @@ def _fit_profile(pairs: list[tuple[str, str]], reviews: str, name: str, settings
         click.echo(f"not saved (--no-save){refused}")
         return
     if fit.problems:
-        _fail(f"profile {name} not saved: " + "; ".join(fit.problems))
+        from citeaudit.decide.calibration import profile_path
+
+        earlier = profile_path(name, settings.write_folder)
+        kept = (f". The profile {name} saved earlier ({earlier}) stays in force wherever --profile {name} is given: "
+                "leave it out to route with the model's calibration") if earlier.is_file() else ""
+        _fail(f"profile {name} not saved: " + "; ".join(fit.problems) + kept)
     path = save_profile(fit, settings.write_folder)
     click.echo(f"wrote {path}; `--profile {name}` (or CITEAUDIT_PROFILE={name}) routes with it")
 
