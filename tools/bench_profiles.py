@@ -161,14 +161,15 @@ def simulate(domain: str, first: list[Part], held: list[Part], options: AuditOpt
     shipped_precision = before["right"] / before["stand"] if before["stand"] else None
     after = held_out(held, in_force.profile, rate) if in_force else before
     profile_precision = after["right"] / after["stand"] if in_force and after["stand"] else None
-    cv = in_force.after if in_force else None
+    in_force_cv = in_force.after if in_force else None
     return {
         "domain": domain, "reviews": done, "queue": len(queue), "before": before, "after": after,
         "profile": in_force.profile if in_force else None, "history": history,
         "spot": (spot_right, len(spot_rows), low, high),
         "spot_covers": None if shipped_precision is None or not len(spot_rows) else low <= shipped_precision <= high,
-        "cv": cv,
-        "cv_covers": None if profile_precision is None or cv is None else cv["low"] <= profile_precision <= cv["high"],
+        "cv": in_force_cv,
+        "cv_covers": None if profile_precision is None or in_force_cv is None else
+        in_force_cv["low"] <= profile_precision <= in_force_cv["high"],
     }
 
 
