@@ -118,6 +118,14 @@ calibrate-qwen: public-sets
 		$(VENV)/bin/citeaudit calibrate --shipped --model qwen --strategy $$strategy $(LABELLED) $(PUBLIC_LABELLED) \
 			|| exit 1; done
 
+# The simulated analyst of issue 33 (tools/bench_profiles.py): per domain, reviews in batches of 25, a
+# profile fitted after each, scored on a held-out half never reviewed; offline, from the recordings.
+# Options: BENCH_PROFILES_ARGS="--base held-out-domain --splits 5".
+BENCH_PROFILES_ARGS ?=
+.PHONY: bench-profiles
+bench-profiles: public-sets
+	$(PY) tools/bench_profiles.py $(BENCH_PROFILES_ARGS)
+
 # The public TRAIN sets (SciFact, Climate-FEVER half A, Check-COVID; issue 19) as labelled sets in
 # build/public/ (git-ignored: the data is never committed), read from ../shared/data/public or
 # CITEAUDIT_PUBLIC_DIR and checked against pinned SHA-256s. Options: PUBLIC_ARGS="--per-label 96".

@@ -17,6 +17,7 @@ MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
 REVIEWER = "analyst"
 SPOT_CHECK = None  # None: CITEAUDIT_SPOT_CHECK, else 0.1: the share of standing verdicts drawn for review
 BATCH = None  # a CSV or JSON Lines file of id, verdict, note recorded in one go, e.g. "data/rfc7519_reviews.csv"
+PROFILE = None  # a name, e.g. "my-documents": save the profile fitted on your reviews (when it may be saved)
 
 # %%
 from pathlib import Path
@@ -123,6 +124,35 @@ display(ca.styled(result.confusion_view()))
 ca.styled(result.groups_view())
 
 # %% [markdown]
+# ## Fit a profile from your reviews
+#
+# Your reviews are labels on your own documents: a profile refits the model's calibration on them
+# (the shipped calibration as prior; each review weighted by how it was selected: a spot check
+# stands for the standing verdicts, a waiting review for the waiting ones) and is saved only when
+# its cross-validated promise holds and the reviews are enough; otherwise it says how many more of
+# which kind it needs. `citeaudit calibrate --reviews STORE --source ... --citations ... --profile
+# NAME` prints the same numbers (one function: `ca.profile_from_reviews`). With `PROFILE` set, a
+# profile that may be saved is written to your user cache, and `--profile NAME` (or
+# `AuditOptions(profile=NAME)`) routes the next audit with it.
+
+# %%
+if not ca.load_reviews(store):
+    print("no review in the store yet: review the queue above (or a BATCH) first")
+elif options.with_(profile=None).calibration() is None:
+    print(f"no calibration of {options.model} / {options.strategy} to start a profile from: "
+          f"{options.routing().note()}")
+else:
+    fit = ca.profile_from_reviews([(SOURCE, ca.find_input(CITATIONS))], store, PROFILE or "preview", options)
+    print(fit.summary())
+    display(ca.styled(fit.side_by_side()))
+    if fit.problems:
+        print("not saved: " + "; ".join(fit.problems))
+    elif PROFILE:
+        print(f"saved {ca.save_profile(fit, options.write_folder)}; audit with --profile {PROFILE}")
+    else:
+        print("it may be saved: set PROFILE to a name and run this cell again")
+
+# %% [markdown]
 # ## Next
 #
 # - The answer's decision now: run the cell above again after reviewing, or from a shell
@@ -131,6 +161,6 @@ ca.styled(result.groups_view())
 # - A report with the reviews applied: `citeaudit report ... --reviews STORE --html out/report.html`;
 #   reviewed cards are blue ("reviewed by a human").
 # - When the warning above appears (the spot checks say fewer standing verdicts are right than the
-#   calibration promises): raise the threshold (`THRESHOLD`, `--threshold`), or fit a calibration
-#   on your own reviews (a profile).
+#   calibration promises): raise the threshold (`THRESHOLD`, `--threshold`), or fit a profile on
+#   your own reviews (the section above).
 # - Audit another answer: notebook `00_audit_your_answer`.

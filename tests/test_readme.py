@@ -92,6 +92,19 @@ def test_spot_check_example_is_what_review_and_agreement_print(recorded_cache, t
                                                                           "environment.py").read_text()
 
 
+def test_profile_refusal_example_is_what_calibrate_prints(recorded_cache, tmp_path):
+    """The section "Profiles": the worked example's seven reviews are refused, with what is needed."""
+    [review, _] = block_after("### Spot checks and agreement")
+    store = str(tmp_path / "r.jsonl")
+    assert run(*[store if w == "out/rfc7519_reviews.jsonl" else w for w in review.split()[1:]]).returncode == 0
+    marker = "too few, and the command says how many more"
+    [command] = block_after(marker)
+    printed = run(*[store if w == "out/rfc7519_reviews.jsonl" else w for w in command.split()[1:]])
+    assert printed.returncode == 2
+    [error] = [line for line in README[README.index(marker):].split("```")[3].splitlines() if line.strip()]
+    assert squash(printed.stderr) == squash(error)
+
+
 def labelled_sets() -> list[str]:
     """`--source S --citations C` for every pair in the Makefile's QUOTE_SETS (what `make calibrate-qwen` uses)."""
     makefile = (ROOT / "Makefile").read_text()

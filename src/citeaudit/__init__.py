@@ -24,6 +24,7 @@ from citeaudit.calibrate.judge_setup import (
     setup_plan,
 )
 from citeaudit.calibrate.maps import coverage_ceiling
+from citeaudit.calibrate.profile import ProfileFit, ProfileRefused, fit_profile, save_profile
 from citeaudit.calibrate.public_sets import public_labelled_sets
 from citeaudit.calibrate.scoring import (
     advise,
@@ -46,7 +47,7 @@ from citeaudit.citations.responses import (
 from citeaudit.citations.sourceid import ContractViolation, SourceIdAnswer, validate_source_id
 from citeaudit.decide.agreement import Agreement, SpotChecks, agreement, precision_warning, wilson_interval
 from citeaudit.decide.batch_review import BatchOutcome, review_batch
-from citeaudit.decide.calibration import Calibration, Routing, load_calibration, save_calibration
+from citeaudit.decide.calibration import Calibration, Routing, load_calibration, load_profile, save_calibration
 from citeaudit.decide.contrast import check_contrast, contrast_findings
 from citeaudit.decide.decision import Decision, apply_reviews, row_state, settle, why_it_waits
 from citeaudit.decide.decision import decide as decide_answer
@@ -93,6 +94,7 @@ from citeaudit.pipeline.audit import (
 from citeaudit.pipeline.batch import BatchResult, audit_dataset, run_batch
 from citeaudit.pipeline.contract import check_contract, check_contract_files
 from citeaudit.pipeline.jsonl import records, write_jsonl
+from citeaudit.pipeline.profile_fit import profile_from_reviews
 from citeaudit.pipeline.vendor_audit import audit_response, locate_response, match_source, response_view
 from citeaudit.settings.environment import (
     DEFAULT_CONTRAST_CHECKS,
@@ -193,6 +195,8 @@ __all__ = [
     "LocalModelKey",
     "Location",
     "ParsedResponse",
+    "ProfileFit",
+    "ProfileRefused",
     "QuoteStatus",
     "Relation",
     "ResponseFormat",
@@ -254,6 +258,7 @@ __all__ = [
     "find_input",
     "fingerprint",
     "fit_calibration",
+    "fit_profile",
     "highlight_html",
     "hold_out_sets",
     "how_to_record",
@@ -267,6 +272,7 @@ __all__ = [
     "load_citations",
     "load_document",
     "load_line_answer",
+    "load_profile",
     "load_response",
     "load_reviews",
     "load_rfc",
@@ -282,6 +288,7 @@ __all__ = [
     "open_spot_checks",
     "parse_response",
     "precision_warning",
+    "profile_from_reviews",
     "project_dir",
     "public_labelled_sets",
     "quote_html",
@@ -302,6 +309,7 @@ __all__ = [
     "row_state",
     "run_batch",
     "save_calibration",
+    "save_profile",
     "score_histogram",
     "settle",
     "setup_judge",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -36,7 +37,7 @@ COVER_MIN = 20  # judged citations a document needs before its share of no-to-ev
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-z))
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -500.0, 500.0)))  # beyond ±500 it is 0 or 1 anyway
 
 
 def log_odds(p: float | np.ndarray, eps: float = 1e-6) -> np.ndarray:
@@ -145,6 +146,13 @@ class Calibration:
         return (f"the model said no to every question for {share:.1%} of this document's {count} judged citations "
                 f"(at least {at_least:.1%} at 95% confidence), more than for any document the calibration{of} was "
                 f"fitted on (at most {self.no_share_max:.1%}), so every model verdict goes to review")
+
+    @property
+    def profile(self) -> str | None:
+        """The profile's name when this calibration is one (fitted on a user's reviews,
+        `calibrate.profile`), else None."""
+        name = self.fitted_on.get("profile")
+        return name if isinstance(name, str) and name else None
 
     @property
     def inputs(self) -> str:
@@ -280,6 +288,58 @@ def save_calibration(calibration: Calibration, directory: Path | None = None) ->
     return path
 
 
+PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+def check_profile_name(name: str) -> str:
+    """A profile name: letters, digits, `.`, `_`, `-` (a file name of the user cache, no path)."""
+    if not isinstance(name, str) or not PROFILE_NAME.match(name) or ".." in name:
+        raise InputError(f"profile name {name!r} is not usable: use letters, digits, '.', '_' or '-' (up to 64, "
+                         "starting with a letter or digit), like `contracts-2026`")
+    return name
+
+
+def profile_path(name: str, folder: Path) -> Path:
+    """`<user cache>/profiles/<name>.json`."""
+    return folder / "profiles" / f"{check_profile_name(name)}.json"
+
+
+def profile_names(folder: Path) -> list[str]:
+    """The profiles saved in a cache folder, by name."""
+    return sorted(p.stem for p in (folder / "profiles").glob("*.json")) if (folder / "profiles").is_dir() else []
+
+
+def save_profile_file(name: str, calibration: Calibration, folder: Path) -> Path:
+    """Write a profile atomically to `profile_path` (`calibrate.profile.save_profile` checks it first)."""
+    path = profile_path(name, folder)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(calibration.to_json(), encoding="utf-8")
+    temporary.replace(path)
+    return path
+
+
+def load_profile(name: str, folder: Path, model: str, strategy: str) -> Calibration:
+    """Profile `name` of the user cache `folder`, checked to be one of this model and strategy; a
+    missing or mismatched one is an `InputError` naming the folder and the fix."""
+    path = profile_path(name, folder)
+    fix = ("fit it with `citeaudit calibrate --reviews STORE --source S --citations C --profile "
+           f"{name}`, or leave out --profile (and unset CITEAUDIT_PROFILE) to route with the model's calibration")
+    if not path.is_file():
+        known = profile_names(folder)
+        there = f"profiles there: {', '.join(known)}" if known else "it holds none"
+        raise InputError(f"no profile {name!r} in {path.parent} ({there}): {fix}.")
+    try:
+        text = read_bounded(path, 1_000_000, "profile file").decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not a profile: not UTF-8 text; {fix}.") from None
+    profile = Calibration.from_json(text, str(path))
+    if (profile.model, profile.strategy) != (model, str(strategy)):
+        raise InputError(f"profile {name!r} ({path}) was fitted for {profile.model} / {profile.strategy}, not "
+                         f"{model} / {strategy}: give that --model and --strategy, or {fix}.")
+    return profile
+
+
 def fit_command(model: str, strategy: str) -> str:
     """The command that fits a calibration for this model and strategy (the Makefile's labelled sets)."""
     if model == config.DEFAULT_MODEL:
@@ -339,6 +399,9 @@ class Routing:
             return (f"threshold {self.threshold:.2f} ({origin}): no calibration for {who}, scores are the "
                     f"model's own probabilities; fit one with {fit_command(self.model, self.strategy)}")
         where = f"{self.calibration.model} / {self.calibration.strategy}"
+        if self.calibration.profile:
+            where = (f"profile {self.calibration.profile} (fitted on {self.calibration.fitted_on.get('reviews', '?')} "
+                     f"of your reviews) of {where}")
         if self.given:
             return f"threshold {self.threshold:.2f} (given), scores from the calibration of {where}"
         if self.calibration.threshold is None:

@@ -8,6 +8,7 @@
 | CITEAUDIT_CACHE_MODE | `replay`, `record` or `refresh`                            | `replay`           |
 | CITEAUDIT_THRESHOLD  | routing threshold, 0 to 1 (`AuditOptions`)                 | the calibration's  |
 | CITEAUDIT_SPOT_CHECK | share of standing verdicts drawn for review, 0 to 1        | `0.1`              |
+| CITEAUDIT_PROFILE    | profile (calibration fitted on your reviews) to route with | none: the model's  |
 | CITEAUDIT_REVIEW_DIR | folder of the review stores notebooks write                | `<project>/reviews`|
 | CITEAUDIT_MODEL      | model name sent to the judge endpoint                      | the recorded Qwen  |
 | CITEAUDIT_STRATEGY   | judge strategy: `choice`, `examples`, `yesno`, `panel`, `panel+examples` | `DEFAULT_STRATEGY` |
@@ -159,6 +160,13 @@ def spot_check() -> float:
         raise InputError(f"CITEAUDIT_SPOT_CHECK={value!r} is not a number from 0 to 1; set it like "
                          f"CITEAUDIT_SPOT_CHECK={DEFAULT_SPOT_CHECK} (0 draws no spot check), or unset it.")
     return number
+
+
+def profile() -> str | None:
+    """`CITEAUDIT_PROFILE`: the name of a profile of the user cache that routes instead of the
+    model's calibration, else None."""
+    value = (os.environ.get("CITEAUDIT_PROFILE") or "").strip()
+    return value or None
 
 
 def model() -> str:

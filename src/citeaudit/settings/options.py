@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citeaudit.decide.calibration import Calibration, Routing, find_calibration
+from citeaudit.decide.calibration import Calibration, Routing, check_profile_name, find_calibration, load_profile
 from citeaudit.decide.spotcheck import check_rate
 from citeaudit.errors import InputError
 from citeaudit.settings import environment as config
@@ -54,8 +54,10 @@ class AuditOptions:
     `shipped` True records into the shipped folder itself (the project's maintenance recordings,
     `citeaudit record --shipped`). `spot_check` is the share of standing verdicts drawn for review
     (`decide.spotcheck`; `CITEAUDIT_SPOT_CHECK`). `contrast` names the contrast checks between claim
-    and evidence that run (`decide.contrast`; `CITEAUDIT_CONTRAST_CHECKS`; empty: none). Picklable, so
-    Dask workers get the same settings (`pinned()`).
+    and evidence that run (`decide.contrast`; `CITEAUDIT_CONTRAST_CHECKS`; empty: none). `profile`
+    names a profile of the user cache (a calibration fitted on your reviews, `calibrate.profile`;
+    `CITEAUDIT_PROFILE`) that routes instead of the model's calibration. Picklable, so Dask workers
+    get the same settings (`pinned()`).
     """
 
     model: str = config.DEFAULT_MODEL
@@ -71,6 +73,7 @@ class AuditOptions:
     shipped: bool = False
     spot_check: float = config.DEFAULT_SPOT_CHECK
     contrast: tuple[ContrastCheck, ...] = config.DEFAULT_CONTRAST_CHECKS
+    profile: str | None = None
     # the calibration, once looked up (or given: `with_calibration`, `for_judge`); `with_` forgets it
     _calibration: list = field(default_factory=list, init=False, repr=False, compare=False)
 
@@ -82,6 +85,8 @@ class AuditOptions:
             object.__setattr__(self, "threshold", check_threshold(self.threshold))
         object.__setattr__(self, "spot_check", check_rate(self.spot_check))
         object.__setattr__(self, "contrast", config.parse_contrast_checks(self.contrast, "contrast"))
+        if self.profile is not None:
+            check_profile_name(self.profile)
         if self.concurrency is not None and not 1 <= self.concurrency <= config.MAX_CONCURRENCY:
             raise InputError(f"concurrency must be a whole number from 1 to {config.MAX_CONCURRENCY}, "
                              f"not {self.concurrency!r}")
@@ -91,7 +96,7 @@ class AuditOptions:
                  cache_dir: str | Path | None = None, threshold: float | None = None,
                  use_calibration: bool = True, concurrency: int | None = None,
                  shipped: bool = False, spot_check: float | None = None,
-                 contrast: str | tuple | None = None) -> AuditOptions:
+                 contrast: str | tuple | None = None, profile: str | None = None) -> AuditOptions:
         """The settings given here (None: not given), else the environment's, else the defaults."""
         return cls(
             model=model or config.model(),
@@ -106,6 +111,7 @@ class AuditOptions:
             shipped=shipped,
             spot_check=spot_check if spot_check is not None else config.spot_check(),
             contrast=config.parse_contrast_checks(contrast) if contrast is not None else config.contrast_checks(),
+            profile=profile or config.profile(),
         )
 
     def with_(self, **changes: object) -> AuditOptions:
@@ -178,12 +184,15 @@ class AuditOptions:
         return Judge(**settings)  # type: ignore[arg-type]
 
     def calibration(self) -> Calibration | None:
-        """The saved calibration of this model and strategy (`calibration/` of the user cache, else of
+        """The profile named by `profile` (`profiles/` of the user cache; missing: `InputError`), else
+        the saved calibration of this model and strategy (`calibration/` of the user cache, else of
         the shipped folder), or None."""
         if not self.use_calibration:
             return None
         if not self._calibration:
-            self._calibration.append(find_calibration(self.model, self.strategy, self.folders))
+            self._calibration.append(
+                load_profile(self.profile, self.user_folder, self.model, str(self.strategy)) if self.profile
+                else find_calibration(self.model, self.strategy, self.folders))
         return self._calibration[0]
 
     def routing(self) -> Routing:

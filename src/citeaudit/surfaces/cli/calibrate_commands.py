@@ -13,6 +13,7 @@ from citeaudit.pipeline.audit import (
     audit_quotes,
 )
 from citeaudit.printable import printable_lines
+from citeaudit.settings import environment as config
 from citeaudit.settings.options import AuditOptions
 from citeaudit.surfaces.cli.app import EXIT_JUDGE, _fail, _show, main
 from citeaudit.surfaces.cli.params import settings_options
@@ -140,16 +141,32 @@ def map_formula(fitted: Calibration) -> str:
               help="pooled: the lowest threshold reaching the target on all the labelled sets together; "
                    "worst-domain: the lowest at which, each domain scored by the map fitted on the others, "
                    "the worst domain still reaches the target (needs two domains).")
+@click.option("--reviews", default=None, type=click.Path(dir_okay=False),
+              help="Fit a profile on the current reviews of this store instead (the --citations need no "
+                   "`expected`): the model's calibration is its prior; with --profile NAME.")
+@click.option("--profile", "profile_name", default=None, metavar="NAME",
+              help="With --reviews: the profile's name; it is saved in the user cache's profiles/ and "
+                   "`--profile NAME` (or CITEAUDIT_PROFILE) routes with it.")
+@click.option("--spot-check", "spot_check", type=float, default=None,
+              help="With --reviews: the spot-check rate the reviewed audits drew at (default CITEAUDIT_SPOT_CHECK, "
+                   f"else {config.DEFAULT_SPOT_CHECK}).")
 def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], settings: AuditOptions, target: float,
               folds: int, repeats: int, inputs: str | None, no_save: bool, shipped: bool, domains: tuple[str, ...],
-              threshold_rule: str) -> None:
-    """Fit a per-model calibration of the routing score on labelled sets and recommend a threshold.
+              threshold_rule: str, reviews: str | None, profile_name: str | None) -> None:
+    """Fit a per-model calibration of the routing score on labelled sets and recommend a threshold;
+    or, with --reviews and --profile, a profile on your own reviews.
 
     Prints cross-validated figures (fitted on the other folds, scored on the held-out one), and
     with labelled sets of two domains or more the leave-one-domain-out figures (each domain scored
     by the map and threshold fitted on the other domains), and saves
     <user cache>/calibration/<model>.<strategy>.json (cache/local/ unless CITEAUDIT_USER_CACHE;
     cache/calibration/ with --shipped), which `audit` then applies.
+
+    With --reviews STORE --profile NAME: audits the --source/--citations pairs as they were audited
+    (the model's calibration, replayed), fits the profile on the current reviews (README "Profiles"),
+    prints the calibration and the profile side by side, cross-validated on the reviews, and saves
+    <user cache>/profiles/NAME.json, unless its promise does not hold or its reviews are too few
+    (exit 2, saying how many more of which kind it needs).
     """
     from citeaudit.calibrate.domains import domain_of, row_labels
     from citeaudit.calibrate.fit import fit_calibration
@@ -157,6 +174,15 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
 
     if len(sources) != len(citation_files):
         raise click.UsageError("give one --source per --citations")
+    if (reviews is None) != (profile_name is None):
+        raise click.UsageError("--reviews STORE and --profile NAME go together: a profile is fitted on reviews")
+    if reviews is not None:
+        assert profile_name is not None
+        if shipped or domains or inputs or threshold_rule != "pooled":
+            raise click.UsageError("--shipped, --domain, --inputs and --threshold-rule fit a calibration on labelled "
+                                   "sets; a profile takes none of them")
+        _fit_profile(list(zip(sources, citation_files)), reviews, profile_name, settings, target, folds, no_save)
+        return
     settings = settings.with_(shipped=shipped)
     if domains and len(domains) != len(citation_files):
         raise click.UsageError("give one --domain per --citations (in the same order), or none")
@@ -193,6 +219,41 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
         fitted = _leave_one_domain_out(fitted, table, row_domains, row_documents, target, threshold_rule)
     if not no_save:
         click.echo(f"wrote {save_calibration(fitted, settings.write_folder)}")
+
+
+def _fit_profile(pairs: list[tuple[str, str]], reviews: str, name: str, settings: AuditOptions, target: float,
+                 folds: int, no_save: bool) -> None:
+    """`calibrate --reviews STORE --profile NAME`: fit, show before and after, save or refuse (exit 2)."""
+    from citeaudit.calibrate.profile import save_profile
+    from citeaudit.pipeline.profile_fit import profile_from_reviews
+
+    fit = profile_from_reviews(pairs, reviews, name, settings, target, max(2, min(folds, 5)))
+    base = settings.with_(profile=None).routing()
+    click.echo(f"before: {base.note()}")
+    click.echo(fit.summary())
+    cv = fit.after
+    judged = fit.sample.strata["waiting"] + fit.sample.strata["standing"]
+    click.echo(f"\nthe calibration in force and the profile on your reviews, as shares of the {judged} "
+               f"judged citations they stand for (inverse-probability weights; the profile cross-validated: "
+               f"{cv.get('folds', '-')} folds x {cv.get('repeats', '-')} assignments):\n")
+    _show(fit.side_by_side())
+    shown = "none reaches the target: every model verdict goes to review" if fit.profile.threshold is None \
+        else f"{fit.profile.threshold:.2f}"
+    click.echo(f"\nprofile {name}, fitted on all the reviews: {map_formula(fit.profile)}; threshold {shown} "
+               f"(target {fit.profile.target:.0%})")
+    if no_save:
+        refused = f": it would be refused: {'; '.join(fit.problems)}" if fit.problems else ""
+        click.echo(f"not saved (--no-save){refused}")
+        return
+    if fit.problems:
+        from citeaudit.decide.calibration import profile_path
+
+        earlier = profile_path(name, settings.write_folder)
+        kept = (f". The profile {name} saved earlier ({earlier}) stays in force wherever --profile {name} is given: "
+                "leave it out to route with the model's calibration") if earlier.is_file() else ""
+        _fail(f"profile {name} not saved: " + "; ".join(fit.problems) + kept)
+    path = save_profile(fit, settings.write_folder)
+    click.echo(f"wrote {path}; `--profile {name}` (or CITEAUDIT_PROFILE={name}) routes with it")
 
 
 def _labelled_pair(value: str) -> tuple[str, str]:

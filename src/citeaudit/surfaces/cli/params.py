@@ -78,6 +78,11 @@ _spot_check = click.option(
     help="Share of standing verdicts drawn at random for review, 0 to 1, always the same citations (default "
          f"CITEAUDIT_SPOT_CHECK, else {config.DEFAULT_SPOT_CHECK}); a spot check holds nothing unless a reviewer "
          "disagrees.")
+_profile = click.option(
+    "--profile", "profile", default=None, metavar="NAME",
+    help="Route with profile NAME, a calibration fitted on your reviews (`citeaudit calibrate --reviews ... "
+         "--profile NAME`, saved in the user cache's profiles/), instead of the model's calibration (default "
+         "CITEAUDIT_PROFILE, else none).")
 
 
 _contrast_checks = click.option(
@@ -85,8 +90,9 @@ _contrast_checks = click.option(
     help=f"Contrast checks between claim and evidence, comma-separated ({', '.join(ContrastCheck)}), or none or all; "
          "a check that fires keeps a verified verdict from standing (default CITEAUDIT_CONTRAST_CHECKS, else "
          f"{','.join(config.DEFAULT_CONTRAST_CHECKS)}).")
-# the options of every command that routes verdicts (some stand): the spot-check rate and the contrast checks
-routing_options = _options(_spot_check, _contrast_checks)
+# the options of every command that routes verdicts (some stand): the spot-check rate, the contrast
+# checks and the profile
+routing_options = _options(_spot_check, _contrast_checks, _profile)
 
 
 def settings_options(command: F | None = None, *, with_threshold: bool = True,
@@ -94,7 +100,7 @@ def settings_options(command: F | None = None, *, with_threshold: bool = True,
     """The judge's settings as options, handed to the command as one `settings: AuditOptions`
     (arguments first, then the environment, then the defaults): the one declaration of the model
     options, on every command that judges or records; with `routing_options` on the command, its
-    spot-check rate and contrast checks too.
+    spot-check rate, contrast checks and profile too.
 
     `@settings_options` for a command that audits; `@settings_options(with_threshold=False,
     default_mode=CacheMode.RECORD)` for one that records (no routing threshold; `record` unless
@@ -122,10 +128,12 @@ def settings_options(command: F | None = None, *, with_threshold: bool = True,
                     config.parse_contrast_checks(contrast)  # type: ignore[arg-type]
                 except CiteAuditError as exc:
                     raise click.BadParameter(str(exc), param_hint="--contrast-checks") from None
+            profile = kwargs.pop("profile", None)
             settings = AuditOptions.from_env(model=model, strategy=strategy,
                                              cache_mode=cache_mode or config.cache_mode(default_mode),
                                              threshold=threshold, concurrency=concurrency,
-                                             spot_check=spot_check, contrast=contrast)  # type: ignore[arg-type]
+                                             spot_check=spot_check, contrast=contrast,  # type: ignore[arg-type]
+                                             profile=profile)  # type: ignore[arg-type]
             return command(*args, settings=settings, **kwargs)
 
         return _options(*_settings_params(default_mode, with_threshold))(wrapper)  # type: ignore[return-value]
