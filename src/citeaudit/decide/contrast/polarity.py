@@ -4,7 +4,8 @@ expect margins to improve").
 
 Only negations that bear on the shared words count: a "not" whose next content words hold a word
 of the other side ("MUST NOT be accepted" against "must be accepted"). Phrases that bound a quantity
-or widen a statement ("no more than", "not only", "whether or not") are not negations, and a pair
+or widen a statement ("no more than", "not only", "whether or not") are not negations, nor
+are "without" and "with no", which qualify a thing more often than they deny a statement, and a pair
 where either side turns on an exception ("cannot ... unless", "only ... once", "instead of") is
 left alone: double negations there are paraphrases more often than contrasts.
 """
@@ -13,19 +14,20 @@ from __future__ import annotations
 
 import re
 
-from citeaudit.decide.contrast.passages import Finding, best_sentences, clip, content, words
+from citeaudit.decide.contrast.passages import Finding, best_sentences, clip, content, quoted_by, words
 
 NEGATION = re.compile(
-    r"\b(?:not|no|never|cannot|none|neither|nor|nobody|nothing|nowhere|without|unable|inability|impossible|"
+    r"\b(?:not|no|never|cannot|none|neither|nor|nobody|nothing|nowhere|unable|inability|impossible|"
     r"fails? to|failed to|\w+n't)\b", re.IGNORECASE)
 NOT_A_NEGATION = re.compile(
     r"\b(?:not only|not least|no (?:more|less|later|earlier|longer|fewer|sooner) than|whether or not|if not|"
-    r"no matter|not necessarily)\b", re.IGNORECASE)
+    r"no matter|not necessarily|with no)\b", re.IGNORECASE)
 EXCEPTION = re.compile(r"\b(?:unless|only|except|excepting|instead of|rather than|otherwise|but not|more than once|"
                        r"at most|at least)\b", re.IGNORECASE)
 SCOPE_WORDS = 6  # how many words after a negation it bears on
 SCOPE_CONTENT = 1  # ... of which the first content word must be a word of the other side
 MIN_WORDS = 3  # a claim clause with fewer content words is too short to compare
+MIN_QUOTED = 0.3  # ... of a sentence the citation's quote stands in (the citation says it is the one)
 MIN_OVERLAP = 0.6  # the share of the clause's content words the evidence sentence must hold
 
 
@@ -58,7 +60,8 @@ def check(claim: str, evidence: str, quote: str | None, where: str) -> list[Find
         if len(mine) < MIN_WORDS or EXCEPTION.search(clause.text):
             continue
         for sentence, score in best_sentences(clause.text, evidence, quote, top=1):
-            if score < MIN_OVERLAP or EXCEPTION.search(sentence.text):
+            quoted = quote is not None and quoted_by(sentence.text, content(quote))
+            if score < (MIN_QUOTED if quoted else MIN_OVERLAP) or EXCEPTION.search(sentence.text):
                 continue
             shared = mine & content(sentence.text)
             ours = negations(clause.text, shared)
