@@ -76,3 +76,18 @@ def test_the_measure_counts_flags_on_perturbed_claims_and_originals():
     assert figures["perturbed"].iloc[:4].sum() == len(perturbed)
     assert figures.at["normative", "flagged by these checks"] > 0.3  # the worked example's kind is caught
     assert figures["originals flagged"].max() <= 0.05  # the project's supported claims: the cost stays small
+
+
+def test_the_readme_shows_what_the_measure_prints_for_the_projects_sets(capsys, recorded_cache):
+    """README "Contrast checks": the block `make contrast` prints; its project part is checked here (the
+    public part needs the public data, tests/test_readme.py's public tests run where it is)."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"`make contrast` \(which builds.*?\n```\n(.*?)```", readme, re.S).group(1)
+    assert contrast_set.main(["--measure", "--project-only"]) == 0
+    printed = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip()]
+    project = [line.strip() for line in block.split("the project's own sets:", 1)[1].splitlines() if line.strip()]
+    standing = block.split("over the judged citations of the project's own sets:")[1]
+    assert printed[:8] == [f"the project's own sets: {project[0]}", *project[1:8]]
+    assert printed[-3:] == [line.strip() for line in standing.strip().splitlines()]

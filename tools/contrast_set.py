@@ -254,14 +254,15 @@ def standing_cost(public: bool = True) -> pd.DataFrame:
     answers of the shipped judge (replay: a citation nobody recorded is a judge error, which waits
     either way)."""
     rows = []
-    for source, citations, _ in sets(public):
+    for source, citations, out in sets(public):
         records = load_citations(find_input(citations))
+        group = "public" if out.parent == PUBLIC_OUT else "project"
         for name, kinds in COST_SETTINGS:
             table = audit_quotes(source, records, options=AuditOptions.from_env(contrast=kinds)).table
             judged = table[table["fabricated_reason"].isna()]
             stands = judged["route"] == "auto"
             verified = stands & (judged["verdict"] == "verified")
-            rows.append({"set": Path(citations).stem, "checks": name, "judged": len(judged),
+            rows.append({"set": Path(citations).stem, "group": group, "checks": name, "judged": len(judged),
                          "stand": int(stands.sum()),
                          "verified stand": int((verified & (judged["expected"] == "verified")).sum()),
                          "wrong verified stand": int((verified & (judged["expected"] != "verified")).sum()),
@@ -279,7 +280,8 @@ def main(argv: list[str] | None = None) -> int:
         write_sets()
         return 0
     perturbed, originals = located(public)
-    groups = [("every set", slice(None))] + ([("the project's own sets", "project")] if public else [])
+    groups = [("every set", slice(None)), ("the project's own sets", "project")] if public else \
+        [("the project's own sets", slice(None))]
     for title, group in groups:
         p = perturbed if group == slice(None) else perturbed[perturbed["group"] == group]
         o = originals if group == slice(None) else originals[originals["group"] == group]
@@ -289,15 +291,17 @@ def main(argv: list[str] | None = None) -> int:
             figures[column] = [f"{v:.1%}" for v in figures[column]]
         print(figures.to_string(index=False))
     cost = standing_cost(public)
-    totals = cost.groupby("checks")[["judged", "stand", "verified stand", "wrong verified stand",
-                                     "judge errors"]].sum()
-    print("\nstanding, from the recorded answers (replay), over every labelled citation judged:")
-    for name, _ in COST_SETTINGS:
-        t = totals.loc[name]
-        drop = (totals.loc["none", "stand"] - t["stand"]) / t["judged"]
-        print(f"  checks {name:>8}: {t['stand']} of {t['judged']} stand ({t['stand'] / t['judged']:.1%}, "
-              f"{drop * 100:.1f} points fewer than with none); verified that stand: {t['verified stand']} right, "
-              f"{t['wrong verified stand']} wrong; judge errors {t['judge errors']}")
+    for title, group in groups:
+        part = cost if group == slice(None) else cost[cost["group"] == group]
+        totals = part.groupby("checks")[["judged", "stand", "verified stand", "wrong verified stand",
+                                         "judge errors"]].sum()
+        print(f"\nstanding, from the recorded answers (replay), over the judged citations of {title}:")
+        for name, _ in COST_SETTINGS:
+            t = totals.loc[name]
+            drop = (totals.loc["none", "stand"] - t["stand"]) / t["judged"]
+            print(f"  checks {name:>8}: {t['stand']} of {t['judged']} stand ({t['stand'] / t['judged']:.1%}, "
+                  f"{drop * 100:.1f} points fewer than with none); verified that stand: {t['verified stand']} "
+                  f"right, {t['wrong verified stand']} wrong; judge errors {t['judge errors']}")
     return 0
 
 
