@@ -67,8 +67,9 @@ def silent_note(kinds: Iterable[ContrastCheck], claim: str, evidence: str) -> st
 
 
 def contrast_findings(claim: str, evidence: str, quote: str | None = None, where: str = "the evidence",
-                      kinds: Iterable[ContrastCheck] = tuple(ContrastCheck)) -> list[Finding]:
-    """What the `kinds` of check find between a claim and its evidence (none on a text they cannot read).
+                      kinds: Iterable[ContrastCheck] = DEFAULT_CONTRAST_CHECKS) -> list[Finding]:
+    """What the `kinds` of check (by default `DEFAULT_CONTRAST_CHECKS`) find between a claim and its
+    evidence (none on a text they cannot read).
 
     >>> [f.says for f in contrast_findings("Every JWT has to carry an exp claim.",
     ...     '4.1.4.  "exp" (Expiration Time) Claim\\n\\n   Use of this claim is OPTIONAL.', where="section 4.1.4")]
