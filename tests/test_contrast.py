@@ -224,3 +224,19 @@ def test_a_locate_only_audit_runs_the_checks_too():
     found = {i: [f["check"] for f in c] for i, c in zip(audit.table["id"], audit.table["contrast"]) if c}
     assert found == {"exp_required": ["normative"]}
     assert audit.table.set_index("id").at["sig_reporting", "contrast"] is None  # fabricated: no evidence
+
+
+def test_every_surface_says_why_the_checks_stayed_silent_or_what_they_found():
+    from citeaudit import contrast_html
+    from citeaudit.surfaces.views import contrast_words
+
+    table = pd.DataFrame({C.ID: ["ja", "en"], C.KIND: ["quote"] * 2, C.QUOTE: [None] * 2,
+                          C.FOUND_SECTION: ["4.1.4"] * 2, C.EVIDENCE: [EXP] * 2,
+                          C.CLAIM: [JAPANESE, 'Every JWT has to carry an "exp" claim <b>.']}, dtype=object)
+    ja, en = (row for _, row in check_contrast(table).iterrows())
+    assert contrast_words(ja) == "contrast checks (normative, numbers, polarity) read English only: silent on this claim"
+    assert "read English only" in contrast_html(ja) and "<mark>" not in contrast_html(ja)
+    assert contrast_words(en).startswith('normative: the claim says required ("has to"); section 4.1.4 says optional')
+    page = contrast_html(en)
+    assert "Every JWT <mark>has to</mark> carry" in page and "<mark>OPTIONAL</mark>" in page
+    assert "&lt;b&gt;" in page and "<b>." not in page  # the claim's text is escaped
