@@ -40,8 +40,8 @@ DEFAULT_STRATEGY = Strategy.PANEL  # measured best on the labelled sets (README 
 DEFAULT_TIMEOUT = 120.0  # seconds per judge request: recorded local Qwen calls took up to 55 s on 2 cores
 DEFAULT_RETRIES = 2
 # the contrast checks on by default (`decide.contrast`), as measured on the contrast set (README "Contrast
-# checks", tools/contrast_set.py --measure): together they flag 2.8% of the supported originals (at most
-# 5% is the target); `entities` alone flags 4.2% of them (7.0% with the other three), so it is opt-in
+# checks", tools/contrast_set.py --measure): together they flag 4.5% of the supported originals (at most
+# 5% is the target); `entities` alone flags 4.2% of them (8.7% with the other three), so it is opt-in
 DEFAULT_CONTRAST_CHECKS = (ContrastCheck.NORMATIVE, ContrastCheck.NUMBERS, ContrastCheck.POLARITY)
 # judge requests in flight at once: remote endpoints serve many; llama.cpp's local server serves
 # one at a time (more would only queue there and eat into each request's timeout)
