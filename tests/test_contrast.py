@@ -49,6 +49,18 @@ def test_the_same_act_at_another_level(claim, flagged):
     assert bool(says(claim, AUD, ContrastCheck.NORMATIVE)) == flagged
 
 
+def test_verbs_of_having_are_one_act_and_the_sentence_with_the_verb_decides():
+    evidence = ("The endpoint URI MUST NOT include a fragment component.  The server MAY support any suitable "
+                "scheme.  The server MUST support the HTTP Basic scheme for clients that were issued a password.")
+    assert says("A redirection endpoint URI may contain a fragment component.", evidence, ContrastCheck.NORMATIVE)
+    # the sentence about Basic decides, not the one elsewhere that lets the server support any scheme
+    (line,) = says("The server may support the HTTP Basic scheme for clients that were issued a password.", evidence,
+                   ContrastCheck.NORMATIVE)
+    assert line.startswith('the claim says optional ("may"); section 4.1.4 says required ("MUST")')
+    assert says("The server has to support the HTTP Basic scheme for clients issued a password.", evidence,
+                ContrastCheck.NORMATIVE) == []
+
+
 def test_a_claim_about_another_act_than_the_optional_one_is_left_alone():
     # "Use of this claim is OPTIONAL" speaks of carrying the claim, not of rejecting a token
     assert says("A validator has to reject a token whose aud claim does not name it.", AUD, ContrastCheck.NORMATIVE) == []
@@ -78,6 +90,13 @@ def test_a_changed_number_is_flagged_with_both_values():
 def test_the_same_amount_in_other_units_is_not_flagged(claim):
     evidence = "A collector rejects readings stamped more than 120 seconds in the future."
     assert says(claim, evidence, ContrastCheck.NUMBERS) == []
+
+
+def test_a_hyphenated_unit_is_read():
+    evidence = "Each sensor has its own key of 256 bits, generated at random."
+    assert says("Every sensor has its own 512-bit key.", evidence, ContrastCheck.NUMBERS) == \
+        ['the claim says "512-bit"; section 4.1.4 says "256 bits"']
+    assert says("Every sensor has its own 256-bit key.", evidence, ContrastCheck.NUMBERS) == []
 
 
 def test_a_number_the_evidence_does_not_contradict_is_left_alone():
