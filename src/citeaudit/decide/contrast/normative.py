@@ -134,8 +134,9 @@ def _same_act(clause: str, start: int, claim_markers: list[Marker], evidence: st
 
 
 def _subject_terms(evidence: str, sentence: str) -> set[str]:
-    """The content stems a sentence speaks of, with "this claim" read as its section's heading."""
-    terms = content(sentence) | {stem(t) for _, _, t in quoted_terms(sentence)}
+    """The content stems and quoted terms (lower case) a sentence speaks of, with "this claim" read as
+    its section's heading."""
+    terms = content(sentence) | {t.lower() for _, _, t in quoted_terms(sentence)}
     if DEICTIC.search(sentence):
         title = heading(evidence)
         terms |= content(title) | {t.lower() for _, _, t in quoted_terms(title)}
