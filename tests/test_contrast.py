@@ -259,3 +259,17 @@ def test_every_surface_says_why_the_checks_stayed_silent_or_what_they_found():
     page = contrast_html(en)
     assert "Every JWT <mark>has to</mark> carry" in page and "<mark>OPTIONAL</mark>" in page
     assert "&lt;b&gt;" in page and "<b>." not in page  # the claim's text is escaped
+
+
+def test_a_calibration_measures_the_judge_whatever_contrast_checks_ran(recorded_cache):
+    from conftest import DATA
+
+    from citeaudit import AuditOptions, audit_quotes, cross_validate, threshold_table
+
+    tables = [audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", calibration=False,
+                           options=AuditOptions.from_env(contrast=kinds)).table for kinds in ("all", "none")]
+    assert any(tables[0]["contrast"].map(bool)) and tables[1]["contrast"].isna().all()
+    pd.testing.assert_frame_equal(threshold_table(tables[0]), threshold_table(tables[1]))
+    (figures, held), (figures_off, held_off) = (cross_validate(t, folds=2) for t in tables)
+    assert pd.Series(figures, dtype=object).equals(pd.Series(figures_off, dtype=object))  # NaN meets NaN
+    pd.testing.assert_frame_equal(held, held_off)

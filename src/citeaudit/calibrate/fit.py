@@ -68,7 +68,15 @@ REPEATS = 20  # fold assignments of the repeated cross-validation
 LABELS = (Verdict.VERIFIED, Verdict.CONTRADICTED, Verdict.UNSUPPORTED)
 
 
+def judge_only(table: pd.DataFrame) -> pd.DataFrame:
+    """The table without the contrast checks' columns: a calibration measures the judge, so what it
+    is fitted and scored on never depends on which contrast checks a run had on (`--contrast-checks`);
+    they hold back verdicts after it, in routing."""
+    return table.drop(columns=[C.CONTRAST, C.CONTRAST_NOTE], errors="ignore")
+
+
 def _labelled(table: pd.DataFrame) -> pd.DataFrame:
+    table = judge_only(table)
     labelled = table[table[C.EXPECTED].notna()]
     if labelled.empty:
         raise ValueError("no row has a gold `expected` verdict; threshold analysis needs a labelled set")
@@ -488,7 +496,7 @@ def largest_no_share(answers: pd.Series, documents: pd.Series) -> float | None:
 
 def _blocked(table: pd.DataFrame) -> pd.Series:
     """Rows that go to review whatever their score (a blocking flag), from a routing at 0."""
-    routed = route(table, 0.0)
+    routed = route(judge_only(table), 0.0)
     return routed[C.ROUTE] == Route.REVIEW
 
 
