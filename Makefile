@@ -151,3 +151,11 @@ record-public-qwen: public-sets
 
 clean:
 	rm -rf $(VENV) cache/store out
+
+# The contrast set (issue 34): the supported claims of the labelled sets, each changed in one way (obligation
+# level, a number, polarity, an entity), into data/contrast/ (the project's sets) and build/contrast/ (the
+# public ones, git-ignored); then the per-kind figures of README "Contrast checks" (offline, from the recordings).
+.PHONY: contrast
+contrast: public-sets
+	$(PY) tools/contrast_set.py
+	$(PY) tools/contrast_set.py --measure

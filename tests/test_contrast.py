@@ -49,6 +49,18 @@ def test_the_same_act_at_another_level(claim, flagged):
     assert bool(says(claim, AUD, ContrastCheck.NORMATIVE)) == flagged
 
 
+def test_verbs_of_having_are_one_act_and_the_sentence_with_the_verb_decides():
+    evidence = ("The endpoint URI MUST NOT include a fragment component.  The server MAY support any suitable "
+                "scheme.  The server MUST support the HTTP Basic scheme for clients that were issued a password.")
+    assert says("A redirection endpoint URI may contain a fragment component.", evidence, ContrastCheck.NORMATIVE)
+    # the sentence about Basic decides, not the one elsewhere that lets the server support any scheme
+    (line,) = says("The server may support the HTTP Basic scheme for clients that were issued a password.", evidence,
+                   ContrastCheck.NORMATIVE)
+    assert line.startswith('the claim says optional ("may"); section 4.1.4 says required ("MUST")')
+    assert says("The server has to support the HTTP Basic scheme for clients issued a password.", evidence,
+                ContrastCheck.NORMATIVE) == []
+
+
 def test_a_claim_about_another_act_than_the_optional_one_is_left_alone():
     # "Use of this claim is OPTIONAL" speaks of carrying the claim, not of rejecting a token
     assert says("A validator has to reject a token whose aud claim does not name it.", AUD, ContrastCheck.NORMATIVE) == []
@@ -78,6 +90,13 @@ def test_a_changed_number_is_flagged_with_both_values():
 def test_the_same_amount_in_other_units_is_not_flagged(claim):
     evidence = "A collector rejects readings stamped more than 120 seconds in the future."
     assert says(claim, evidence, ContrastCheck.NUMBERS) == []
+
+
+def test_a_hyphenated_unit_is_read():
+    evidence = "Each sensor has its own key of 256 bits, generated at random."
+    assert says("Every sensor has its own 512-bit key.", evidence, ContrastCheck.NUMBERS) == \
+        ['the claim says "512-bit"; section 4.1.4 says "256 bits"']
+    assert says("Every sensor has its own 256-bit key.", evidence, ContrastCheck.NUMBERS) == []
 
 
 def test_a_number_the_evidence_does_not_contradict_is_left_alone():
@@ -151,7 +170,7 @@ def test_a_japanese_claim_is_read_by_no_check(kind):
 @settings(max_examples=60, deadline=None)
 @given(st.text(max_size=120), st.text(max_size=300), st.one_of(st.none(), st.text(max_size=80)))
 def test_no_check_fails_on_any_text(claim, evidence, quote):
-    for finding in contrast_findings(claim, evidence, quote, "the evidence"):
+    for finding in contrast_findings(claim, evidence, quote, "the evidence", list(ContrastCheck)):
         assert all(0 <= a <= b <= len(claim) for a, b in finding.claim)
         assert all(0 <= a <= b <= len(evidence) for a, b in finding.evidence)
 
@@ -224,3 +243,33 @@ def test_a_locate_only_audit_runs_the_checks_too():
     found = {i: [f["check"] for f in c] for i, c in zip(audit.table["id"], audit.table["contrast"]) if c}
     assert found == {"exp_required": ["normative"]}
     assert audit.table.set_index("id").at["sig_reporting", "contrast"] is None  # fabricated: no evidence
+
+
+def test_every_surface_says_why_the_checks_stayed_silent_or_what_they_found():
+    from citeaudit import contrast_html
+    from citeaudit.surfaces.views import contrast_words
+
+    table = pd.DataFrame({C.ID: ["ja", "en"], C.KIND: ["quote"] * 2, C.QUOTE: [None] * 2,
+                          C.FOUND_SECTION: ["4.1.4"] * 2, C.EVIDENCE: [EXP] * 2,
+                          C.CLAIM: [JAPANESE, 'Every JWT has to carry an "exp" claim <b>.']}, dtype=object)
+    ja, en = (row for _, row in check_contrast(table).iterrows())
+    assert contrast_words(ja) == "contrast checks (normative, numbers, polarity) read English only: silent on this claim"
+    assert "read English only" in contrast_html(ja) and "<mark>" not in contrast_html(ja)
+    assert contrast_words(en).startswith('normative: the claim says required ("has to"); section 4.1.4 says optional')
+    page = contrast_html(en)
+    assert "Every JWT <mark>has to</mark> carry" in page and "<mark>OPTIONAL</mark>" in page
+    assert "&lt;b&gt;" in page and "<b>." not in page  # the claim's text is escaped
+
+
+def test_a_calibration_measures_the_judge_whatever_contrast_checks_ran(recorded_cache):
+    from conftest import DATA
+
+    from citeaudit import AuditOptions, audit_quotes, cross_validate, threshold_table
+
+    tables = [audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", calibration=False,
+                           options=AuditOptions.from_env(contrast=kinds)).table for kinds in ("all", "none")]
+    assert any(tables[0]["contrast"].map(bool)) and tables[1]["contrast"].isna().all()
+    pd.testing.assert_frame_equal(threshold_table(tables[0]), threshold_table(tables[1]))
+    (figures, held), (figures_off, held_off) = (cross_validate(t, folds=2) for t in tables)
+    assert pd.Series(figures, dtype=object).equals(pd.Series(figures_off, dtype=object))  # NaN meets NaN
+    pd.testing.assert_frame_equal(held, held_off)

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from citeaudit import table as C
-from citeaudit.calibrate.scoring import FINE_GRID, judged_rows, scored_rows, standing_mask
+from citeaudit.calibrate.scoring import FINE_GRID, judge_only, judged_rows, scored_rows, standing_mask
 from citeaudit.decide.calibration import (
     ANSWERS,
     ANSWERS_LENGTH,
@@ -288,5 +288,5 @@ def largest_no_share(answers: pd.Series, documents: pd.Series) -> float | None:
 
 def blocked_rows(table: pd.DataFrame) -> pd.Series:
     """Rows that go to review whatever their score (a blocking flag), from a routing at 0."""
-    routed = route(table, 0.0)
+    routed = route(judge_only(table), 0.0)
     return routed[C.ROUTE] == Route.REVIEW

@@ -23,7 +23,15 @@ FINE_GRID = tuple(round(t, 2) for t in np.arange(0.5, 1.0001, 0.01))  # where a 
 LABELS = (Verdict.VERIFIED, Verdict.CONTRADICTED, Verdict.UNSUPPORTED)
 
 
+def judge_only(table: pd.DataFrame) -> pd.DataFrame:
+    """The table without the contrast checks' columns: a calibration measures the judge, so what it
+    is fitted and scored on never depends on which contrast checks a run had on (`--contrast-checks`);
+    they hold back verdicts after it, in routing."""
+    return table.drop(columns=[C.CONTRAST, C.CONTRAST_NOTE], errors="ignore")
+
+
 def labelled_rows(table: pd.DataFrame) -> pd.DataFrame:
+    table = judge_only(table)
     labelled = table[table[C.EXPECTED].notna()]
     if labelled.empty:
         raise ValueError("no row has a gold `expected` verdict; threshold analysis needs a labelled set")

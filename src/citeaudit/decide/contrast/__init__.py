@@ -28,6 +28,7 @@ import pandas as pd
 from citeaudit import table as C
 from citeaudit.decide.contrast import entities, normative, numbers, polarity
 from citeaudit.decide.contrast.passages import Finding, readable
+from citeaudit.settings.environment import DEFAULT_CONTRAST_CHECKS
 from citeaudit.table import ContrastCheck, Kind
 
 Check = Callable[[str, str, "str | None", str], list[Finding]]
@@ -66,8 +67,9 @@ def silent_note(kinds: Iterable[ContrastCheck], claim: str, evidence: str) -> st
 
 
 def contrast_findings(claim: str, evidence: str, quote: str | None = None, where: str = "the evidence",
-                      kinds: Iterable[ContrastCheck] = tuple(ContrastCheck)) -> list[Finding]:
-    """What the `kinds` of check find between a claim and its evidence (none on a text they cannot read).
+                      kinds: Iterable[ContrastCheck] = DEFAULT_CONTRAST_CHECKS) -> list[Finding]:
+    """What the `kinds` of check (by default `DEFAULT_CONTRAST_CHECKS`) find between a claim and its
+    evidence (none on a text they cannot read).
 
     >>> [f.says for f in contrast_findings("Every JWT has to carry an exp claim.",
     ...     '4.1.4.  "exp" (Expiration Time) Claim\\n\\n   Use of this claim is OPTIONAL.', where="section 4.1.4")]
@@ -82,9 +84,10 @@ def contrast_findings(claim: str, evidence: str, quote: str | None = None, where
     return found
 
 
-def check_contrast(table: pd.DataFrame, kinds: Iterable[ContrastCheck] = tuple(ContrastCheck)) -> pd.DataFrame:
-    """The table with `contrast` (the findings of `kinds`, as dicts, on every row with evidence; None
-    where there is no evidence or no check runs) and `contrast_note` (why the checks stayed silent)."""
+def check_contrast(table: pd.DataFrame, kinds: Iterable[ContrastCheck] = DEFAULT_CONTRAST_CHECKS) -> pd.DataFrame:
+    """The table with `contrast` (the findings of `kinds`, by default `DEFAULT_CONTRAST_CHECKS`, as dicts,
+    on every row with evidence; None where there is no evidence or no check runs) and `contrast_note`
+    (why the checks stayed silent)."""
     kinds = tuple(kinds)
     out = table.copy()
     findings: list[list[dict] | None] = []

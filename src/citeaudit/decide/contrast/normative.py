@@ -53,6 +53,8 @@ MARKER = re.compile("|".join(rf"(?P<m{n}>\b(?:{pattern})\b)" for n, (_, pattern)
 PRESENCE = frozenset(stem(w) for w in [
     "carry", "carries", "contain", "include", "have", "has", "be", "present", "use", "provide", "set"
 ])
+# verbs of having, one act for the comparison of levels ("MAY contain" against "MUST NOT include")
+HAVING = frozenset(stem(w) for w in ["carry", "contain", "include", "have", "hold"])
 # words that sit between a marker and the verb it governs ("must either reject", "must be rejected")
 _SKIP = frozenset(["be", "either", "always", "only", "also", "still", "both", "all", "then", "first", "not", "ever"])
 CLOSE = 0.7  # a sentence holding this share of a claim clause's words says the same thing, whatever its verb
@@ -93,6 +95,12 @@ def markers(text: str, offset: int = 0) -> list[Marker]:
     return found
 
 
+def same_act(a: str, b: str) -> bool:
+    """Whether two governed verbs (stems) name the same act: the same stem, or two verbs of having
+    ("contain" and "include", "carry" and "have")."""
+    return a == b or (a in HAVING and b in HAVING)
+
+
 def _says(level: str, marker: Marker) -> str:
     return f'{level} ("{marker.text}")'
 
@@ -103,14 +111,15 @@ def _same_act(clause: str, start: int, claim_markers: list[Marker], evidence: st
     candidates = [(s, score) for s, score in best_sentences(clause, evidence, quote, top=2) if score >= 0.5]
     everywhere = markers(evidence)
     for mine in claim_markers:
-        if mine.verb and any(m.verb == mine.verb and m.level in levels for m in everywhere):
-            continue  # the evidence gives this act the claim's level somewhere: no contrast
         found: tuple[Marker, str] | None = None
         for sentence, _ in candidates:
-            same = [m for m in markers(sentence.text, sentence.start) if mine.verb and m.verb == mine.verb]
+            same = [m for m in markers(sentence.text, sentence.start) if mine.verb and same_act(m.verb, mine.verb)]
             if same:
-                found = (same[0], sentence.text)
+                agreeing = [m for m in same if m.level in levels]
+                found = (agreeing or same)[0], sentence.text
                 break
+        if found is None and mine.verb and any(same_act(m.verb, mine.verb) and m.level in levels for m in everywhere):
+            continue  # the evidence gives this act the claim's level elsewhere: no contrast
         if found is None and candidates and candidates[0][1] >= CLOSE:
             sentence = candidates[0][0]
             theirs = markers(sentence.text, sentence.start)
@@ -125,8 +134,9 @@ def _same_act(clause: str, start: int, claim_markers: list[Marker], evidence: st
 
 
 def _subject_terms(evidence: str, sentence: str) -> set[str]:
-    """The content stems a sentence speaks of, with "this claim" read as its section's heading."""
-    terms = content(sentence) | {stem(t) for _, _, t in quoted_terms(sentence)}
+    """The content stems and quoted terms (lower case) a sentence speaks of, with "this claim" read as
+    its section's heading."""
+    terms = content(sentence) | {t.lower() for _, _, t in quoted_terms(sentence)}
     if DEICTIC.search(sentence):
         title = heading(evidence)
         terms |= content(title) | {t.lower() for _, _, t in quoted_terms(title)}

@@ -111,17 +111,26 @@ def overlap(claim: set[str], sentence: set[str]) -> float:
     return len(claim & sentence) / len(claim) if claim else 0.0
 
 
+def quoted_by(sentence: str, quote_words: set[str]) -> bool:
+    """Whether a quote with these content stems stands in `sentence` (most of its words, and more than
+    a heading's few)."""
+    words_of = content(sentence)
+    return len(words_of) >= 4 and overlap(words_of, quote_words) >= 0.6
+
+
 def best_sentences(claim: str, evidence: str, quote: str | None = None, top: int = 2,
                    within: float = 0.85) -> list[tuple[Sentence, float]]:
     """The evidence sentences that best match the claim, best first, each with its `overlap`:
     the sentences the quote stands in when a quote is given (those that share most of their words
     with it), else the `top` sentences by overlap with the claim, keeping only those within
-    `within` of the best. Sentences with no overlap are left out."""
+    `within` of the best. Sentences with no overlap, and the evidence's heading, are left out."""
     claim_words = content(claim)
-    scored = [(s, overlap(claim_words, content(s.text))) for s in sentences(evidence)]
+    title = heading(evidence)
+    scored = [(s, overlap(claim_words, content(s.text))) for s in sentences(evidence)
+              if not (title and s.text.startswith(title))]  # a heading names the topic, it states nothing
     if quote:
         quote_words = content(quote)
-        quoted = [(s, o) for s, o in scored if overlap(content(s.text), quote_words) >= 0.6]
+        quoted = [(s, o) for s, o in scored if quoted_by(s.text, quote_words)]
         if quoted:
             return sorted(quoted, key=lambda pair: -pair[1])
     scored = sorted((pair for pair in scored if pair[1] > 0), key=lambda pair: -pair[1])[:top]
@@ -152,9 +161,10 @@ def quoted_terms(text: str) -> list[tuple[int, int, str]]:
 
 
 def heading(evidence: str) -> str:
-    """The evidence's heading line when it starts with one (`4.1.4.  "exp" (Expiration Time) Claim`), else ""."""
-    first = evidence.lstrip().split("\n", 1)[0].strip()
-    return first if first and len(first) < 120 and not first.endswith(".") and "\n" in evidence.strip() else ""
+    """The evidence's heading line when it starts with one (a short line, not a sentence, with a blank
+    line after it: `4.1.4.  "exp" (Expiration Time) Claim`), else ""."""
+    match = re.match(r"\s*([^\n]{1,119}?)[ \t]*\n[ \t]*\n", evidence)
+    return match.group(1).strip() if match and not match.group(1).rstrip().endswith((".", ":", ";")) else ""
 
 
 def clip(text: str, limit: int = 100) -> str:

@@ -2,9 +2,11 @@
 asserts, or asserts what the claim negates ("margins are expected to improve" against "did not
 expect margins to improve").
 
-Only negations that bear on the shared words count: a "not" whose next content words hold a word
-of the other side ("MUST NOT be accepted" against "must be accepted"). Phrases that bound a quantity
-or widen a statement ("no more than", "not only", "whether or not") are not negations, and a pair
+Only negations that bear on the shared words count: a "not" whose next content word is a word of
+the other side ("MUST NOT be accepted" against "must be accepted"), or two of whose next four are,
+within its own clause (up to a comma, "which", "so that", ...). Phrases that bound a quantity
+or widen a statement ("no more than", "not only", "whether or not") are not negations, nor
+are "without" and "with no", which qualify a thing more often than they deny a statement, and a pair
 where either side turns on an exception ("cannot ... unless", "only ... once", "instead of") is
 left alone: double negations there are paraphrases more often than contrasts.
 """
@@ -13,19 +15,23 @@ from __future__ import annotations
 
 import re
 
-from citeaudit.decide.contrast.passages import Finding, best_sentences, clip, content, words
+from citeaudit.decide.contrast.passages import Finding, best_sentences, clip, content, quoted_by, words
 
 NEGATION = re.compile(
-    r"\b(?:not|no|never|cannot|none|neither|nor|nobody|nothing|nowhere|without|unable|inability|impossible|"
-    r"fails? to|failed to|\w+n't)\b", re.IGNORECASE)
+    r"\b(?:not|no|never|cannot|none|neither|nor|nobody|nothing|nowhere|unable|inability|impossible|"
+    r"fails? to|failed to|\w+n't)\b(?!-)", re.IGNORECASE)  # "no-store" names a thing
 NOT_A_NEGATION = re.compile(
     r"\b(?:not only|not least|no (?:more|less|later|earlier|longer|fewer|sooner) than|whether or not|if not|"
-    r"no matter|not necessarily)\b", re.IGNORECASE)
+    r"no matter|not necessarily|with no)\b", re.IGNORECASE)
 EXCEPTION = re.compile(r"\b(?:unless|only|except|excepting|instead of|rather than|otherwise|but not|more than once|"
                        r"at most|at least)\b", re.IGNORECASE)
 SCOPE_WORDS = 6  # how many words after a negation it bears on
-SCOPE_CONTENT = 1  # ... of which the first content word must be a word of the other side
+SCOPE_CONTENT = 1  # ... of which the first content word must be a word of the other side,
+SCOPE_WIDE = 4  # ... or two of the first four, within the negation's own clause (up to a comma or a "which")
+CLAUSE_END = re.compile(r"[,;:.()]|\b(?:so that|because|which|who|whose|although|though|but|while|whereas)\b",
+                        re.IGNORECASE)
 MIN_WORDS = 3  # a claim clause with fewer content words is too short to compare
+MIN_QUOTED = 0.3  # ... of a sentence the citation's quote stands in (the citation says it is the one)
 MIN_OVERLAP = 0.6  # the share of the clause's content words the evidence sentence must hold
 
 
@@ -40,8 +46,10 @@ def negations(text: str, shared: set[str]) -> list[tuple[int, int]]:
     for match in NEGATION.finditer(text):
         if any(lo <= match.start() < hi for lo, hi in skipped):
             continue
-        scope = [w for _, _, w in words(text[match.end():])[:SCOPE_WORDS] if content(w)]
-        if any(content(word) <= shared for word in scope[:SCOPE_CONTENT]):
+        clause = CLAUSE_END.split(text[match.end():], maxsplit=1)[0]
+        scope = [w for _, _, w in words(clause)[:SCOPE_WORDS] if content(w)]
+        if any(content(word) <= shared for word in scope[:SCOPE_CONTENT]) or \
+                sum(content(word) <= shared for word in scope[:SCOPE_WIDE]) >= 2:
             start = match.start()
             before = re.search(r"\b(?:must|shall|should|may|do|does|did|is|are|was|were|can|will)\s+$",
                                text[max(0, start - 8):start], re.IGNORECASE)
@@ -58,7 +66,8 @@ def check(claim: str, evidence: str, quote: str | None, where: str) -> list[Find
         if len(mine) < MIN_WORDS or EXCEPTION.search(clause.text):
             continue
         for sentence, score in best_sentences(clause.text, evidence, quote, top=1):
-            if score < MIN_OVERLAP or EXCEPTION.search(sentence.text):
+            quoted = quote is not None and quoted_by(sentence.text, content(quote))
+            if score < (MIN_QUOTED if quoted else MIN_OVERLAP) or EXCEPTION.search(sentence.text):
                 continue
             shared = mine & content(sentence.text)
             ours = negations(clause.text, shared)

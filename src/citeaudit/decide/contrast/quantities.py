@@ -72,7 +72,7 @@ _SPELLED = rf"(?:{_FIRST_WORD})(?:[\s-]+(?:and[\s-]+)?(?:{_NUMBER_WORD}))*"
 QUANTITY = re.compile(
     rf"(?<![\w.\[/#§])(?<![A-Za-z]-)(?:(?P<digits>{_DIGITS})|(?P<words>\b{_SPELLED}\b(?!-[A-Za-z])))"
     rf"(?![\w]*\d)(?!\.\d)(?:\s*(?P<scale>hundred|thousand|million|billion)\b)?"
-    rf"(?:(?P<gap>\s?)(?P<unit>{_UNIT_PATTERN})(?![A-Za-z0-9]))?", re.IGNORECASE)
+    rf"(?:(?P<gap>\s?|-)(?P<unit>{_UNIT_PATTERN})(?![A-Za-z0-9]))?", re.IGNORECASE)
 ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:T[\d:.]+Z?)?(?!\d)")
 RANGE_LINK = re.compile(r"^\s*(?:-|–|—|to)\s*$", re.IGNORECASE)
 BETWEEN = re.compile(r"\bbetween\s+$", re.IGNORECASE)  # "between 5 and 10 minutes"
@@ -154,6 +154,8 @@ def _unit(match: re.Match[str]) -> tuple[str, float] | None:
     key = "per-cent" if unit.lower() == "per cent" else unit.lower()
     if len(unit) == 1 and unit.lower() != "%" and match.group("gap") == "" and match.group("words"):
         return None  # "fives", "tens": a letter glued to a word is no unit
+    if len(unit) == 1 and match.group("gap") == "-":
+        return None  # "4-s", "3-m": a code more often than a quantity ("5-minute", "256-bit" are read)
     if unit in ("T", "t") and match.group("gap"):
         return None  # "5 t" is too rare a tonne to trust
     return _UNITS.get(key)

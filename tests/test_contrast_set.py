@@ -1,0 +1,93 @@
+"""tools/contrast_set.py: supported claims changed in one way each, the committed set what the tool
+writes, and the checks measured on it (README "Contrast checks")."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+
+import contrast_set
+
+from citeaudit import AuditOptions, ContrastCheck, audit_quotes, load_citations
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("claim, changed", [
+    ("A validator has to reject the token.", "A validator may reject the token."),
+    ("The JWT MUST NOT be accepted.", "The JWT MAY be accepted."),
+    ("Implementers may allow some leeway.", "Implementers must allow some leeway."),
+    ("Use of this claim is optional.", "Use of this claim is required."),
+    ("The sky is blue.", None),
+])
+def test_change_level(claim, changed):
+    assert contrast_set.change_level(claim) == changed
+
+
+@pytest.mark.parametrize("claim, changed", [
+    ("Readings more than 120 seconds ahead are rejected.", "Readings more than 240 seconds ahead are rejected."),
+    ("It lasts five minutes.", "It lasts ten minutes."),
+    ("In 1977, PDO switched.", "In 1978, PDO switched."),
+    ("Over 31,000 scientists signed.", "Over 62,000 scientists signed."),
+    ("See Section 4.1 for the rules.", None),
+])
+def test_change_number(claim, changed):
+    assert contrast_set.change_number(claim) == changed
+
+
+@pytest.mark.parametrize("claim, changed", [
+    ("The token is accepted.", "The token is not accepted."),
+    ("The JWT MUST be rejected.", "The JWT MUST NOT be rejected."),
+    ("The token is not accepted.", "The token is accepted."),
+    ("Clients can't use it.", "Clients can use it."),
+    ("Tokens expire.", None),
+])
+def test_flip_polarity(claim, changed):
+    assert contrast_set.flip_polarity(claim) == changed
+
+
+def test_swap_entity_takes_a_term_of_the_same_shape_the_evidence_lacks():
+    evidence = 'The "iat" (issued at) claim identifies the time at which the JWT was issued.'
+    pool = ["iat", "nbf", "exp", "JWE", "Alice"]
+    swapped = contrast_set.swap_entity('The "iat" claim identifies when the JWT was issued.', evidence, pool, "k")
+    assert swapped in ('The "nbf" claim identifies when the JWT was issued.',
+                       'The "exp" claim identifies when the JWT was issued.')
+    assert contrast_set.swap_entity("the time of issue", evidence, pool, "k") is None
+
+
+def test_the_committed_set_is_what_the_tool_writes_from_the_projects_sets():
+    for source, citations, out in contrast_set.sets(public=False):
+        table = audit_quotes(source, load_citations(ROOT / citations), locate_only=True,
+                             options=AuditOptions(contrast=())).table
+        assert json.loads(out.read_text(encoding="utf-8")) == contrast_set.perturb(table), out
+        records = load_citations(out)  # a quote-citation file like any other
+        originals = set(table.loc[table["expected"] == "verified", "id"])
+        assert records and {r.id.split("~")[0] for r in records} <= originals
+        assert {r.id.split("~")[1] for r in records} <= {str(k) for k in ContrastCheck}
+
+
+def test_the_measure_counts_flags_on_perturbed_claims_and_originals():
+    perturbed, originals = contrast_set.located(public=False)
+    figures = contrast_set.measure(perturbed, originals).set_index("checks")
+    assert list(figures.index[:4]) == [str(k) for k in ContrastCheck]
+    assert figures["perturbed"].iloc[:4].sum() == len(perturbed)
+    assert figures.at["normative", "flagged by these checks"] > 0.3  # the worked example's kind is caught
+    assert figures["originals flagged"].max() <= 0.05  # the project's supported claims: the cost stays small
+
+
+def test_the_readme_shows_what_the_measure_prints_for_the_projects_sets(capsys, recorded_cache):
+    """README "Contrast checks": the block `make contrast` prints; its project part is checked here (the
+    public part needs the public data, tests/test_readme.py's public tests run where it is)."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"`make contrast` \(which builds.*?\n```\n(.*?)```", readme, re.S).group(1)
+    assert contrast_set.main(["--measure", "--project-only"]) == 0
+    printed = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip()]
+    project = [line.strip() for line in block.split("the project's own sets:", 1)[1].splitlines() if line.strip()]
+    standing = block.split("over the judged citations of the project's own sets:")[1]
+    assert printed[:8] == [f"the project's own sets: {project[0]}", *project[1:8]]
+    assert printed[-3:] == [line.strip() for line in standing.strip().splitlines()]
