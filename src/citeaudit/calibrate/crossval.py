@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from sklearn.metrics import roc_auc_score
 
 from citeaudit.calibrate.maps import FOLDS, blocked_rows, default_inputs, fit_map, stratified_folds
 from citeaudit.calibrate.scoring import LABELS, judged_rows, labelled_rows, outcomes, pass_fail_right
@@ -94,13 +95,9 @@ def strategy_metrics(table: pd.DataFrame) -> dict:
     three = rows[rows["gold"].isin(LABELS)]
     recalls = [float((three[three["gold"] == label]["verdict"] == label).mean())
                for label in LABELS if (three["gold"] == label).any()]
-    positive = rows.loc[rows["gold"] == Verdict.VERIFIED, "p_supports"].dropna().to_numpy()
-    negative = rows.loc[rows["gold"] != Verdict.VERIFIED, "p_supports"].dropna().to_numpy()
-    if len(positive) and len(negative):
-        wins = (positive[:, None] > negative[None, :]).sum() + 0.5 * (positive[:, None] == negative[None, :]).sum()
-        auroc = float(wins / (len(positive) * len(negative)))
-    else:
-        auroc = float("nan")
+    scored = rows[rows["p_supports"].notna()]
+    verified = (scored["gold"] == Verdict.VERIFIED).to_numpy()
+    auroc = float(roc_auc_score(verified, scored["p_supports"])) if 0 < verified.sum() < len(verified) else float("nan")
     return {
         "judged": len(rows),
         "accuracy": float((three["verdict"] == three["gold"]).mean()) if len(three) else float("nan"),
