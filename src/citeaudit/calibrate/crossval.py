@@ -89,7 +89,8 @@ def strategy_metrics(table: pd.DataFrame) -> dict:
     `accuracy` and `balanced_accuracy` (the mean recall of verified, contradicted and unsupported)
     are over judged rows whose gold verdict is one of those three; `majority_balanced_accuracy` is
     what always answering one class scores (1/3 with three classes present); `pass_fail_accuracy`
-    over every judged row; `auroc` of P(supports) for gold verified against the rest.
+    over every judged row; `auroc` of P(supports) for gold verified against the rest
+    (`sklearn.metrics.roc_auc_score`).
     """
     rows = judged_rows(table)
     three = rows[rows["gold"].isin(LABELS)]
