@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import roc_auc_score
 
 from citeaudit.calibrate.maps import FOLDS, blocked_rows, default_inputs, fit_map, stratified_folds
 from citeaudit.calibrate.scoring import LABELS, judged_rows, labelled_rows, outcomes, pass_fail_right
@@ -92,6 +91,8 @@ def strategy_metrics(table: pd.DataFrame) -> dict:
     over every judged row; `auroc` of P(supports) for gold verified against the rest
     (`sklearn.metrics.roc_auc_score`).
     """
+    from sklearn.metrics import roc_auc_score  # here: importing scikit-learn takes seconds
+
     rows = judged_rows(table)
     three = rows[rows["gold"].isin(LABELS)]
     recalls = [float((three[three["gold"] == label]["verdict"] == label).mean())

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import LeaveOneGroupOut
 
 from citeaudit.calibrate.maps import blocked_rows, coverage_ceiling, default_inputs, fit_map
 from citeaudit.calibrate.scoring import FINE_GRID, judged_rows, labelled_rows, outcomes, pass_fail_right, standing_mask
@@ -76,6 +75,8 @@ def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series
     (`Calibration.uncovered`): a document it does not cover is `blocked`, and `uncovered` says why
     (None otherwise).
     """
+    from sklearn.model_selection import LeaveOneGroupOut  # here: importing scikit-learn takes seconds
+
     labelled = labelled_rows(table)
     rows = judged_rows(table)
     row_domains = aligned(domains, table).reindex(rows.index).astype(str)

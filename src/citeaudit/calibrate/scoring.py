@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.calibration import calibration_curve
 
 from citeaudit import table as C
 from citeaudit.decide.calibration import (
@@ -140,6 +139,8 @@ def reliability(table: pd.DataFrame, bins: int = 10, calibration: Calibration | 
     `bins` equal bins of [0, 1], as `sklearn.calibration.calibration_curve` cuts them (a score on an
     edge falls in the lower bin); an empty bin keeps its row, count 0 and NaN.
     """
+    from sklearn.calibration import calibration_curve  # here: importing scikit-learn takes seconds
+
     scores, correct = scored_rows(judged_rows(table), calibration)
     edges = np.linspace(0.0, 1.0, bins + 1)
     # the bins of `calibration_curve` (strategy "uniform": a score on an edge falls in the lower bin),
