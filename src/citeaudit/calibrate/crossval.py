@@ -88,19 +88,18 @@ def strategy_metrics(table: pd.DataFrame) -> dict:
     `accuracy` and `balanced_accuracy` (the mean recall of verified, contradicted and unsupported)
     are over judged rows whose gold verdict is one of those three; `majority_balanced_accuracy` is
     what always answering one class scores (1/3 with three classes present); `pass_fail_accuracy`
-    over every judged row; `auroc` of P(supports) for gold verified against the rest.
+    over every judged row; `auroc` of P(supports) for gold verified against the rest
+    (`sklearn.metrics.roc_auc_score`).
     """
+    from sklearn.metrics import roc_auc_score  # here: importing scikit-learn takes seconds
+
     rows = judged_rows(table)
     three = rows[rows["gold"].isin(LABELS)]
     recalls = [float((three[three["gold"] == label]["verdict"] == label).mean())
                for label in LABELS if (three["gold"] == label).any()]
-    positive = rows.loc[rows["gold"] == Verdict.VERIFIED, "p_supports"].dropna().to_numpy()
-    negative = rows.loc[rows["gold"] != Verdict.VERIFIED, "p_supports"].dropna().to_numpy()
-    if len(positive) and len(negative):
-        wins = (positive[:, None] > negative[None, :]).sum() + 0.5 * (positive[:, None] == negative[None, :]).sum()
-        auroc = float(wins / (len(positive) * len(negative)))
-    else:
-        auroc = float("nan")
+    scored = rows[rows["p_supports"].notna()]
+    verified = (scored["gold"] == Verdict.VERIFIED).to_numpy()
+    auroc = float(roc_auc_score(verified, scored["p_supports"])) if 0 < verified.sum() < len(verified) else float("nan")
     return {
         "judged": len(rows),
         "accuracy": float((three["verdict"] == three["gold"]).mean()) if len(three) else float("nan"),

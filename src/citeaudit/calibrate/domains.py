@@ -62,8 +62,9 @@ def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series
     """Each judged row scored by a map and threshold fitted on the other domains only.
 
     `domains` names each row's domain (aligned with `table`'s rows; a Series by index). For each
-    domain, the map (of `inputs`, default `default_inputs`) and its recommended threshold are fitted
-    on the judged rows of every other domain read from log-probabilities (`fit_map`, the procedure of
+    domain (`sklearn.model_selection.LeaveOneGroupOut`, the domains its groups), the map (of
+    `inputs`, default `default_inputs`) and its recommended threshold are fitted on the judged rows
+    of every other domain read from log-probabilities (`fit_map`, the procedure of
     `fit_calibration`), and the domain's rows are scored with them by `route.judge_outcome`. Returns
     one row per judged row: `domain`, `verdict`, `score`, `threshold` (the one fitted without the
     domain), `blocked` (a blocking flag: never stands), `right` (pass or fail right), `gold_pass`,
@@ -74,6 +75,8 @@ def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series
     (`Calibration.uncovered`): a document it does not cover is `blocked`, and `uncovered` says why
     (None otherwise).
     """
+    from sklearn.model_selection import LeaveOneGroupOut  # here: importing scikit-learn takes seconds
+
     labelled = labelled_rows(table)
     rows = judged_rows(table)
     row_domains = aligned(domains, table).reindex(rows.index).astype(str)
@@ -84,8 +87,10 @@ def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series
     blocked = blocked_rows(labelled).reindex(rows.index)
     row_documents = None if documents is None else aligned(documents, table).reindex(rows.index).astype(str)
     parts = []
-    for name in names:
-        held_out = (row_domains == name).to_numpy()
+    for _, test_rows in LeaveOneGroupOut().split(rows, groups=row_domains.to_numpy()):  # domains in sorted order
+        held_out = np.zeros(len(rows), dtype=bool)
+        held_out[test_rows] = True
+        name = str(row_domains.iloc[test_rows[0]])
         train = rows[~held_out & (rows["method"] == "logprobs").to_numpy()]
         fitted = fit_map(train, target, inputs=inputs, documents=row_documents) if not train.empty else None
         t = fitted.threshold if fitted is not None else None

@@ -142,21 +142,23 @@ def scored_rows(rows: pd.DataFrame, calibration: Calibration | None = None) -> t
 
 
 def reliability(table: pd.DataFrame, bins: int = 10, calibration: Calibration | None = None) -> pd.DataFrame:
-    """Model verdicts binned by (mapped) confidence: mean confidence, pass-or-fail accuracy, count."""
+    """Model verdicts binned by (mapped) confidence: mean confidence, pass-or-fail accuracy, count.
+
+    `bins` equal bins of [0, 1], as `sklearn.calibration.calibration_curve` cuts them (a score on an
+    edge falls in the lower bin); an empty bin keeps its row, count 0 and NaN.
+    """
+    from sklearn.calibration import calibration_curve  # here: importing scikit-learn takes seconds
+
     scores, correct = scored_rows(judged_rows(table), calibration)
     edges = np.linspace(0.0, 1.0, bins + 1)
-    which = np.clip(np.digitize(scores, edges[1:-1], right=True), 0, bins - 1)
-    rows = []
-    for b in range(bins):
-        part = which == b
-        count = int(part.sum())
-        rows.append({
-            "bin": f"{edges[b]:.1f}-{edges[b + 1]:.1f}",
-            "count": count,
-            "confidence": float(scores[part].mean()) if count else float("nan"),
-            "accuracy": float(correct[part].mean()) if count else float("nan"),
-        })
-    return pd.DataFrame(rows)
+    # the bins of `calibration_curve` (strategy "uniform": a score on an edge falls in the lower bin),
+    # which leaves out the empty ones: the table keeps them, with their count
+    counts = np.bincount(np.searchsorted(edges[1:-1], scores), minlength=bins)
+    accuracy, confidence = np.full(bins, np.nan), np.full(bins, np.nan)
+    if len(scores):
+        accuracy[counts > 0], confidence[counts > 0] = calibration_curve(correct, scores, n_bins=bins)
+    return pd.DataFrame({"bin": [f"{edges[b]:.1f}-{edges[b + 1]:.1f}" for b in range(bins)], "count": counts,
+                         "confidence": confidence, "accuracy": accuracy})
 
 
 def expected_calibration_error(table: pd.DataFrame, bins: int = 10, calibration: Calibration | None = None) -> float:
