@@ -17,10 +17,10 @@ from citeaudit.judge.localmodel import LocalServer
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def server():
-    with local_server("smollm2", timeout=180) as running:
-        yield running
+@pytest.fixture
+def server(smollm2_server):
+    """The run's shared server (conftest.py)."""
+    return smollm2_server
 
 
 def test_model_file_is_verified():
