@@ -84,18 +84,11 @@ def processes_only_where_marked(request, monkeypatch):
                     "stays the fast tier", pytrace=False)
 
 
-def pytest_collection_modifyitems(items):
-    """The integration tests share one llama.cpp server (`smollm2_server`, per worker process): under
-    pytest-xdist (`make test` runs `pytest -n 2 --dist loadgroup`) they all go to one worker."""
-    for item in items:
-        if item.get_closest_marker("integration"):
-            item.add_marker(pytest.mark.xdist_group("llama"))
-
-
 @pytest.fixture(scope="session")
 def smollm2_server():
-    """One llama.cpp server with SmolLM2 for the whole run, for the integration tests that only ask it
-    questions (a test of a server's own life, or of another configuration, starts its own)."""
+    """One llama.cpp server with SmolLM2 for the whole run (for each pytest-xdist worker that runs an
+    integration test), for the integration tests that only ask it questions; a test of a server's
+    own life, or of another configuration, starts its own."""
     from citeaudit import local_server
 
     with local_server("smollm2", timeout=180) as running:
