@@ -45,8 +45,10 @@ static: $(VENV)/.dev
 	$(PY) -m mypy src tools notebooks
 	$(PY) -m mypy --no-check-untyped-defs --cache-dir .mypy_cache/tests tests  # test bodies narrow Optionals by asserting on them
 
+# every test, on both cores (each worker that runs integration tests starts one llama.cpp server for
+# them all: tests/conftest.py, smollm2_server)
 test: $(VENV)/.test static
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2
 
 # The fast tier: the unit tests, without the kinds marked in pyproject.toml (a llama.cpp server,
 # Chromium, a Dask LocalCluster, notebooks, the command line in a subprocess, other slow tests), on

@@ -85,6 +85,17 @@ def processes_only_where_marked(request, monkeypatch):
 
 
 @pytest.fixture(scope="session")
+def smollm2_server():
+    """One llama.cpp server with SmolLM2 for the whole run (for each pytest-xdist worker that runs an
+    integration test), for the integration tests that only ask it questions; a test of a server's
+    own life, or of another configuration, starts its own."""
+    from citeaudit import local_server
+
+    with local_server("smollm2", timeout=180) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
 def rfc7519():
     from citeaudit import load_rfc
 
@@ -117,17 +128,48 @@ def replay_cache(tmp_path_factory):
     return CallCache(folder, mode="replay")  # the recordings alone: no calibration maps the scores
 
 
-@pytest.fixture
-def recorded_cache(tmp_path, monkeypatch):
-    """A private copy of the committed recordings and calibrations (what a user's checkout has), so
-    tests never touch the working store."""
-    cache = tmp_path / "cache"
-    cache.mkdir()
+@pytest.fixture(scope="session")
+def recorded_copy(tmp_path_factory):
+    """`recorded_copy(calibrations=True)`: a fresh copy of the committed recordings (and calibrations)
+    for one test, in a folder of its own that every test of this process gets again. A test pointing
+    CITEAUDIT_CACHE_DIR at it finds the working store (`local/store`) already built from those
+    recordings, as the first open of a copy at that path builds it, instead of rebuilding it from
+    7 MB of JSON Lines (a few seconds) in every test: the store's manifest names the recordings by
+    path, so a copy elsewhere would be rebuilt. Everything a test wrote there is gone for the next."""
     import shutil
 
-    for path in (ROOT / "cache").glob("*.jsonl"):
-        shutil.copy(path, cache)
-    shutil.copytree(ROOT / "cache" / "calibration", cache / "calibration")
+    from citeaudit import CallCache
+
+    base = tmp_path_factory.mktemp("recorded")
+    pristine = {}
+
+    def fresh(calibrations: bool = True) -> Path:
+        folder = base / f"cache{'' if calibrations else '-no-calibrations'}"
+        if calibrations not in pristine:
+            folder.mkdir()
+            for path in (ROOT / "cache").glob("*.jsonl"):
+                shutil.copy(path, folder)
+            if calibrations:
+                shutil.copytree(ROOT / "cache" / "calibration", folder / "calibration")
+            with pytest.MonkeyPatch.context() as env:  # the variables a test sees (isolated_environment)
+                for name in [n for n in os.environ if n.startswith(PREFIXES) and n not in KEPT]:
+                    env.delenv(name)
+                env.setenv("CITEAUDIT_CACHE_DIR", str(folder))
+                CallCache(mode="replay").close()  # builds local/store, as a test's first open would
+            pristine[calibrations] = base / f"pristine{'' if calibrations else '-no-calibrations'}"
+            shutil.copytree(folder, pristine[calibrations])
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.copytree(pristine[calibrations], folder)
+        return folder
+
+    return fresh
+
+
+@pytest.fixture
+def recorded_cache(recorded_copy, monkeypatch):
+    """A private copy of the committed recordings and calibrations (what a user's checkout has), so
+    tests never touch the working store (`recorded_copy`: the copy's store is built once per run)."""
+    cache = recorded_copy()
     monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(cache))
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

@@ -120,18 +120,16 @@ def test_a_fit_of_the_shipped_judge_is_not_saved_and_says_why(recorded_cache):
 
 
 @pytest.mark.integration
-def test_setup_of_the_real_local_server_under_its_own_model_name(recorded_cache, monkeypatch):
+def test_setup_of_the_real_local_server_under_its_own_model_name(recorded_cache, monkeypatch, smollm2_server):
     """llama.cpp's server with SmolLM2 (not the shipped Qwen judge): one labelled set recorded, the
     calibration fitted and saved in the user cache, and the next audit, offline, routes with it."""
-    from citeaudit import local_server
-
+    server = smollm2_server  # the run's shared server (conftest.py)
     shipped = digest(recorded_cache)
-    with local_server("smollm2", timeout=180) as server:
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        setup = subprocess.run([sys.executable, "-m", "citeaudit.surfaces.cli", "judge-setup", "--model", server.model,
-                                "--strategy", "choice", "--concurrency", "1", "--limit", "4", "--set",
-                                "rfc7519.txt:data/rfc7519_citations.json", "--folds", "2", "--repeats", "0"],
-                               capture_output=True, text=True, timeout=600)  # a loaded 2-core machine is slow
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    setup = subprocess.run([sys.executable, "-m", "citeaudit.surfaces.cli", "judge-setup", "--model", server.model,
+                            "--strategy", "choice", "--concurrency", "1", "--limit", "4", "--set",
+                            "rfc7519.txt:data/rfc7519_citations.json", "--folds", "2", "--repeats", "0"],
+                           capture_output=True, text=True, timeout=600)  # a loaded 2-core machine is slow
     assert setup.returncode == 0, setup.stderr
     calls = int(re.search(r"(\d+) calls \(1 per judged citation\), 0 already recorded, \1 to ask", setup.stdout).group(1))
     recording = read_recording(recorded_cache / "local" / recording_name(server.model))

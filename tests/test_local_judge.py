@@ -17,10 +17,10 @@ from citeaudit.judge.localmodel import LocalServer
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def server():
-    with local_server("smollm2", timeout=180) as running:
-        yield running
+@pytest.fixture
+def server(smollm2_server):
+    """The run's shared server (conftest.py)."""
+    return smollm2_server
 
 
 def test_model_file_is_verified():
@@ -52,7 +52,10 @@ def test_real_call_gives_three_probabilities(server, tmp_cache, rfc7519, strateg
 
 
 def test_audit_records_then_replays_without_a_server(server, tmp_cache, tmp_path):
-    judge = Judge(model=server.model, base_url=server.base_url, cache=CallCache(tmp_cache, mode="record"))
+    # one request per citation (choice): each strategy's requests to this server, recorded and
+    # replayed, are test_real_call_gives_three_probabilities'; this test is about a whole audit
+    judge = Judge(model=server.model, base_url=server.base_url, cache=CallCache(tmp_cache, mode="record"),
+                  strategy="choice")
     live = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=judge).table
     assert live["error"].isna().all() or all(e is None for e in live["error"])
     recording = read_recording(tmp_cache / recording_name(server.model))
@@ -60,7 +63,8 @@ def test_audit_records_then_replays_without_a_server(server, tmp_cache, tmp_path
     assert all(r["response"]["top_logprobs"] for r in recording)
 
     shutil.rmtree(tmp_cache / "store")  # rebuild the store from the recording alone
-    offline = Judge(model=server.model, base_url="http://127.0.0.1:9/v1", cache=CallCache(tmp_cache, mode="replay"))
+    offline = Judge(model=server.model, base_url="http://127.0.0.1:9/v1", cache=CallCache(tmp_cache, mode="replay"),
+                    strategy="choice")
     replayed = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", judge=offline).table
     assert list(replayed["probabilities"]) == list(live["probabilities"])
     assert all(c is True for c in replayed["cached"] if c is not None)

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -70,14 +71,11 @@ def test_notebook_is_committed_clean(path):
 
 
 @pytest.fixture
-def replay_env(tmp_path, monkeypatch):
+def replay_env(tmp_path, monkeypatch, recorded_copy):
     """Replay from a private copy of the recordings; no key, nothing listening at the endpoint.
 
     The kernels are subprocesses: PYTHONPATH makes them import this checkout's package."""
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    for recording in (ROOT / "cache").glob("*.jsonl"):
-        shutil.copy(recording, cache)
+    cache = recorded_copy(calibrations=False)  # the recordings alone, the store built once per run (conftest)
     monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(cache))
     monkeypatch.setenv("CITEAUDIT_CACHE_MODE", "replay")
     monkeypatch.setenv("CITEAUDIT_REVIEW_DIR", str(tmp_path / "reviews"))
@@ -267,8 +265,9 @@ def test_papermill_runs_notebook_09_for_the_shipped_judge(replay_env):
     assert re.search(r"(\d+) calls \(3 per judged citation\), \1 already recorded, 0 to ask", text)
     assert "qwen2.5-coder-1.5b-instruct-q4_k_m / panel (shipped)" in text  # the side-by-side table
     assert any("image/png" in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
-    saved = replay_env / "cache" / "local" / "calibration" / "qwen2.5-coder-1.5b-instruct-q4_k_m.panel.json"
+    cache = Path(os.environ["CITEAUDIT_CACHE_DIR"])  # replay_env's copy of the recordings
+    saved = cache / "local" / "calibration" / "qwen2.5-coder-1.5b-instruct-q4_k_m.panel.json"
     assert f"saved to {saved}" in text and saved.is_file()
     assert "the calibration of qwen2.5-coder-1.5b-instruct-q4_k_m / panel" in text and "no calibration" not in text
     for shipped in (ROOT / "cache").glob("*.jsonl"):  # the recordings it read are as they were
-        assert (replay_env / "cache" / shipped.name).read_bytes() == shipped.read_bytes()
+        assert (cache / shipped.name).read_bytes() == shipped.read_bytes()

@@ -34,13 +34,10 @@ print("SURFACE " + _json.dumps({"threshold": {name}.threshold, "status": str({na
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    """The committed recordings and calibrations in a private folder, replayed; kernels import this checkout."""
-    folder = tmp_path / "cache"
-    folder.mkdir()
-    for recording in (ROOT / "cache").glob("*.jsonl"):
-        shutil.copy(recording, folder)
-    shutil.copytree(ROOT / "cache" / "calibration", folder / "calibration")
+def cache(tmp_path, monkeypatch, recorded_copy):
+    """The committed recordings and calibrations in a private folder (conftest's `recorded_copy`),
+    replayed; kernels import this checkout."""
+    folder = recorded_copy()
     for name in ("CITEAUDIT_MODEL", "CITEAUDIT_STRATEGY", "CITEAUDIT_THRESHOLD", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(folder))
