@@ -165,7 +165,8 @@ def test_a_waiting_card_says_why_and_shows_its_review_command(report_table):
     assert flagged == {"exp_required"} and "exp_required" in waiting
     assert ("score 0.72 ≥ threshold 0.55, but flagged contrast (normative: the claim says required (&quot;has "
             "to&quot;); section 4.1.4 says optional") in cards["exp_required"]
-    assert "<mark>has to</mark>" in cards["exp_required"] and "<mark>OPTIONAL</mark>" in cards["exp_required"]
+    assert '<mark class="contrast">has to</mark>' in cards["exp_required"]
+    assert '<mark class="contrast">OPTIONAL</mark>' in cards["exp_required"]
 
 
 @pytest.mark.cli

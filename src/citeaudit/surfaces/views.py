@@ -356,14 +356,15 @@ CONTRAST_CONTEXT = 160  # evidence characters shown around a contrast check's fi
 
 
 def _marks(text: str, spans: object) -> str:
-    """`text` escaped, with each `[start, end)` of `spans` (valid, not overlapping) inside `<mark>`."""
+    """`text` escaped, with each `[start, end)` of `spans` (valid, not overlapping) inside
+    `<mark class="contrast">` (a contrast check's words, told apart from the quote's `<mark>`)."""
     valid = sorted((int(a), int(b)) for a, b in spans if 0 <= int(a) < int(b) <= len(text)) \
         if isinstance(spans, list) else []
     out, at = [], 0
     for a, b in valid:
         if a < at:
             continue
-        out.append(f"{html.escape(text[at:a])}<mark>{html.escape(text[a:b])}</mark>")
+        out.append(f'{html.escape(text[at:a])}<mark class="contrast">{html.escape(text[a:b])}</mark>')
         at = b
     return "".join(out) + html.escape(text[at:])
 
