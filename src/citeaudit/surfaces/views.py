@@ -45,7 +45,9 @@ def step1_view(table: pd.DataFrame, text: bool = True) -> pd.DataFrame:
         # the quote's match (0-100), named apart from the routing `score` of step 3
         "match": [f"{m:.1f}" if isinstance(m, (int, float)) and not pd.isna(m) else None for m in table[C.MATCH_SCORE]],
         "evidence chars": [f"{len(e):,}" if isinstance(e, str) else None for e in table[C.EVIDENCE]],
-        "flags": [", ".join(f) if isinstance(f, list) and f else None for f in table[C.FLAGS]],
+        # a table straight from `locate_citations` has no flags yet (routing raises them)
+        "flags": [", ".join(f) if isinstance(f, list) and f else None
+                  for f in table.get(C.FLAGS, pd.Series([None] * len(table), index=table.index))],
     }).astype(object).where(lambda f: f.notna(), "-")
 
 
