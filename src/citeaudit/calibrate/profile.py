@@ -64,6 +64,7 @@ from citeaudit.decide.calibration import (
     log_odds,
     save_profile_file,
 )
+from citeaudit.decide.route import stands_where
 from citeaudit.errors import InputError
 from citeaudit.table import Selection, Verdict
 
@@ -179,12 +180,6 @@ def scored(rows: pd.DataFrame, calibration: Calibration) -> pd.DataFrame:
                          "right": pass_fail_right(verdicts, rows["gold"])}, index=rows.index)
 
 
-def _standing(frame: pd.DataFrame, blocked: pd.Series, threshold: float | None) -> np.ndarray:
-    if threshold is None:
-        return np.zeros(len(frame), dtype=bool)
-    return (frame["verdict"].notna() & (frame["score"] >= threshold) & ~blocked.astype(bool)).to_numpy()
-
-
 def weighted_threshold(frame: pd.DataFrame, weight: np.ndarray, blocked: pd.Series, target: float,
                        grid: Sequence[float] = FINE_GRID) -> float | None:
     """The lowest threshold of `grid` above 0.5 at which the weighted standing reviews are at least
@@ -197,7 +192,7 @@ def weighted_threshold(frame: pd.DataFrame, weight: np.ndarray, blocked: pd.Seri
     for t in grid:
         if t <= 0.5:
             continue
-        stand = _standing(frame, blocked, t) & (weight > 0)
+        stand = stands_where(frame["verdict"], frame["score"], t, blocked).to_numpy(dtype=bool) & (weight > 0)
         mass = weight[stand].sum()
         if mass and (weight[stand] * right[stand]).sum() / mass >= target \
                 and (weight[stand] * score[stand]).sum() / mass >= target + EXPECT_MARGIN:
@@ -275,7 +270,8 @@ def cross_validate_profile(rows: pd.DataFrame, base: Calibration, target: float,
                 fitted, _, _ = fit_on(train, base, target)
             part = scored(rows[test], fitted)
             frame.loc[part.index] = part
-            stand[test] = _standing(part, rows.loc[test, "blocked"], fitted.threshold)
+            stand[test] = stands_where(part["verdict"], part["score"], fitted.threshold,
+                                       rows.loc[test, "blocked"]).to_numpy(dtype=bool)
         frame["score"] = frame["score"].astype(float)
         frame["right"] = frame["right"].astype(bool)
         frames.append(frame)

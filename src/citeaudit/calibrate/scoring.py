@@ -15,7 +15,7 @@ from citeaudit.decide.calibration import (
     DEFAULT_TARGET,
     Calibration,
 )
-from citeaudit.decide.route import judge_outcome, model_verdict, route, stands
+from citeaudit.decide.route import judge_outcome, model_verdict, route, stands_where
 from citeaudit.table import Route, Verdict
 
 GRID = tuple(round(t, 2) for t in np.arange(0.0, 1.0001, 0.05))
@@ -203,7 +203,5 @@ def advise(table: pd.DataFrame, target: float = DEFAULT_TARGET, grid: pd.DataFra
 
 
 def standing_mask(held: pd.DataFrame, thresholds: pd.Series | float | None) -> np.ndarray:
-    """Whether each held-out row's verdict stands at its threshold (`route.stands`)."""
-    ts = thresholds if isinstance(thresholds, pd.Series) else pd.Series(thresholds, index=held.index, dtype=object)
-    return np.array([stands(v, s, None if t is None or pd.isna(t) else float(t), bool(b))
-                     for v, s, t, b in zip(held["verdict"], held["score"], ts, held["blocked"])], dtype=bool)
+    """Whether each held-out row's verdict stands at its threshold (`route.stands_where`)."""
+    return stands_where(held["verdict"], held["score"], thresholds, held["blocked"]).to_numpy(dtype=bool)

@@ -196,6 +196,22 @@ def stands(verdict: object, score: float | None, threshold: float | None, blocke
     return bool(verdict) and score is not None and threshold is not None and score >= threshold and not blocked
 
 
+def stands_where(verdicts: pd.Series, scores: pd.Series, thresholds: pd.Series | float | None,
+                 blocked: pd.Series) -> pd.Series:
+    """`stands` over columns, row by row (a threshold per row, or one for all; None or NaN lets that
+    row's verdict wait), as a boolean Series on `verdicts`' index.
+
+    >>> stands_where(pd.Series(["verified", "verified", None]), pd.Series([0.9, 0.8, 0.95]), 0.84,
+    ...              pd.Series([False, False, False])).tolist()
+    [True, False, False]
+    """
+    t = pd.Series(thresholds, index=verdicts.index, dtype=float) if not isinstance(thresholds, pd.Series) \
+        else pd.to_numeric(thresholds, errors="coerce").astype(float)
+    has_verdict = verdicts.notna() & (verdicts.astype(object) != "")
+    score = pd.to_numeric(scores, errors="coerce").astype(float)
+    return has_verdict & score.notna() & t.notna() & (score >= t) & ~blocked.fillna(False).astype(bool)
+
+
 def judged_verdict(row: pd.Series, calibration: Calibration | None = None) -> Outcome:
     """A judged row's verdict, routing score and P(pass) (`judge_outcome` of its columns)."""
     return judge_outcome(row.get(C.PROBABILITIES), row[C.RELATION], row[C.CONFIDENCE], row.get(C.METHOD),
