@@ -15,8 +15,8 @@ from citeaudit.decide.calibration import (
     DEFAULT_TARGET,
     Calibration,
 )
-from citeaudit.decide.route import judge_outcome, model_verdict, route, stands_where
-from citeaudit.table import Route, Verdict
+from citeaudit.decide.route import blocks, judge_outcome, model_verdict, route, stands_where
+from citeaudit.table import Verdict
 
 GRID = tuple(round(t, 2) for t in np.arange(0.0, 1.0001, 0.05))
 FINE_GRID = tuple(round(t, 2) for t in np.arange(0.5, 1.0001, 0.01))  # where a threshold is recommended
@@ -63,10 +63,15 @@ def threshold_table(table: pd.DataFrame, thresholds: Iterable[float] = GRID,
     """
     labelled = labelled_rows(table)
     judged = int(labelled[C.CONFIDENCE].notna().sum())
+    # verdicts, scores and flags do not depend on the threshold: route once, then compare per threshold
+    routed = route(labelled, 1.0, calibration)
+    settled = routed[C.FABRICATED_REASON].map(lambda reason: isinstance(reason, str))
+    blocked = pd.Series([any(blocks(flag, verdict) for flag in flags)
+                         for flags, verdict in zip(routed[C.FLAGS], routed[C.VERDICT])], index=routed.index)
     rows = []
     for t in thresholds:
-        routed = route(labelled, float(t), calibration)
-        auto = routed[routed[C.ROUTE] == Route.AUTO]
+        is_auto = settled | stands_where(routed[C.VERDICT], routed[C.SCORE], float(t), blocked)
+        auto = routed[is_auto]
         right_rows = pass_fail_right(auto[C.VERDICT], auto[C.EXPECTED])
         right = int(right_rows.sum())
         from_model = auto[C.FABRICATED_REASON].isna().to_numpy()
@@ -76,7 +81,7 @@ def threshold_table(table: pd.DataFrame, thresholds: Iterable[float] = GRID,
             "auto": len(auto),
             "auto_share": len(auto) / len(routed),
             "auto_accuracy": right / len(auto) if len(auto) else float("nan"),
-            "review": int((routed[C.ROUTE] == Route.REVIEW).sum()),
+            "review": len(routed) - len(auto),
             "wrong_auto": len(auto) - right,
             "model_auto": model_auto,
             "model_share": model_auto / judged if judged else float("nan"),

@@ -40,10 +40,21 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -500.0, 500.0)))  # beyond ±500 it is 0 or 1 anyway
 
 
+def _sigmoid_one(z: float) -> float:
+    """`_sigmoid` of one number, in plain floats (a row is mapped millions of times in a fit)."""
+    return 1.0 / (1.0 + math.exp(-min(max(z, -500.0), 500.0)))
+
+
 def log_odds(p: float | np.ndarray, eps: float = 1e-6) -> np.ndarray:
     """log(p / (1 - p)), p clipped to [eps, 1 - eps] so that 0 and 1 stay finite."""
     q = np.clip(np.asarray(p, dtype=float), eps, 1 - eps)
     return np.log(q / (1 - q))
+
+
+def _log_odds_one(p: float, eps: float = 1e-6) -> float:
+    """`log_odds` of one number, in plain floats."""
+    q = min(max(p, eps), 1 - eps)
+    return math.log(q / (1 - q))
 
 
 def feature_value(key: str, answers: dict[str, float], evidence_chars: int | None) -> float | None:
@@ -67,7 +78,7 @@ def feature_value(key: str, answers: dict[str, float], evidence_chars: int | Non
         return math.log(max(evidence_chars, 1)) if isinstance(evidence_chars, int) else None
     value = answers.get(key)
     if isinstance(value, (int, float)) and math.isfinite(value):
-        return float(log_odds(value))
+        return _log_odds_one(float(value))
     return None
 
 
@@ -175,7 +186,7 @@ class Calibration:
         if values is None:
             return None
         z = self.name_a + sum(w * x for w, x in zip(self.name_weights.values(), values))
-        return float(_sigmoid(np.array(z)))
+        return _sigmoid_one(z)
 
     def p_pass(self, p_supports: float, answers: dict[str, float] | None = None,
                evidence_chars: int | None = None) -> float:
@@ -183,13 +194,13 @@ class Calibration:
         inputs of a map of the answers (`feature_value`; `maps(answers, evidence_chars)` must
         hold: else ValueError)."""
         if not self.weights:
-            return float(_sigmoid(np.array(self.a + self.b * log_odds(p_supports))))
+            return _sigmoid_one(self.a + self.b * _log_odds_one(float(p_supports)))
         values = feature_values(self.weights, answers, evidence_chars)
         if values is None:
             raise ValueError(f"this calibration reads {sorted(self.weights)}; the row has answers to "
                              f"{sorted(answers or {})} and evidence of {evidence_chars} characters")
         z = self.a + sum(w * x for w, x in zip(self.weights.values(), values))
-        return float(_sigmoid(np.array(z)))
+        return _sigmoid_one(z)
 
     @property
     def route_threshold(self) -> float:
