@@ -88,6 +88,20 @@ def test_the_readme_shows_what_the_measure_prints_for_the_projects_sets(capsys, 
     assert contrast_set.main(["--measure", "--project-only"]) == 0
     printed = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip()]
     project = [line.strip() for line in block.split("the project's own sets:", 1)[1].splitlines() if line.strip()]
-    standing = block.split("over the judged citations of the project's own sets:")[1]
+    standing, perturbed = block.split("over the judged citations of the project's own sets:")[1].split(
+        "perturbed claims that stand as verified, from the recorded answers (replay), the project's own sets:")
+    standing = standing.split("perturbed claims that stand")[0]  # the next group's table, when printed
     assert printed[:8] == [f"the project's own sets: {project[0]}", *project[1:8]]
-    assert printed[-3:] == [line.strip() for line in standing.strip().splitlines()]
+    assert printed[9:12] == [line.strip() for line in standing.strip().splitlines()]
+    assert printed[-6:] == [line.strip() for line in perturbed.strip().splitlines()]
+
+
+def test_the_default_checks_keep_perturbed_claims_from_standing_as_verified(recorded_cache):
+    """The judge's recorded answers to the project's perturbed claims: with the default checks, fewer
+    stand as verified than with none, and every kind does at least as well; a claim with no
+    recorded answer would be counted apart, and there is none."""
+    standing = contrast_set.perturbed_standing(public=False)
+    by = standing.groupby(["checks", "kind"])[["judged", "stand as verified", "judge errors"]].sum()
+    assert by["judge errors"].sum() == 0 and by.loc["none", "judged"].sum() == 144
+    none, default = by.loc["none", "stand as verified"], by.loc["default", "stand as verified"]
+    assert (default <= none).all() and default.sum() < none.sum()

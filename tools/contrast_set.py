@@ -20,7 +20,8 @@ not call the checks), and deterministic: the choice of a replacement is ordered 
   python tools/contrast_set.py --measure  print, per kind, the share of perturbed claims the checks
                                           flag and the share of unperturbed originals they flag, then
                                           the standing share of the labelled sets with and without the
-                                          checks, from the recorded answers (replay; no model is called)
+                                          checks, and the perturbed claims that stand as verified, from
+                                          the recorded answers (replay; no model is called)
 
 Each written file is a quote-citation file (`citeaudit audit --source S --citations F` reads it):
 ids `<original id>~<kind>`, expected `contradicted` (the claim now says the opposite or another
@@ -270,6 +271,47 @@ def standing_cost(public: bool = True) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def perturbed_standing(public: bool = True) -> pd.DataFrame:
+    """Per kind and group: the perturbed claims judged, how many stand as `verified` with no check, the
+    default checks and all four, from the recorded answers of the shipped judge (replay), and how many
+    have no recorded answer (a judge error, which waits: counted apart, never as caught)."""
+    rows = []
+    for source, _citations, out in sets(public):
+        if not out.is_file():
+            raise SystemExit(f"{out} is missing: run python tools/contrast_set.py first")
+        group = "public" if out.parent == PUBLIC_OUT else "project"
+        records = load_citations(out)
+        for name, kinds in COST_SETTINGS:
+            table = audit_quotes(source, records, options=AuditOptions.from_env(contrast=kinds)).table
+            judged = table[table["fabricated_reason"].isna()]
+            kind = judged["id"].str.rsplit("~", n=1).str[1]
+            stands = (judged["route"] == "auto") & (judged["verdict"] == "verified")
+            for k in KINDS:
+                mine = kind == str(k)
+                rows.append({"group": group, "kind": str(k), "checks": name, "judged": int(mine.sum()),
+                             "stand as verified": int((stands & mine).sum()),
+                             "judge errors": int((judged["error"].notna() & mine).sum())})
+    return pd.DataFrame(rows)
+
+
+def standing_table(part: pd.DataFrame) -> pd.DataFrame:
+    """The printed table of `perturbed_standing` for one group: a row per kind and one for all kinds,
+    with how many of its perturbed claims stand as verified under each setting of the checks, and
+    how many have no recorded answer (`unrecorded`: they wait, and are not counted as caught)."""
+    totals = part.groupby(["kind", "checks"], sort=False)[["judged", "stand as verified", "judge errors"]].sum()
+    rows = []
+    for kind in [*map(str, KINDS), "all kinds"]:
+        mine = totals if kind == "all kinds" else totals.loc[[kind]]
+        by_checks = mine.groupby(level="checks", sort=False).sum()
+        row = {"kind": kind, "judged": int(by_checks.loc["none", "judged"]),
+               "unrecorded": int(by_checks.loc["none", "judge errors"])}
+        for name, _ in COST_SETTINGS:
+            n, stand = by_checks.loc[name, "judged"], by_checks.loc[name, "stand as verified"]
+            row[f"checks {name}"] = f"{stand} ({stand / n:.1%})" if n else "-"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--measure", action="store_true", help="measure the checks on the written sets")
@@ -302,6 +344,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  checks {name:>8}: {t['stand']} of {t['judged']} stand ({t['stand'] / t['judged']:.1%}, "
                   f"{drop * 100:.1f} points fewer than with none); verified that stand: {t['verified stand']} "
                   f"right, {t['wrong verified stand']} wrong; judge errors {t['judge errors']}")
+    standing = perturbed_standing(public)
+    for title, group in groups:
+        part = standing if group == slice(None) else standing[standing["group"] == group]
+        print(f"\nperturbed claims that stand as verified, from the recorded answers (replay), {title}:")
+        print(standing_table(part).to_string(index=False))
     return 0
 
 
