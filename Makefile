@@ -48,7 +48,7 @@ static: $(VENV)/.dev
 # every test, on both cores (each worker that runs integration tests starts one llama.cpp server for
 # them all: tests/conftest.py, smollm2_server)
 test: $(VENV)/.test static
-	$(PY) -m pytest -n 2
+	$(PY) -m pytest -n 2 --durations=25  # the 25 slowest, for whoever makes the run faster
 
 # The fast tier: the unit tests, without the kinds marked in pyproject.toml (a llama.cpp server,
 # Chromium, a Dask LocalCluster, notebooks, the command line in a subprocess, other slow tests), on

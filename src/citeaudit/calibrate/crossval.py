@@ -4,6 +4,8 @@ fold assignments (`repeated_cross_validation`), and the three-way scores of a st
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -30,26 +32,45 @@ def cross_validate(table: pd.DataFrame, target: float = DEFAULT_TARGET, folds: i
     `balanced_accuracy_cv` (the failing word named by the fold's calibration when it names
     failures) and the folds' thresholds.
     """
-    labelled = labelled_rows(table)
-    rows = judged_rows(table)
-    inputs = inputs or default_inputs(table)
-    blocked = blocked_rows(labelled).reindex(rows.index)
+    return _cross_validate(_Prepared.of(table, inputs), target, folds, seed)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What every fold assignment of one table reads: its judged rows, which of them a blocking flag
+    keeps from standing, and the map's inputs (computed once for repeated cross-validation)."""
+
+    rows: pd.DataFrame
+    blocked: pd.Series
+    inputs: str
+
+    @classmethod
+    def of(cls, table: pd.DataFrame, inputs: str | None = None) -> _Prepared:
+        rows = judged_rows(table)
+        blocked = blocked_rows(labelled_rows(table)).reindex(rows.index)
+        return cls(rows, blocked, inputs or default_inputs(table))
+
+
+def _cross_validate(prepared: _Prepared, target: float, folds: int, seed: int) -> tuple[dict, pd.DataFrame]:
+    rows, blocked, inputs = prepared.rows, prepared.blocked, prepared.inputs
     fold = stratified_folds(rows["gold"], folds, seed)
-    held = pd.DataFrame(index=rows.index, columns=["fold", "score", "threshold", "stand", "right", "verdict"],
-                        dtype=object)
+    columns = ["fold", "score", "threshold", "stand", "right", "verdict"]
+    held = pd.DataFrame(index=rows.index, columns=columns, dtype=object)
     thresholds = []
+    logprobs = (rows["method"] == "logprobs").to_numpy()
     for k in range(folds):
         test = fold == k
         if not test.any():
             continue
-        train = rows[~test & (rows["method"] == "logprobs").to_numpy()]
+        train = rows[~test & logprobs]
         fitted = fit_map(train, target, inputs=inputs) if not train.empty else None
         t = fitted.threshold if fitted is not None else None
         thresholds.append(t)
         verdicts, scores = outcomes(rows[test], fitted)
         right = pass_fail_right(verdicts, rows.loc[test, "gold"])
-        for i, verdict, score, ok in zip(rows.index[test], verdicts, scores, right):
-            held.loc[i] = [k, float(score), t, stands(verdict, score, t, bool(blocked.loc[i])), bool(ok), verdict]
+        part = [[k, float(score), t, stands(verdict, score, t, bool(b)), bool(ok), verdict]
+                for verdict, score, ok, b in zip(verdicts, scores, right, blocked[test])]
+        held.loc[rows.index[test]] = pd.DataFrame(part, index=rows.index[test], columns=columns, dtype=object)
     stand = held["stand"].astype(bool)
     right_rows = held["right"].astype(bool)
     stand_right = int((stand & right_rows).sum())
@@ -115,7 +136,8 @@ def repeated_cross_validation(table: pd.DataFrame, target: float = DEFAULT_TARGE
     """`cross_validate` with `repeats` fold assignments (seeds 0, 1, ...): the mean, spread and
     extremes of coverage and precision over them, and their pooled precision. One assignment of
     171 rows to 5 folds moves precision by a point or two either way; this says how much."""
-    runs = [cross_validate(table, target, folds, seed, inputs)[0] for seed in range(repeats)]
+    prepared = _Prepared.of(table, inputs)
+    runs = [_cross_validate(prepared, target, folds, seed)[0] for seed in range(repeats)]
     coverage = np.array([r["coverage"] for r in runs], dtype=float)
     precision = np.array([r["precision"] for r in runs], dtype=float)
     balanced = np.array([r["balanced_accuracy_cv"] for r in runs], dtype=float)
