@@ -101,6 +101,14 @@ BLOCKING_FLAGS = frozenset({Flag.NEAR_QUOTE, Flag.SECTION_MISMATCH, Flag.JUDGE_E
                             Flag.PAGE_MISMATCH, Flag.SOURCE_MISMATCH, Flag.UNCOVERED})
 
 
+class EvidenceMode(StrEnum):
+    """What the judge is asked about (`pipeline.focus`): the whole cited `section`, or a `focused`
+    passage of a long one; what `--evidence` and `CITEAUDIT_EVIDENCE` name."""
+
+    SECTION = "section"
+    FOCUSED = "focused"
+
+
 class ContrastCheck(StrEnum):
     """A deterministic contrast check between a claim and its evidence (`decide.contrast`); what
     `--contrast-checks` and `CITEAUDIT_CONTRAST_CHECKS` name."""

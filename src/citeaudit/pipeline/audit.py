@@ -40,12 +40,13 @@ from citeaudit.errors import InputError
 from citeaudit.judge.judge import Judge, Judgement
 from citeaudit.locate.locators import with_cited_regions
 from citeaudit.locate.quotes import locate_citations
+from citeaudit.pipeline.focus import focused_evidence, focused_where
 from citeaudit.pipeline.jsonl import write_jsonl
 from citeaudit.settings import environment as config
 from citeaudit.settings.options import AuditOptions
 from citeaudit.sources.document import Document
 from citeaudit.sources.registry import load_document
-from citeaudit.table import CacheMode, Kind
+from citeaudit.table import CacheMode, EvidenceMode, Kind
 
 PROGRESS_MIN = 5  # show a progress bar when more model calls than this are due
 SIGNAL_POLL_SECONDS = 0.2  # how often the main thread wakes while judge requests are in flight (for Ctrl-C)
@@ -65,15 +66,29 @@ def _where(row: pd.Series, document_name: str) -> str:
     return f"{'' if found.startswith('page') else 'section '}{found} of {document_name}"
 
 
-def judge_questions(table: pd.DataFrame, document_name: str = "the source") -> dict[Any, tuple[str, str, str, str]]:
+def judge_questions(table: pd.DataFrame, document_name: str = "the source",
+                    evidence: EvidenceMode = EvidenceMode.SECTION) -> dict[Any, tuple[str, str, str, str]]:
     """What step 2 asks the judge, by row: (claim, evidence, where, what) of every row that has
-    evidence (a fabricated row has none and is never asked)."""
-    return {i: (table.at[i, C.CLAIM], table.at[i, C.EVIDENCE], _where(table.loc[i], document_name),
-                f"citation {table.at[i, C.ID]!r}") for i in table.index if table.at[i, C.EVIDENCE] is not None}
+    evidence (a fabricated row has none and is never asked). With `EvidenceMode.FOCUSED` a long
+    section is asked about by its passage that matters (`focus.focused_evidence`), named as such."""
+    questions = {}
+    for i in table.index:
+        text = table.at[i, C.EVIDENCE]
+        if text is None:
+            continue
+        claim, where = table.at[i, C.CLAIM], _where(table.loc[i], document_name)
+        if evidence == EvidenceMode.FOCUSED:
+            quote = table.at[i, C.QUOTE] if C.QUOTE in table.columns else None
+            passage = focused_evidence(claim, text, quote if isinstance(quote, str) else None)
+            if passage is not None:
+                text, where = passage, focused_where(where)
+        questions[i] = (claim, text, where, f"citation {table.at[i, C.ID]!r}")
+    return questions
 
 
 def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the source",
-                    progress: bool | None = None, concurrency: int | None = None) -> pd.DataFrame:
+                    progress: bool | None = None, concurrency: int | None = None,
+                    evidence: EvidenceMode = EvidenceMode.SECTION) -> pd.DataFrame:
     """Step 2: ask the judge about every row that has evidence; fabricated rows are skipped.
 
     Up to `concurrency` requests are in flight at once (default `CITEAUDIT_CONCURRENCY`, else 4);
@@ -89,7 +104,7 @@ def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the
     for column in C.JUDGE_COLUMNS:
         out[column] = pd.Series([None] * len(out), index=out.index, dtype=object)
     # the questions are read from the table here, in this thread; workers only call the judge
-    questions = judge_questions(out, document_name)
+    questions = judge_questions(out, document_name, evidence)
     todo = list(questions)
     show = progress if progress is not None else (len(todo) > PROGRESS_MIN and judge.cache.mode != CacheMode.REPLAY)
 
@@ -283,7 +298,7 @@ def audit_table(table: pd.DataFrame, document: Document | None = None, sources: 
         options = options or AuditOptions.from_env()
         judge = judge or options.judge()
         name = document.name if document is not None else "the sources"
-        table = judge_citations(table, judge, name, progress, options.concurrency)
+        table = judge_citations(table, judge, name, progress, options.concurrency, options.evidence)
         table = check_contrast(table, options.contrast)
         routing = options.routing()
         table = route(table, routing.threshold, routing.calibration)

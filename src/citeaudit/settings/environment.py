@@ -8,6 +8,7 @@
 | CITEAUDIT_CACHE_MODE | `replay`, `record` or `refresh`                            | `replay`           |
 | CITEAUDIT_THRESHOLD  | routing threshold, 0 to 1 (`AuditOptions`)                 | the calibration's  |
 | CITEAUDIT_SPOT_CHECK | share of standing verdicts drawn for review, 0 to 1        | `0.1`              |
+| CITEAUDIT_EVIDENCE   | what the judge reads: `section` (whole) or `focused` (a long section's passage) | `section` |
 | CITEAUDIT_PROFILE    | profile (calibration fitted on your reviews) to route with | none: the model's  |
 | CITEAUDIT_REVIEW_DIR | folder of the review stores notebooks write                | `<project>/reviews`|
 | CITEAUDIT_MODEL      | model name sent to the judge endpoint                      | the recorded Qwen  |
@@ -28,7 +29,7 @@ import os
 from pathlib import Path
 
 from citeaudit.errors import InputError
-from citeaudit.table import CacheMode, ContrastCheck, Strategy
+from citeaudit.table import CacheMode, ContrastCheck, EvidenceMode, Strategy
 
 CACHE_MODES = tuple(CacheMode)
 DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
@@ -160,6 +161,25 @@ def spot_check() -> float:
         raise InputError(f"CITEAUDIT_SPOT_CHECK={value!r} is not a number from 0 to 1; set it like "
                          f"CITEAUDIT_SPOT_CHECK={DEFAULT_SPOT_CHECK} (0 draws no spot check), or unset it.")
     return number
+
+
+def parse_evidence_mode(value: str, where: str = "--evidence") -> EvidenceMode:
+    """An `EvidenceMode` from its name, or `InputError` naming where it came from and the choices.
+
+    >>> parse_evidence_mode("focused")
+    <EvidenceMode.FOCUSED: 'focused'>
+    """
+    try:
+        return EvidenceMode(str(value).strip().lower())
+    except ValueError:
+        raise InputError(f"{where}: {value!r} is not an evidence mode: give one of "
+                         f"{', '.join(EvidenceMode)}") from None
+
+
+def evidence_mode() -> EvidenceMode:
+    """`CITEAUDIT_EVIDENCE` (`section` or `focused`), else `section`."""
+    value = (os.environ.get("CITEAUDIT_EVIDENCE") or "").strip()
+    return parse_evidence_mode(value, "CITEAUDIT_EVIDENCE") if value else EvidenceMode.SECTION
 
 
 def profile() -> str | None:

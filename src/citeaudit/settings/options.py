@@ -19,7 +19,7 @@ from citeaudit.decide.calibration import Calibration, Routing, check_profile_nam
 from citeaudit.decide.spotcheck import check_rate
 from citeaudit.errors import InputError
 from citeaudit.settings import environment as config
-from citeaudit.table import CacheMode, ContrastCheck, Strategy
+from citeaudit.table import CacheMode, ContrastCheck, EvidenceMode, Strategy
 
 if TYPE_CHECKING:
     from citeaudit.judge.cache import CallCache
@@ -56,7 +56,9 @@ class AuditOptions:
     (`decide.spotcheck`; `CITEAUDIT_SPOT_CHECK`). `contrast` names the contrast checks between claim
     and evidence that run (`decide.contrast`; `CITEAUDIT_CONTRAST_CHECKS`; empty: none). `profile`
     names a profile of the user cache (a calibration fitted on your reviews, `calibrate.profile`;
-    `CITEAUDIT_PROFILE`) that routes instead of the model's calibration. Picklable, so Dask workers
+    `CITEAUDIT_PROFILE`) that routes instead of the model's calibration. `evidence` says what the
+    judge reads of a long cited section (`pipeline.focus`; `CITEAUDIT_EVIDENCE`): all of it
+    (`section`, the default) or the passage that matters (`focused`). Picklable, so Dask workers
     get the same settings (`pinned()`).
     """
 
@@ -74,6 +76,7 @@ class AuditOptions:
     spot_check: float = config.DEFAULT_SPOT_CHECK
     contrast: tuple[ContrastCheck, ...] = config.DEFAULT_CONTRAST_CHECKS
     profile: str | None = None
+    evidence: EvidenceMode = EvidenceMode.SECTION
     # the calibration, once looked up (or given: `with_calibration`, `for_judge`); `with_` forgets it
     _calibration: list = field(default_factory=list, init=False, repr=False, compare=False)
 
@@ -85,6 +88,7 @@ class AuditOptions:
             object.__setattr__(self, "threshold", check_threshold(self.threshold))
         object.__setattr__(self, "spot_check", check_rate(self.spot_check))
         object.__setattr__(self, "contrast", config.parse_contrast_checks(self.contrast, "contrast"))
+        object.__setattr__(self, "evidence", config.parse_evidence_mode(self.evidence, "evidence"))
         if self.profile is not None:
             check_profile_name(self.profile)
         if self.concurrency is not None and not 1 <= self.concurrency <= config.MAX_CONCURRENCY:
@@ -96,7 +100,8 @@ class AuditOptions:
                  cache_dir: str | Path | None = None, threshold: float | None = None,
                  use_calibration: bool = True, concurrency: int | None = None,
                  shipped: bool = False, spot_check: float | None = None,
-                 contrast: str | tuple | None = None, profile: str | None = None) -> AuditOptions:
+                 contrast: str | tuple | None = None, profile: str | None = None,
+                 evidence: str | None = None) -> AuditOptions:
         """The settings given here (None: not given), else the environment's, else the defaults."""
         return cls(
             model=model or config.model(),
@@ -112,6 +117,7 @@ class AuditOptions:
             spot_check=spot_check if spot_check is not None else config.spot_check(),
             contrast=config.parse_contrast_checks(contrast) if contrast is not None else config.contrast_checks(),
             profile=profile or config.profile(),
+            evidence=config.parse_evidence_mode(evidence) if evidence else config.evidence_mode(),
         )
 
     def with_(self, **changes: object) -> AuditOptions:

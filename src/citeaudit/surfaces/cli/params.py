@@ -12,12 +12,14 @@ import click
 from citeaudit.decide.spotcheck import check_rate
 from citeaudit.errors import CiteAuditError
 from citeaudit.judge.strategies import STRATEGIES
+from citeaudit.pipeline.focus import FOCUS_CHARS
 from citeaudit.settings import environment as config
 from citeaudit.settings.options import AuditOptions, check_threshold
 from citeaudit.sources.registry import FORMATS
 from citeaudit.table import (
     CacheMode,
     ContrastCheck,
+    EvidenceMode,
     LocalModelKey,
     ResponseFormat,
 )
@@ -66,6 +68,10 @@ def _settings_params(default_mode: CacheMode, with_threshold: bool) -> tuple[Cal
         click.option("--model", default=None,
                      help="Judge model name, or a local model key (qwen, smollm2); default CITEAUDIT_MODEL or the "
                           "recorded Qwen."),
+        click.option("--evidence", type=_choice(EvidenceMode), default=None,
+                     help="What the judge reads: the whole cited section (section), or, of a section longer than "
+                          f"{FOCUS_CHARS} characters, the sentences its quote or claim is about with their "
+                          "neighbours (focused); default CITEAUDIT_EVIDENCE or section."),
         click.option("--concurrency", type=click.IntRange(1, config.MAX_CONCURRENCY), default=None,
                      help="Judge requests in flight at once (default CITEAUDIT_CONCURRENCY, else "
                           f"{config.DEFAULT_CONCURRENCY}; 1 for a local llama.cpp server)."),
@@ -110,7 +116,8 @@ def settings_options(command: F | None = None, *, with_threshold: bool = True,
     def decorate(command: F) -> F:
         @functools.wraps(command)
         def wrapper(*args: object, strategy: str | None, cache_mode: str | None, model: str | None,
-                    concurrency: int | None, threshold: float | None = None, **kwargs: object) -> object:
+                    concurrency: int | None, evidence: str | None, threshold: float | None = None,
+                    **kwargs: object) -> object:
             if threshold is not None:
                 try:
                     check_threshold(threshold, "--threshold")
@@ -133,7 +140,7 @@ def settings_options(command: F | None = None, *, with_threshold: bool = True,
                                              cache_mode=cache_mode or config.cache_mode(default_mode),
                                              threshold=threshold, concurrency=concurrency,
                                              spot_check=spot_check, contrast=contrast,  # type: ignore[arg-type]
-                                             profile=profile)  # type: ignore[arg-type]
+                                             profile=profile, evidence=evidence)  # type: ignore[arg-type]
             return command(*args, settings=settings, **kwargs)
 
         return _options(*_settings_params(default_mode, with_threshold))(wrapper)  # type: ignore[return-value]
