@@ -140,11 +140,31 @@ def fitted_sets(strategy: str, public: list[str]) -> list[str]:
     return LABELLED if strategy == "choice" else [*LABELLED, *public]
 
 
-@pytest.mark.parametrize("strategy", ["choice", "examples", "yesno", "panel", "panel+examples"])
+STRATEGIES = ["choice", "examples", "yesno", "panel", "panel+examples"]
+_CALIBRATED: dict[tuple[str, str], tuple[object, dict]] = {}
+
+
+def calibrated(strategy: str, cache, public: list[str]) -> tuple[object, dict]:
+    """`make calibrate-qwen`'s command for one strategy (`calibrate --shipped` into this process's
+    copy of the recordings, `cache`): its output, which the README's tables show, and the
+    calibration file it wrote. Run once per strategy and test process: each run takes up to a
+    minute, and two tests read it."""
+    import json
+
+    key = (strategy, str(cache))
+    if key not in _CALIBRATED:
+        written = cache / "calibration" / f"qwen2.5-coder-1.5b-instruct-q4_k_m.{strategy}.json"
+        written.unlink()  # rewritten below, as the Makefile's --shipped does
+        result = run("calibrate", "--shipped", "--model", "qwen", "--strategy", strategy,
+                     *fitted_sets(strategy, public))
+        assert result.returncode == 0, result.stderr
+        _CALIBRATED[key] = (result, json.loads(written.read_text()))
+    return _CALIBRATED[key]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
 def test_strategy_table_rows_are_what_calibrate_prints(recorded_cache, public_labelled, strategy):
-    result = run("calibrate", "--model", "qwen", "--strategy", strategy, *fitted_sets(strategy, public_labelled),
-                 "--no-save")
-    assert result.returncode == 0, result.stderr
+    result, _ = calibrated(strategy, recorded_cache, public_labelled)
     printed = [squash(line) for line in result.stdout.splitlines()]
     # its row of the strategy table, and (fitted with the public sets) of the side-by-side table
     shown = [squash(line) for line in README.splitlines() if line.startswith(f"| {strategy} |")]
@@ -187,21 +207,17 @@ def test_within_one_domain_rows_are_what_calibrate_prints(recorded_cache, public
         assert squash(cells) == f"{mean[1]} | {mean[2]} | {inside[1]}", domain
 
 
-def test_saved_calibrations_are_what_calibrate_fits(recorded_cache, public_labelled):
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_saved_calibrations_are_what_calibrate_fits(recorded_cache, public_labelled, strategy):
     """The committed cache/calibration files are reproduced by the README's command."""
     import json
 
-    for strategy in ("choice", "examples", "yesno", "panel", "panel+examples"):
-        saved = ROOT / "cache" / "calibration" / f"qwen2.5-coder-1.5b-instruct-q4_k_m.{strategy}.json"
-        before = json.loads(saved.read_text())
-        (recorded_cache / "calibration" / saved.name).unlink()  # rewritten below (the Makefile's --shipped)
-        result = run("calibrate", "--shipped", "--model", "qwen", "--strategy", strategy,
-                     *fitted_sets(strategy, public_labelled))
-        assert result.returncode == 0, result.stderr
-        fitted = json.loads((recorded_cache / "calibration" / saved.name).read_text())
-        for key in ("a", "b", "weights", "l2", "name_a", "name_weights", "threshold", "cross_validated", "target",
-                    "model", "strategy"):
-            assert_close(fitted[key], before[key], key)
+    saved = ROOT / "cache" / "calibration" / f"qwen2.5-coder-1.5b-instruct-q4_k_m.{strategy}.json"
+    before = json.loads(saved.read_text())
+    _, fitted = calibrated(strategy, recorded_cache, public_labelled)
+    for key in ("a", "b", "weights", "l2", "name_a", "name_weights", "threshold", "cross_validated", "target",
+                "model", "strategy"):
+        assert_close(fitted[key], before[key], key)
 
 
 def assert_close(got: object, want: object, where: str) -> None:
