@@ -254,3 +254,19 @@ def test_contract_example(recorded_cache):
     assert result.returncode == 0 and '"ACCEPT"' in result.stdout
     assert "gives `ACCEPT` with fingerprint `6709ca2e…4d19e2`" in README
     assert '"fingerprint": "6709ca2e' in (DATA / "contract" / "reviews.json").read_text()
+
+
+def test_focused_evidence_table_is_what_bench_focus_prints(recorded_cache, public_labelled, capsys):
+    """README "Focused evidence": tools/bench_focus.py's table, from the recordings (the focused
+    answers of every long section are recorded: none is missing)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import bench_focus
+
+    pairs = [(public_labelled[k + 1], public_labelled[k + 3]) for k in range(0, len(public_labelled), 4)]
+    assert bench_focus.main([], public=pairs) == 0
+    printed = [line.rstrip() for line in capsys.readouterr().out.splitlines() if line.strip()]
+    block = README.split("python tools/bench_focus.py")[1].split("```\n\n```\n")[1].split("```")[0]
+    assert printed == [line.rstrip() for line in block.splitlines() if line.strip()]
+    assert "unrecorded focused answers: 0" in printed[0]

@@ -96,11 +96,13 @@ def _share(part: int, whole: int) -> str:
     return f"{part}/{whole} ({part / whole:.1%})" if whole else "-"
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, public: list[tuple[str, str]] | None = None) -> int:
+    """Print the comparison; `public` (document, citation file) pairs replace `public_labelled_sets()`."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--target", type=float, default=DEFAULT_TARGET, help="the promise (share right)")
     args = parser.parse_args(argv)
-    sets = [(str(s), str(c)) for s, c in LABELLED_SETS] + [(str(s), str(c)) for s, c in public_labelled_sets()]
+    public = public if public is not None else public_labelled_sets()
+    sets = [(str(s), str(c)) for s, c in LABELLED_SETS] + [(str(s), str(c)) for s, c in public]
     section = held_out(sets, EvidenceMode.SECTION, args.target)
     focused = held_out(sets, EvidenceMode.FOCUSED, args.target)
     both = section.index.intersection(focused.index)
