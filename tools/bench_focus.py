@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -52,7 +53,7 @@ def held_out(sets: list[tuple[str, str]], mode: EvidenceMode, target: float) -> 
                        long=table.loc[held.index, "evidence"].str.len() > FOCUS_CHARS)
 
 
-def figures(held: pd.DataFrame) -> dict[str, object]:
+def figures(held: pd.DataFrame) -> dict[str, Any]:
     from sklearn.metrics import roc_auc_score  # here: importing scikit-learn takes seconds
 
     gold = held["gold_pass"].to_numpy(dtype=bool)
