@@ -64,7 +64,7 @@ ca.styled(ca.step1_view(located))
 # %%
 judge = options.judge()
 judged = ca.judge_citations(located, judge, doc.name)
-judged[["id", "relation", "probabilities", "answers"]]
+ca.styled(ca.answers_view(judged))  # relation, the three probabilities, each question's P(yes)
 
 # %% [markdown]
 # ## Contrast checks: what a small judge misses

@@ -143,3 +143,19 @@ def test_styled_views_escape_the_answers_text():
     hostile = '<img src=x onerror="alert(1)"> & <script>x()</script>'
     page = styled(pd.DataFrame({"claim": [hostile], "score": ["0.50"]})).to_html()
     assert "<img" not in page and "<script>" not in page and hostile in html.unescape(page)
+
+
+def test_answers_view_shows_each_probability_and_question_to_two_decimals():
+    import pandas as pd
+
+    from citeaudit import answers_view
+
+    table = pd.DataFrame({"id": ["a", "b"], "relation": ["supports", None],
+                          "probabilities": [{"supports": 0.123456789, "contradicts": 0.5, "says_nothing": 0.376543211},
+                                            None],
+                          "answers": [{"true": 0.9876543, "mentioned": 0.25}, None]})
+    view = answers_view(table)
+    assert list(view.columns) == ["citation", "relation", "supports", "contradicts", "says_nothing",
+                                  "P(yes) true", "P(yes) mentioned"]
+    assert view.iloc[0, 2:].tolist() == ["0.12", "0.50", "0.38", "0.99", "0.25"]
+    assert view.iloc[1, 1:].tolist() == ["-"] * 6  # not judged: nothing to show, no NaN

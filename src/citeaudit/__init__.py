@@ -124,6 +124,7 @@ from citeaudit.surfaces.dashboard import (
 )
 from citeaudit.surfaces.report import explain, render_html, write_report
 from citeaudit.surfaces.views import (
+    answers_view,
     audit_view,
     contrast_html,
     highlight_html,
@@ -226,6 +227,7 @@ __all__ = [
     "advise",
     "agreement",
     "answer_cards",
+    "answers_view",
     "apply_reviews",
     "audit_citations",
     "audit_dataset",

@@ -95,6 +95,24 @@ def step2_view(table: pd.DataFrame, text: bool = True, calibrated: bool = False)
     return view.astype(object).where(lambda f: f.notna(), "-")
 
 
+def answers_view(table: pd.DataFrame) -> pd.DataFrame:
+    """Step 2's raw answers per citation, as a reader takes them in: the model's `relation`, its
+    three probabilities and each yes/no question's P(yes) (`answers`, one column per question),
+    to two decimals ("-" where the row has none: not judged, or a strategy without questions)."""
+    probs = [p if isinstance(p, dict) else {} for p in table[C.PROBABILITIES]]
+    answers = [a if isinstance(a, dict) else {} for a in table.get(C.ANSWERS, [None] * len(table))]
+    questions = list(dict.fromkeys(key for a in answers for key in a))
+    view = pd.DataFrame({
+        "citation": table[C.ID],
+        "relation": table[C.RELATION],
+        **{str(r): [p.get(r) for p in probs] for r in Relation},
+        **{f"P(yes) {q}": [a.get(q) for a in answers] for q in questions},
+    }, index=table.index)
+    for col in view.columns[2:]:
+        view[col] = [f"{v:.2f}" if isinstance(v, (int, float)) and not pd.isna(v) else "-" for v in view[col]]
+    return view.astype(object).where(lambda f: f.notna(), "-")
+
+
 # a column whose longest cell is past this many characters is prose (a claim, a quote, a reason)
 PROSE_CHARS = 40
 CELL_PADDING = "0.35em 0.4em"  # JupyterLab pads a cell 0.5em all round
