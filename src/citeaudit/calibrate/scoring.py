@@ -15,7 +15,7 @@ from citeaudit.decide.calibration import (
     DEFAULT_TARGET,
     Calibration,
 )
-from citeaudit.decide.route import blocks, judge_outcome, model_verdict, route, stands_where
+from citeaudit.decide.route import blocked_by, judge_outcome, model_verdict, route, stands_where
 from citeaudit.table import Verdict
 
 GRID = tuple(round(t, 2) for t in np.arange(0.0, 1.0001, 0.05))
@@ -66,7 +66,7 @@ def threshold_table(table: pd.DataFrame, thresholds: Iterable[float] = GRID,
     # verdicts, scores and flags do not depend on the threshold: route once, then compare per threshold
     routed = route(labelled, 1.0, calibration)
     settled = routed[C.FABRICATED_REASON].map(lambda reason: isinstance(reason, str))
-    blocked = pd.Series([any(blocks(flag, verdict) for flag in flags)
+    blocked = pd.Series([blocked_by(flags, verdict)
                          for flags, verdict in zip(routed[C.FLAGS], routed[C.VERDICT])], index=routed.index)
     rows = []
     for t in thresholds:

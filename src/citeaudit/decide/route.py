@@ -79,6 +79,11 @@ def blocks(flag: object, verdict: object) -> bool:
     return flag in BLOCKING_FLAGS or (flag == Flag.CONTRAST and verdict == Verdict.VERIFIED)
 
 
+def blocked_by(flags: list[Flag], verdict: object) -> bool:
+    """Whether any of a row's `flags` keeps its verdict from standing (`blocks`)."""
+    return any(blocks(flag, verdict) for flag in flags)
+
+
 def _number(value: object) -> float | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
         return float(value)
@@ -263,7 +268,7 @@ def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
             verdict, where = Verdict.FABRICATED, Route.AUTO
         else:
             verdict, score, p_pass = judged_verdict(row, calibration)
-            blocked = any(blocks(flag, verdict) for flag in row_flags)
+            blocked = blocked_by(row_flags, verdict)
             where = Route.AUTO if stands(verdict, score, threshold, blocked) else Route.REVIEW
             if verdict in (Verdict.CONTRADICTED, Verdict.UNSUPPORTED) and \
                     failure_kind_unsure(row.get(C.PROBABILITIES), _named(row, calibration)):
