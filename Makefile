@@ -11,6 +11,11 @@ ifneq ($(wildcard ../shared/data/rfc/rfc7519.txt),)
 export CITEAUDIT_DATA_DIR ?= $(abspath ../shared/data/rfc)
 endif
 
+# Python keeps compiled modules (and pytest its assertion-rewritten tests) in __pycache__, so a
+# second run does not compile them again; some shells set PYTHONDONTWRITEBYTECODE, which turns
+# that off and costs every test process seconds
+export PYTHONDONTWRITEBYTECODE :=
+
 .PHONY: demo static test check lab record-qwen calibrate-qwen clean
 
 $(VENV)/.base: requirements.txt pyproject.toml

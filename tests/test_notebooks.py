@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
 from conftest import DATA, ROOT
 
@@ -61,6 +60,7 @@ def test_check_names_a_stale_notebook_and_build_fixes_it(tmp_path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_is_committed_clean(path):
+    import nbformat  # not at the top: it takes a second to import, and every run collects this module
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
     dirty = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
@@ -116,6 +116,7 @@ def ends_with_next(nb) -> bool:
 def test_notebook_executes_in_replay_mode(path, replay_env):
     """Every notebook runs end to end as committed; 04, the slowest, in its own test below (with its
     defaults, the public sets included, as committed), not twice."""
+    import nbformat  # not at the top: it takes a second to import, and every run collects this module
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
@@ -125,6 +126,7 @@ def test_notebook_executes_in_replay_mode(path, replay_env):
 
 @pytest.mark.parametrize("path", [p for p in NOTEBOOKS if not p.name.startswith("04_")], ids=lambda p: p.name)
 def test_notebook_ends_with_a_next_cell(path):
+    import nbformat  # not at the top: it takes a second to import, and every run collects this module
     assert ends_with_next(nbformat.read(path, as_version=4)), f"{path.name}: the last cell is not '## Next'"
 
 
@@ -132,6 +134,7 @@ def test_notebook_ends_with_a_next_cell(path):
 def test_notebook_00_explains_a_new_citation_file(replay_env):
     """The example file has a replayed verdict, a near quote and a fabricated quote, every judged one
     recorded: a newcomer's first audit has no judge error (issue 32), and section 5 says so."""
+    import nbformat  # not at the top: it takes a second to import, and every run collects this module
     from nbclient import NotebookClient
 
     path = NOTEBOOK_DIR / "00_audit_your_answer.ipynb"
@@ -148,6 +151,7 @@ def test_notebook_00_explains_a_new_citation_file(replay_env):
 
 @pytest.mark.notebooks
 def test_papermill_audits_another_citation_file(replay_env):
+    import nbformat  # not at the top: it takes a second to import, and every run collects this module
     import papermill
 
     citations = json.loads((DATA / "rfc7519_citations.json").read_text(encoding="utf-8"))
@@ -174,6 +178,7 @@ def test_papermill_audits_another_citation_file(replay_env):
 
 
 def _papermill(name: str, out, **parameters):
+    import nbformat  # not at the top: it takes a second to import, and every run collects this module
     import papermill
 
     papermill.execute_notebook(str(NOTEBOOK_DIR / name), str(out), parameters=parameters, kernel_name="python3",

@@ -14,11 +14,16 @@ are derived from those declarations.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import EnumType, StrEnum
+from typing import Any, TypeAlias
 
 import pandas as pd
+
+# one row of the table: a Series, or a dict of one (`table.to_dict("records")`: reading rows as
+# dicts is many times faster than `iterrows`, so the per-row steps take either)
+Row: TypeAlias = "pd.Series | Mapping[str, Any]"
 
 
 class Kind(StrEnum):

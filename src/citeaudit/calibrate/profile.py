@@ -189,10 +189,12 @@ def weighted_threshold(frame: pd.DataFrame, weight: np.ndarray, blocked: pd.Seri
     the threshold where a noisy share first crosses the target is a lucky one."""
     right = frame["right"].to_numpy(dtype=float)
     score = frame["score"].to_numpy(dtype=float)
+    # `stands_where` at the lowest threshold, once: at any higher one a row stands where it did and its score reaches t
+    eligible = stands_where(frame["verdict"], frame["score"], -np.inf, blocked).to_numpy(dtype=bool) & (weight > 0)
     for t in grid:
         if t <= 0.5:
             continue
-        stand = stands_where(frame["verdict"], frame["score"], t, blocked).to_numpy(dtype=bool) & (weight > 0)
+        stand = eligible & (score >= t)
         mass = weight[stand].sum()
         if mass and (weight[stand] * right[stand]).sum() / mass >= target \
                 and (weight[stand] * score[stand]).sum() / mass >= target + EXPECT_MARGIN:

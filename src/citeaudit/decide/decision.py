@@ -38,6 +38,7 @@ from citeaudit.table import (
     Flag,
     Kind,
     ReviewState,
+    Row,
     State,
     Status,
     Verdict,
@@ -82,7 +83,7 @@ def apply_reviews(table: pd.DataFrame, reviews: Iterable[Review], spot_check: fl
     prints: list[str | None] = []
     verdicts: list[Verdict | None] = []
     states: list[ReviewState] = []
-    for _, row in out.iterrows():
+    for row in out.to_dict("records"):  # plain dicts: a Series per row costs more than the work
         digest = row_fingerprint(row)
         found = latest.get(str(row[C.ID]))
         prints.append(digest)
@@ -110,25 +111,26 @@ def settle(table: pd.DataFrame, spot_check: float = DEFAULT_SPOT_CHECK) -> pd.Da
     """
     rate = check_rate(spot_check)
     out = table.copy()
-    states = [row_state(row) for _, row in out.iterrows()]
+    records = out.to_dict("records")
+    states = [row_state(row) for row in records]
     finals = [row[C.REVIEW_VERDICT] if state == State.REVIEWED else
               row[C.VERDICT] if state in (State.STANDS, State.FABRICATED) else None
-              for state, (_, row) in zip(states, out.iterrows())]
+              for state, row in zip(states, records)]
     drawn = [bool(rate > 0 and routed_state(row) == State.STANDS and is_spot_check(_fingerprint(row), rate))
-             for _, row in out.iterrows()]
+             for row in records]
     out[C.STATE] = pd.Series(states, index=out.index, dtype=object)
     out[C.FINAL_VERDICT] = pd.Series(finals, index=out.index, dtype=object)
     out[C.SPOT_CHECK] = pd.Series(drawn, index=out.index, dtype=object)
     return out
 
 
-def _fingerprint(row: pd.Series) -> str | None:
+def _fingerprint(row: Row) -> str | None:
     """The row's fingerprint, as `apply_reviews` wrote it, else computed from the row (None for a
     row without evidence, or a table that has no evidence column)."""
     digest = row.get(C.FINGERPRINT)
     if isinstance(digest, str):
         return digest
-    return row_fingerprint(row) if C.EVIDENCE in row.index else None
+    return row_fingerprint(row) if C.EVIDENCE in row else None
 
 
 def _label(row: pd.Series, position: int) -> str:

@@ -33,7 +33,7 @@ from citeaudit.decide.state import selection_of
 from citeaudit.errors import InputError
 from citeaudit.settings import environment as config
 from citeaudit.stores import append_record, read_records
-from citeaudit.table import REVIEW_VERDICTS, Selection, Verdict
+from citeaudit.table import REVIEW_VERDICTS, Row, Selection, Verdict
 
 # seed 000's review verdicts, in our words
 SEED_VERDICTS = {"supported": Verdict.VERIFIED, "unsupported": Verdict.UNSUPPORTED}
@@ -111,7 +111,7 @@ def default_store(inputs: Sequence[tuple[str, str]], given: str | Path | None = 
         return str(path)
 
 
-def row_fingerprint(row: pd.Series) -> str | None:
+def row_fingerprint(row: Row) -> str | None:
     """The fingerprint of what a reviewer of this row sees; None when there is no evidence."""
     if row[C.EVIDENCE] is None:
         return None

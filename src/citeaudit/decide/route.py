@@ -25,18 +25,14 @@ tables, the offline evaluation and the cross-validation in `calibrate.py` all sc
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any, NamedTuple, TypeAlias
+from typing import NamedTuple
 
 import pandas as pd
 
 from citeaudit import table as C
 from citeaudit.decide.calibration import Calibration
 from citeaudit.settings.environment import DEFAULT_THRESHOLD
-from citeaudit.table import BLOCKING_FLAGS, RELATION_TO_VERDICT, Flag, QuoteStatus, Relation, Route, Verdict
-
-# a table row: a Series, or a dict of one (`route` reads its rows as dicts, which is many times faster)
-Row: TypeAlias = "pd.Series | Mapping[str, Any]"
+from citeaudit.table import BLOCKING_FLAGS, RELATION_TO_VERDICT, Flag, QuoteStatus, Relation, Route, Row, Verdict
 
 # the failing word is unsure when the larger failing relation holds less than this share of the
 # failing mass (0.6 / 0.4 between contradicts and says nothing is still "close")

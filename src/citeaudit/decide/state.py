@@ -12,16 +12,16 @@ import numpy as np
 import pandas as pd
 
 from citeaudit import table as C
-from citeaudit.table import WAITING_STATES, ReviewState, Route, Selection, State, Verdict
+from citeaudit.table import WAITING_STATES, ReviewState, Route, Row, Selection, State, Verdict
 
 
-def review_state(row: pd.Series) -> ReviewState:
+def review_state(row: Row) -> ReviewState:
     """The row's `review_state` (none when the row has not had reviews applied)."""
     state = row.get(C.REVIEW_STATE)
     return ReviewState(state) if isinstance(state, str) else ReviewState.NONE
 
 
-def routed_state(row: pd.Series) -> State:
+def routed_state(row: Row) -> State:
     """The row's state apart from any review: a citation that cites a source not given, a fabricated
     one, a judge error, a row no model was asked about, a model verdict that stands, and
     otherwise one that waits for a human."""
@@ -36,7 +36,7 @@ def routed_state(row: pd.Series) -> State:
     return State.STANDS if row[C.ROUTE] == Route.AUTO else State.WAITING
 
 
-def row_state(row: pd.Series) -> State:
+def row_state(row: Row) -> State:
     """The one state a routed (and reviewed) row is in; see `table.State`.
 
     A current review decides first (it may override a verdict that stood, fabricated ones
