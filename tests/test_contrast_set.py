@@ -69,6 +69,7 @@ def test_the_committed_set_is_what_the_tool_writes_from_the_projects_sets():
         assert {r.id.split("~")[1] for r in records} <= {str(k) for k in ContrastCheck}
 
 
+@pytest.mark.slow  # every check on every perturbed claim of the project's sets: about 2 s
 def test_the_measure_counts_flags_on_perturbed_claims_and_originals():
     perturbed, originals = contrast_set.located(public=False)
     figures = contrast_set.measure(perturbed, originals).set_index("checks")
@@ -78,6 +79,7 @@ def test_the_measure_counts_flags_on_perturbed_claims_and_originals():
     assert figures["originals flagged"].max() <= 0.05  # the project's supported claims: the cost stays small
 
 
+@pytest.mark.slow  # the README block's whole measurement: about 5 s
 def test_the_readme_shows_what_the_measure_prints_for_the_projects_sets(capsys, recorded_cache):
     """README "Contrast checks": the block `make contrast` prints; its project part is checked here (the
     public part needs the public data, tests/test_readme.py's public tests run where it is)."""
@@ -96,6 +98,7 @@ def test_the_readme_shows_what_the_measure_prints_for_the_projects_sets(capsys, 
     assert printed[-6:] == [line.strip() for line in perturbed.strip().splitlines()]
 
 
+@pytest.mark.slow  # audits every perturbed claim of the project's sets twice, from the recordings: about 2 s
 def test_the_default_checks_keep_perturbed_claims_from_standing_as_verified(recorded_cache):
     """The judge's recorded answers to the project's perturbed claims: with the default checks, fewer
     stand as verified than with none, and every kind does at least as well; a claim with no

@@ -149,7 +149,7 @@ def lab(tmp_path, monkeypatch):
 
 @pytest.mark.notebooks
 def test_jupyterlab_runs_notebook_00_through_its_kernel(lab):
-    import nbformat  # not at the top: it takes a second to import, and every run collects this module
+    import nbformat  # not at the top: a second to import, and `make check` collects this module
     from jupyter_client import BlockingKernelClient  # here, not at the top: `make check` collects this module
 
     base, runtime = lab

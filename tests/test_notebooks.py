@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from conftest import DATA, ROOT
 
-# papermill and nbclient are imported by the tests that run notebooks (marked `notebooks`), so that
-# `make check` collects this module without them (about 2 s)
+# nbformat, papermill and nbclient are imported by the tests that run notebooks (marked `notebooks`),
+# so that `make check` collects this module without them (about 2 s; nbformat's validator builds a
+# grammar on import); the fast tests read a notebook as the JSON it is
 
 NOTEBOOK_DIR = ROOT / "notebooks"
 BUILD = ROOT / "tools" / "build_notebooks.py"
@@ -58,16 +59,26 @@ def test_check_names_a_stale_notebook_and_build_fixes_it(tmp_path):
     assert (tmp_path / "02_line_citations.ipynb").read_bytes() == first, "a build must be byte-identical"
 
 
+def read_json(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.notebooks
+def test_notebooks_are_valid_nbformat():
+    import nbformat
+
+    for path in NOTEBOOKS:
+        nbformat.validate(nbformat.read(path, as_version=4))
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_is_committed_clean(path):
-    import nbformat  # not at the top: it takes a second to import, and every run collects this module
-    nb = nbformat.read(path, as_version=4)
-    nbformat.validate(nb)
-    dirty = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
+    nb = read_json(path)
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    dirty = [i for i, c in enumerate(nb["cells"]) if c in code and (c["outputs"] or c["execution_count"])]
     assert dirty == [], f"{path.name}: cells {dirty} keep outputs; edit the .py and run `make notebooks`"
-    first_code = next(c for c in nb.cells if c.cell_type == "code")
-    assert "parameters" in first_code.metadata.get("tags", []), "the first code cell is the parameters cell"
-    assert nb.metadata["kernelspec"]["name"] == "python3"
+    assert "parameters" in code[0]["metadata"].get("tags", []), "the first code cell is the parameters cell"
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
 
 
 @pytest.fixture
@@ -106,17 +117,12 @@ def assert_ran_cleanly(nb) -> None:
     assert "Consider using IPython.display.IFrame" not in text  # a pink warning box under the dashboard
 
 
-def ends_with_next(nb) -> bool:
-    last = nb.cells[-1]
-    return last.cell_type == "markdown" and last.source.startswith("## Next")
-
-
 @pytest.mark.notebooks
 @pytest.mark.parametrize("path", [p for p in NOTEBOOKS if not p.name.startswith("04_")], ids=lambda p: p.name)
 def test_notebook_executes_in_replay_mode(path, replay_env):
     """Every notebook runs end to end as committed; 04, the slowest, in its own test below (with its
     defaults, the public sets included, as committed), not twice."""
-    import nbformat  # not at the top: it takes a second to import, and every run collects this module
+    import nbformat
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
@@ -126,15 +132,16 @@ def test_notebook_executes_in_replay_mode(path, replay_env):
 
 @pytest.mark.parametrize("path", [p for p in NOTEBOOKS if not p.name.startswith("04_")], ids=lambda p: p.name)
 def test_notebook_ends_with_a_next_cell(path):
-    import nbformat  # not at the top: it takes a second to import, and every run collects this module
-    assert ends_with_next(nbformat.read(path, as_version=4)), f"{path.name}: the last cell is not '## Next'"
+    last = read_json(path)["cells"][-1]
+    assert last["cell_type"] == "markdown" and "".join(last["source"]).startswith("## Next"), \
+        f"{path.name}: the last cell is not '## Next'"
 
 
 @pytest.mark.notebooks
 def test_notebook_00_explains_a_new_citation_file(replay_env):
     """The example file has a replayed verdict, a near quote and a fabricated quote, every judged one
     recorded: a newcomer's first audit has no judge error (issue 32), and section 5 says so."""
-    import nbformat  # not at the top: it takes a second to import, and every run collects this module
+    import nbformat
     from nbclient import NotebookClient
 
     path = NOTEBOOK_DIR / "00_audit_your_answer.ipynb"
@@ -151,7 +158,7 @@ def test_notebook_00_explains_a_new_citation_file(replay_env):
 
 @pytest.mark.notebooks
 def test_papermill_audits_another_citation_file(replay_env):
-    import nbformat  # not at the top: it takes a second to import, and every run collects this module
+    import nbformat
     import papermill
 
     citations = json.loads((DATA / "rfc7519_citations.json").read_text(encoding="utf-8"))
@@ -178,7 +185,7 @@ def test_papermill_audits_another_citation_file(replay_env):
 
 
 def _papermill(name: str, out, **parameters):
-    import nbformat  # not at the top: it takes a second to import, and every run collects this module
+    import nbformat
     import papermill
 
     papermill.execute_notebook(str(NOTEBOOK_DIR / name), str(out), parameters=parameters, kernel_name="python3",

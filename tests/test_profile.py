@@ -106,6 +106,12 @@ def fresh():
     return synthetic_table(3000, 99)
 
 
+@pytest.fixture(scope="module")
+def fitted(reviewed):
+    """The profile fitted on `reviewed` (a second or so: the tests that read it share it)."""
+    return fit_profile({"doc": reviewed}, BASE, "synthetic")
+
+
 def test_the_base_is_wrong_the_way_the_test_needs():
     stand, right = held_out(synthetic_table(2000, 9), BASE)
     assert stand > 0.3 and right < 0.93  # the promise of 95% breaks on these documents
@@ -132,8 +138,8 @@ def test_half_the_waiting_reviewed_weigh_two_each():
     assert 1.9 < waiting["weight"].iloc[0] < 2.1
 
 
-def test_the_profile_moves_toward_the_truth_and_keeps_the_promise_held_out(reviewed, fresh):
-    fit = fit_profile({"doc": reviewed}, BASE, "synthetic")
+def test_the_profile_moves_toward_the_truth_and_keeps_the_promise_held_out(fitted, fresh):
+    fit = fitted
     assert fit.saveable, fit.problems
     profile = fit.profile
     assert abs(profile.a - TRUE_A) < abs(BASE.a - TRUE_A) / 2
@@ -161,8 +167,8 @@ def test_over_eight_analysts_no_saved_profile_breaks_the_promise_by_much(fresh):
     assert np.mean(rights) >= 0.95, outcomes
 
 
-def test_the_before_figures_are_the_base_routing_weighted(reviewed, fresh):
-    fit = fit_profile({"doc": reviewed}, BASE, "synthetic")
+def test_the_before_figures_are_the_base_routing_weighted(fitted, fresh):
+    fit = fitted
     truth_stand, truth_right = held_out(fresh, BASE)
     # from the spot checks (weighted) and the waiting reviews: an estimate of the base's standing share
     assert fit.before["stand"] == pytest.approx(truth_stand, abs=0.06)

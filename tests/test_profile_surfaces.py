@@ -48,6 +48,7 @@ def numbers(text):
     return re.findall(r"\d+\.\d%", text)
 
 
+@pytest.mark.slow  # fits the same profile twice: about 2 s
 def test_the_command_line_and_the_library_fit_the_same_profile(reviewed_store, recorded_cache):
     fit = profile_from_reviews(PAIRS, reviewed_store, "rfcs", AuditOptions.from_env())
     result = CliRunner().invoke(main, ["calibrate", "--reviews", str(reviewed_store), *inputs(PAIRS),
@@ -59,6 +60,7 @@ def test_the_command_line_and_the_library_fit_the_same_profile(reviewed_store, r
     assert f"{fit.profile.a:.3f}" in result.output
 
 
+@pytest.mark.slow  # fits a profile on a labelled set's reviews, then audits: about 3 s
 def test_a_saved_profile_routes_the_audit_and_is_named(reviewed_store, recorded_cache):
     fit = profile_from_reviews(PAIRS, reviewed_store, "rfcs", AuditOptions.from_env())
     if not fit.saveable:

@@ -98,6 +98,7 @@ def test_yesno_measures_better_than_choice_on_the_labelled_sets(labelled_tables)
     assert yesno["auroc"] > choice["auroc"] > 0.8
 
 
+@pytest.mark.slow  # a calibration fitted with 5 folds over a labelled set: about 3 s
 def test_slider_reroutes_on_the_calibrated_score(labelled_tables):
     from citeaudit import ThresholdExplorer, fit_calibration
 

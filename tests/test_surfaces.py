@@ -74,7 +74,7 @@ def batch(tmp_path) -> dict:
 
 
 def notebook(name: str, tmp_path) -> dict:
-    import nbformat  # not at the top: it takes a second to import, and every run collects this module
+    import nbformat  # not at the top: a second to import, and `make check` collects this module
     import papermill  # here, not at the top: the fast tier (`make check`) collects this module without it
 
     variable, parameters = NOTEBOOKS[name]
@@ -107,7 +107,7 @@ def test_every_surface_routes_and_decides_alike_at_the_calibrated_threshold(cach
 
 
 def test_a_model_without_a_calibration_is_named_on_every_surface(cache, tmp_path):
-    import nbformat  # not at the top: it takes a second to import, and every run collects this module
+    import nbformat  # not at the top: a second to import, and `make check` collects this module
     shutil.rmtree(cache / "calibration")
     note = f"no calibration for {MODEL} / panel"
     printed = run("audit", "--source", "rfc7519.txt", "--citations", str(CITATIONS))

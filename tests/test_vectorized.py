@@ -34,6 +34,7 @@ def _vectorized_clean(raw, furniture=True):
     return (starts, ends), clean_lines(raw, codes, starts, ends, dropped)
 
 
+@pytest.mark.slow  # 400 examples, about 2.5 s
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.tuples(TEXTS, NEWLINES), max_size=12), st.booleans())
 def test_clean_equals_the_per_character_version(parts, furniture):

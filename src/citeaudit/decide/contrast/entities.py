@@ -49,7 +49,7 @@ def terms(text: str) -> list[tuple[str, int, int, str]]:
     return sorted(found, key=lambda t: t[1])
 
 
-def neighbours(text: str, start: int, end: int) -> set[str]:
+def neighbours(text: str, start: int, end: int) -> frozenset[str]:
     """The content stems of the words beside a term: the place it holds in its sentence."""
     before = [w for _, _, w in words(text[max(0, start - 80):start])][-NEIGHBOURS:]
     after = [w for _, _, w in words(text[end:end + 80])][:NEIGHBOURS]

@@ -133,7 +133,7 @@ def _same_act(clause: str, start: int, claim_markers: list[Marker], evidence: st
     return None
 
 
-def _subject_terms(evidence: str, sentence: str) -> set[str]:
+def _subject_terms(evidence: str, sentence: str) -> frozenset[str]:
     """The content stems and quoted terms (lower case) a sentence speaks of, with "this claim" read as
     its section's heading."""
     terms = content(sentence) | {t.lower() for _, _, t in quoted_terms(sentence)}

@@ -17,7 +17,7 @@ from citeaudit.decide.contrast.quantities import COUNT, Quantity, describe, quan
 NEIGHBOURS = 2  # content words either side of a count that say what it counts
 
 
-def neighbours(text: str, q: Quantity) -> set[str]:
+def neighbours(text: str, q: Quantity) -> frozenset[str]:
     """The content stems of the words beside a quantity (what a bare count counts)."""
     before = [w for _, _, w in words(text[max(0, q.start - 60):q.start])][-NEIGHBOURS:]
     after = [w for _, _, w in words(text[q.end:q.end + 60])][:NEIGHBOURS]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*[A-Za-z0-9]|[A-Za-z]")
 # a sentence ends at . ! ? ; or a blank line, followed by space; "e.g." and section numbers do not end one
@@ -47,6 +48,7 @@ class Sentence:
     text: str
 
 
+@lru_cache(maxsize=1024)  # pure; a batch asks it of the same evidence for every claim that cites it
 def readable(text: str) -> bool:
     """Whether the checks can read `text`: at least 80% of its letters are Latin (English, as far as
     a regular expression can tell; a Japanese or Chinese claim is not).
@@ -78,6 +80,7 @@ def sentences(text: str) -> list[Sentence]:
     return out
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude English stem that lets "rejected", "rejects" and "rejecting" meet "reject".
 
@@ -101,17 +104,18 @@ def words(text: str) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), m.group()) for m in WORD.finditer(text)]
 
 
-def content(text: str) -> set[str]:
+@lru_cache(maxsize=8192)  # pure, and asked again of each evidence sentence by every check and claim
+def content(text: str) -> frozenset[str]:
     """The stems of the words that carry content (no stopwords, no normative or negating words)."""
-    return {stem(w) for _, _, w in words(text) if w.lower() not in FUNCTION_WORDS and len(w) > 1}
+    return frozenset(stem(w) for _, _, w in words(text) if w.lower() not in FUNCTION_WORDS and len(w) > 1)
 
 
-def overlap(claim: set[str], sentence: set[str]) -> float:
+def overlap(claim: frozenset[str], sentence: frozenset[str]) -> float:
     """The share of the claim's content stems that `sentence` holds (0 when the claim has none)."""
     return len(claim & sentence) / len(claim) if claim else 0.0
 
 
-def quoted_by(sentence: str, quote_words: set[str]) -> bool:
+def quoted_by(sentence: str, quote_words: frozenset[str]) -> bool:
     """Whether a quote with these content stems stands in `sentence` (most of its words, and more than
     a heading's few)."""
     words_of = content(sentence)

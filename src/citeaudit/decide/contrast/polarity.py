@@ -35,7 +35,7 @@ MIN_QUOTED = 0.3  # ... of a sentence the citation's quote stands in (the citati
 MIN_OVERLAP = 0.6  # the share of the clause's content words the evidence sentence must hold
 
 
-def negations(text: str, shared: set[str]) -> list[tuple[int, int]]:
+def negations(text: str, shared: frozenset[str]) -> list[tuple[int, int]]:
     """The negations of `text` (offsets) whose scope holds one of the `shared` stems.
 
     >>> negations("the JWT MUST NOT be accepted for processing", {"accept"})
