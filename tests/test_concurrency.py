@@ -145,6 +145,9 @@ def test_ctrl_c_delivered_to_a_worker_thread_stops_the_wait_at_once():
         worker = next(t for t in threading.enumerate() if t.name.startswith("citeaudit-judge"))
         signal.pthread_kill(worker.ident, signal.SIGINT)
 
+    # Python's own Ctrl-C handler, whatever an earlier test in this process (or the test runner's
+    # worker) installed: what a user's interpreter has
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Thread(target=interrupt_a_worker, daemon=True).start()
     started = time.monotonic()
     try:
@@ -153,3 +156,4 @@ def test_ctrl_c_delivered_to_a_worker_thread_stops_the_wait_at_once():
         assert time.monotonic() - started < 5
     finally:
         release.set()
+        signal.signal(signal.SIGINT, previous)
