@@ -49,6 +49,23 @@ def test_near_quote_diff_marks_the_changed_word(located):
     assert re.search(r"<del [^>]*>MUST</del> <ins [^>]*>SHOULD</ins>", page)
 
 
+def test_a_heading_alone_is_no_closest_passage():
+    """A missing quote whose best alignment is a section's heading (a shuffled quote's best is
+    "7.  Creating and Validating JWTs") is shown with no closest passage: a heading quotes nothing
+    (issue 32); a missing quote whose best is a sentence still gets it."""
+    from citeaudit.locate.quotes import locate
+    from citeaudit.locate.textindex import index_document
+    from citeaudit.sources import load_document
+
+    index = index_document(load_document("rfc7519.txt"))
+    words = ('the on JWT be the MUST the failure the identified the claim. If signature a cannot validated, recipient '
+             'report validation to issuer by "iss"')  # tests/locate_pinned.json: sig_reporting, shuffled
+    shuffled = locate(index, words, "7.2")
+    assert shuffled.quote_status == "missing" and shuffled.closest is None
+    changed = locate(index, "Use of this claim is REQUIRED and it identifies the token.", "4.1.4")
+    assert changed.quote_status == "missing" and "of this claim is" in changed.closest
+
+
 def test_missing_quote_shows_the_quote_and_the_closest_passage_on_word_boundaries(located):
     missing = row(located, "jwt_fab_exp_access_token")
     passage = closest_passage(missing, located.document)

@@ -67,12 +67,21 @@ class Location:
         return self.evidence is None
 
 
+def _around(index: DocumentIndex, cited: str | None) -> list[str]:
+    """The cited section, then the sections that enclose it, nearest first (a statute's article
+    around a cited paragraph, a page around a cited heading); none when nothing is cited."""
+    if cited not in index.section_ranges:
+        return []
+    lo, hi = index.section_ranges[cited]
+    enclosing = sorted((b - a, sid) for sid, (a, b) in index.section_ranges.items()
+                       if a <= lo and hi <= b and (a, b) != (lo, hi))
+    return [cited, *(sid for _, sid in enclosing)]
+
+
 def _search_order(index: DocumentIndex, cited: str | None) -> list[str]:
-    ids = list(index.section_ranges)
-    if cited in index.section_ranges:
-        ids.remove(cited)
-        ids.insert(0, cited)
-    return ids
+    """Every section: the cited one and those around it first (`_around`), then in document order."""
+    first = _around(index, cited)
+    return [*first, *(sid for sid in index.section_ranges if sid not in first)]
 
 
 def _evidence_at(index: DocumentIndex, start: int, cited: str | None = None) -> tuple[str | None, str]:
@@ -148,11 +157,12 @@ def _first_occurrence(index: DocumentIndex, needle: str, lo: int, hi: int) -> in
 
 
 def _find_exact(index: DocumentIndex, needle: str, cited: str | None) -> tuple[int, int] | None:
-    """First occurrence inside the cited section, else the first anywhere."""
+    """First occurrence inside the cited section, else in the nearest section around it, else the
+    first anywhere."""
     if not needle:
         return None
-    if cited in index.section_ranges:
-        lo, hi = index.section_ranges[cited]
+    for sid in _around(index, cited):
+        lo, hi = index.section_ranges[sid]
         pos = _first_occurrence(index, needle, lo, hi)
         if pos >= 0:
             return pos, pos + len(needle)
@@ -266,9 +276,9 @@ def _find_near(index: DocumentIndex, needle: str, cited: str | None) -> Best:
             best = _align(index, needle, sid, best)
         return best
     done = set()
-    if cited in index.section_ranges:
-        best = _align(index, needle, cited, best)
-        done.add(cited)
+    for sid in _around(index, cited):
+        best = _align(index, needle, sid, best)
+        done.add(sid)
     windows, width = _candidate_windows(index, needle)
     probes = windows + width  # the middle of the starts each window's votes imply
     at = np.searchsorted(index.section_lo, probes, side="right") - 1
@@ -326,8 +336,18 @@ def locate(
     score, start, end = _find_near(index, needle.replace("...", " "), cited_section)
     if score >= near_threshold and end > start:
         return _found(index, QuoteStatus.NEAR, cited_section, start, end, score)
-    closest = document.clean_slice(*index.raw_span(start, end)) if end > start else None
+    closest = document.clean_slice(*index.raw_span(start, end)) if end > start and not _in_heading(index, start, end) \
+        else None
     return Location(QuoteStatus.MISSING, None, None, round(score, 1), None, None, closest)
+
+
+def _in_heading(index: DocumentIndex, start: int, end: int) -> bool:
+    """Whether normalized `[start, end)` lies within its section's heading line: a heading names a
+    topic and quotes nothing, so it is never offered as the passage closest to a missing quote."""
+    section = index.section_of(start)
+    if section is None:
+        return False
+    return int(index.to_clean[end - 1]) < section.clean_start + len(section.text.split("\n", 1)[0])
 
 
 def best_passage(index: DocumentIndex, text: str) -> tuple[str | None, str, tuple[int, int]] | None:
