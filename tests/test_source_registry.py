@@ -78,7 +78,7 @@ def test_a_registered_format_is_chosen_by_name_over_the_extension(toy_format, tm
     source.write_text(TOY_TEXT, encoding="utf-8")
     assert load_document(source).format == "text"
     assert list(load_document(source, format="TOY").sections) == ["alpha", "beta", "gamma"]
-    with pytest.raises(SourceError, match="unknown document format 'toys': use one of rfc, text, markdown, html, pdf, toy"):
+    with pytest.raises(SourceError, match="unknown document format 'toys': use one of rfc, text, markdown, html, pdf, egov, toy"):
         load_document(source, format="toys")
 
 
@@ -95,5 +95,5 @@ def test_a_name_alias_or_extension_is_registered_once(toy_format):
 
 
 def test_the_built_in_formats_are_registered_in_order():
-    assert list(FORMATS) == ["rfc", "text", "markdown", "html", "pdf"]
+    assert list(FORMATS) == ["rfc", "text", "markdown", "html", "pdf", "egov"]
     assert all(fmt.name == name for name, fmt in FORMATS.items())

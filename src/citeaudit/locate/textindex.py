@@ -1,7 +1,8 @@
 """The text index of a document that step 1 matches against, built once per document.
 
 `normalize` folds a text the way quotes and documents are compared (NFKC, curly quotes, dashes,
-zero-width characters, whitespace runs, hyphenated line breaks); `index_document` keeps the
+zero-width characters, whitespace runs, hyphenated line breaks; in Japanese text, quotation
+brackets, line breaks and the numerals of references); `index_document` keeps the
 normalized clean text with, for every character, its offset in the clean text (so in the raw
 file), and a token index (`tokens_of`) that lets `locate.py` find where a quote may occur without
 scanning the whole text.
@@ -17,11 +18,12 @@ from typing import cast
 import numpy as np
 
 from citeaudit.sources.document import Document, Section, codes_of, offset_dtype, text_of
+from citeaudit.sources.japanese import arabic_references
 
 _FOLD = str.maketrans(
     {
         **dict.fromkeys("‘’‚‛′`´", "'"),
-        **dict.fromkeys("“”„‟″«»", '"'),
+        **dict.fromkeys("“”„‟″«»「」『』", '"'),  # Japanese quotation brackets too
         **dict.fromkeys("‐‑‒–—―−﹘﹣－", "-"),
     }
 )
@@ -32,6 +34,19 @@ _DROP = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 _SPACES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)
 _ASCII_SPACE = np.zeros(256, dtype=bool)
 _ASCII_SPACE[_SPACES[_SPACES < 128]] = True
+# Japanese (and Chinese) characters: CJK punctuation, kana, ideographs, full-width forms. A line break
+# or space beside one is nothing (Japanese is written without spaces; a quote broken across lines
+# gets none), so a whitespace run next to one is dropped, not made one space.
+_CJK_RANGES = ((0x3000, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0xFF00, 0xFFEF))
+
+
+def _cjk(codes: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(codes), dtype=bool)
+    for lo, hi in _CJK_RANGES:
+        out |= (codes >= lo) & (codes <= hi)
+    return out
+
+
 _WORD = np.zeros(256, dtype=bool)  # word characters of the token index: ASCII letters and digits
 _WORD[[ord(c) for c in "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"]] = True
 
@@ -80,8 +95,9 @@ def _normalize_chars(text: str, offsets: range | np.ndarray) -> tuple[str, np.nd
     run_starts = np.flatnonzero(space & ~before)
     del before
     if len(run_starts) == 0:
-        return folded, (_kept_offsets(np.ones(n, dtype=bool), cast(range, offsets)) if identity
-                        else cast(np.ndarray, origin))
+        if identity:
+            return folded, _kept_offsets(np.ones(n, dtype=bool), cast(range, offsets))
+        return arabic_references(folded, cast(np.ndarray, origin))
     after = np.zeros(n, dtype=bool)
     after[:-1] = space[1:]
     run_ends = np.flatnonzero(space & ~after) + 1
@@ -93,13 +109,17 @@ def _normalize_chars(text: str, offsets: range | np.ndarray) -> tuple[str, np.nd
     inner = run_starts > 0
     hyphen[inner] = codes[run_starts[inner] - 1] == ord("-")
     one_space = (run_starts > 0) & (run_ends < n) & ~(hyphen & breaks)
+    if codes.dtype != np.uint8:  # beside Japanese text a whitespace run is dropped (see _CJK_RANGES)
+        cjk = _cjk(codes)
+        one_space &= ~(cjk[np.maximum(run_starts - 1, 0)] | cjk[np.minimum(run_ends, n - 1)])
     keep = ~space
     del space
     kept_runs = run_starts[one_space]
     keep[kept_runs] = True
     codes = codes.copy()
     codes[kept_runs] = ord(" ")
-    return text_of(codes[keep]), _kept_offsets(keep, cast(range, offsets)) if identity else origin[keep]
+    out, origin = text_of(codes[keep]), _kept_offsets(keep, cast(range, offsets)) if identity else origin[keep]
+    return (out, origin) if identity else arabic_references(out, origin)  # 第十八条 and 第18条 compare equal
 
 
 def _kept_offsets(keep: np.ndarray, offsets: range, chunk: int = 1 << 20) -> np.ndarray:
@@ -117,10 +137,14 @@ def normalize(text: str) -> str:
     """The form both quotes and documents are compared in.
 
     NFKC; curly quotes and dash variants folded to ASCII; zero-width characters and soft hyphens
-    dropped; a hyphen followed by a line break joined to the next word; whitespace runs collapsed.
+    dropped; a hyphen followed by a line break joined to the next word; whitespace runs collapsed,
+    and dropped beside Japanese text; Japanese quotation brackets folded to '"', and the kanji
+    numerals of references in Arabic digits (`sources.japanese.arabic_references`).
 
     >>> normalize("“case-\\n   sensitive”\\u00a0strings\\u200b…")
     '"case-sensitive" strings...'
+    >>> normalize("第十八条若しくは\\n第十九条の「規定」") == normalize("第１８条若しくは第19条の『規定』")
+    True
     """
     return _normalize_chars(text, range(len(text)))[0]
 

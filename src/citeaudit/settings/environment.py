@@ -71,11 +71,13 @@ def source_dirs() -> list[Path]:
     """The folders a source text named without a usable path is looked for in, in order.
 
     `CITEAUDIT_DATA_DIR` (when set), the working directory, the project's `data/`, and
-    `../shared/data/rfc` beside the checkout; the same list wherever citeaudit is started (a shell
-    in any folder, a notebook kernel in `notebooks/`, the test suite).
+    `../shared/data/rfc` and `../shared/data/ja` (the Japanese Acts) beside the checkout; the same
+    list wherever citeaudit is started (a shell in any folder, a notebook kernel in `notebooks/`,
+    the test suite).
     """
     root = project_dir()
-    dirs = [d for d in (data_dir(), Path.cwd(), root / "data", (root / SHARED_DATA).resolve()) if d is not None]
+    shared = (root / SHARED_DATA).resolve()
+    dirs = [d for d in (data_dir(), Path.cwd(), root / "data", shared, shared.parent / "ja") if d is not None]
     return list(dict.fromkeys(dirs))
 
 

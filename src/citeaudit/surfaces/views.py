@@ -6,7 +6,6 @@ the quote, its diff and its evidence as HTML. The JSON Lines records are the pip
 from __future__ import annotations
 
 import html
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -213,44 +212,60 @@ _STYLE = {  # inline, so the same HTML reads in a notebook, a widget and the rep
 }
 
 
-def _words(text: str) -> list[str]:
-    return text.split()
+def _unspaced(text: str) -> bool:
+    """Whether `text` is written without spaces between words (Japanese, Chinese): most of its
+    letters are neither Latin nor Greek nor Cyrillic."""
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and sum(c < "\u3000" for c in letters) < len(letters) / 2
 
 
-def _word_ops(quote: str, passage: str) -> Iterator[tuple[str, str, str]]:
+def _units(text: str, by_character: bool) -> list[str]:
+    return [c for c in text if not c.isspace()] if by_character else text.split()
+
+
+def _word_ops(quote: str, passage: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """The joiner of the diff's units (a space between words; nothing between the characters of
+    text written without spaces, which is diffed character by character) and its operations."""
     from difflib import SequenceMatcher
 
     from citeaudit.locate.textindex import normalize
 
-    answer, source = _words(quote), _words(passage)
+    by_character = _unspaced(passage) and _unspaced(quote)
+    joiner = "" if by_character else " "
+    answer, source = _units(quote, by_character), _units(passage, by_character)
 
     def key(word: str) -> str:  # a sentence's final stop the alignment left out is no change
         return normalize(word).rstrip(".,;:")
 
     matcher = SequenceMatcher(None, [key(w) for w in source], [key(w) for w in answer], autojunk=False)
-    for op, s_lo, s_hi, a_lo, a_hi in matcher.get_opcodes():
-        yield op, " ".join(source[s_lo:s_hi]), " ".join(answer[a_lo:a_hi])
+    return joiner, [(op, joiner.join(source[s_lo:s_hi]), joiner.join(answer[a_lo:a_hi]))
+                    for op, s_lo, s_hi, a_lo, a_hi in matcher.get_opcodes()]
 
 
 def word_diff(quote: str, passage: str) -> str:
-    """The source passage with the answer's changes, word by word: `[-source-]{+answer+}`.
+    """The source passage with the answer's changes, word by word (character by character in text
+    written without spaces): `[-source-]{+answer+}`.
 
     >>> word_diff("The value SHOULD be unique.", "The value MUST be unique.")
     'The value [-MUST-]{+SHOULD+} be unique.'
+    >>> word_diff("本人の同意を得ずに提供してはならない。", "本人の同意を得ないで提供してはならない。")
+    '本人の同意を得[-ないで-]{+ずに+}提供してはならない。'
     """
+    joiner, ops = _word_ops(quote, passage)
     parts = []
-    for op, source, answer in _word_ops(quote, passage):
+    for op, source, answer in ops:
         if op == "equal":
             parts.append(source)
         else:
             parts.append((f"[-{source}-]" if source else "") + (f"{{+{answer}+}}" if answer else ""))
-    return " ".join(parts)
+    return joiner.join(parts)
 
 
 def word_diff_html(quote: str, passage: str) -> str:
     """`word_diff` as HTML: the source's words struck out in red, the answer's in bold green."""
+    joiner, ops = _word_ops(quote, passage)
     parts = []
-    for op, source, answer in _word_ops(quote, passage):
+    for op, source, answer in ops:
         if op == "equal":
             parts.append(html.escape(source))
             continue
@@ -258,7 +273,7 @@ def word_diff_html(quote: str, passage: str) -> str:
             parts.append(f"<del title='the source says' style='{_STYLE['del']}'>{html.escape(source)}</del>")
         if answer:
             parts.append(f"<ins title='the answer wrote' style='{_STYLE['ins']}'>{html.escape(answer)}</ins>")
-    return " ".join(parts)
+    return joiner.join(parts)
 
 
 def quote_html(row: pd.Series, document: Document | None = None) -> str:

@@ -34,7 +34,8 @@ def _fail(message: str) -> NoReturn:
 def _show(frame: pd.DataFrame) -> None:
     """A table on the terminal; text from the answer under audit is shown `printable`."""
     shown = frame.map(lambda v: printable(v) if isinstance(v, str) else v)
-    with pd.option_context("display.width", 200, "display.max_columns", None, "display.max_colwidth", 40):
+    with pd.option_context("display.width", 200, "display.max_columns", None, "display.max_colwidth", 40,
+                           "display.unicode.east_asian_width", True):  # Japanese text is two columns wide
         click.echo(shown.to_string(index=False))
 
 

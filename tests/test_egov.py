@@ -1,0 +1,203 @@
+"""Japanese statutes (issue 35, step 1): e-Gov law XML read into articles, paragraphs and items; the
+locators Japanese and English answers write; quotes found whatever numerals, widths, brackets or
+line breaks they were written with; misattribution told at the level a citation names; and
+malformed, hostile or huge XML refused with a clear error."""
+
+import pytest
+from conftest import DATA
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citeaudit import AuditOptions, audit_quotes, load_citations
+from citeaudit.errors import SourceError
+from citeaudit.locate.textindex import normalize
+from citeaudit.sources import detect_format, load_document
+from citeaudit.sources.japanese import StatutePlace, kanji_number, place_id, statute_place
+
+APPI = "appi-act-57-2003.egov.xml"
+UAA = "unauthorized-access-act-128-1999.egov.xml"  # the Unauthorized Computer Access Act: 14 articles
+
+
+@pytest.fixture(scope="module")
+def appi():
+    return load_document(APPI)
+
+
+@pytest.fixture(scope="module")
+def uaa():
+    return load_document(UAA)
+
+
+def kanji(n: int) -> str:
+    """A counted kanji numeral (the tests' own writer, to check the reader against)."""
+    digits = "〇一二三四五六七八九"
+    out = ""
+    for value, unit in ((1000, "千"), (100, "百"), (10, "十")):
+        q, n = divmod(n, value)
+        if q:
+            out += ("" if q == 1 else digits[q]) + unit
+    return out + (digits[n] if n else "") or "〇"
+
+
+def test_the_acts_are_read_into_articles_paragraphs_and_items(appi, uaa):
+    main = [sid for sid in appi.sections if "項" not in sid and "号" not in sid and not sid.startswith("附則")]
+    assert len(main) == 185 and main[0] == "第1条" and appi.format == "egov"
+    article = appi.sections["第27条"]
+    assert article.title == "第三者提供の制限"
+    assert article.text.startswith("（第三者提供の制限）\n第二十七条\u3000個人情報取扱事業者は、")
+    assert appi.sections["第27条第1項第1号"].text == "一\u3000法令に基づく場合"
+    assert appi.sections["第27条第2項"].text.startswith("２\u3000個人情報取扱事業者は、")
+    assert list(uaa.sections)[:3] == ["第1条", "第1条第1項", "第2条"]
+    assert "附則第1条" in appi.sections  # the Act's own supplementary provisions, numbered apart
+    assert any(sid.startswith("附則(平成二四年三月三一日法律第一二号)第") for sid in uaa.sections)  # an amendment's
+    assert uaa.clean.endswith("当該各号に定める日から施行する。\n一\u3000第五百九条の規定\u3000公布の日\n")
+
+
+def test_every_clean_character_maps_to_itself_in_the_xml(uaa):
+    """Every character of the clean text that is in the XML maps to that character (the full-width
+    spaces and line breaks the reader adds map to the character before them)."""
+    raw, clean, offsets = uaa.raw, uaa.clean, uaa.clean_to_raw
+    added = {"\u3000", "\n"}
+    wrong = [i for i, ch in enumerate(clean) if ch not in added and raw[offsets[i]] != ch]
+    assert wrong == []
+    assert all(offsets[i] <= offsets[i + 1] for i in range(len(offsets) - 1))
+
+
+@pytest.mark.parametrize("written", [
+    "第27条第1項第1号", "第二十七条第一項第一号", "27条1項1号", "法27条1項1号", "第２７条第１項第１号",
+    "Article 27(1)(i)", "Art. 27 para. 1 item 1", "article 27, paragraph 1, item 1",
+])
+def test_the_ways_answers_write_one_place(written):
+    assert statute_place(written) == StatutePlace("27", paragraph=1, item=1)
+
+
+@pytest.mark.parametrize("written", ["Section 4.1.3", "4.1.3", "第条", "page 3", "第27条第項", "Article 27(1)(q)"])
+def test_what_is_not_a_statute_place(written):
+    assert statute_place(written) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 2999), st.integers(1, 99) | st.none(), st.integers(1, 99), st.booleans(), st.booleans())
+def test_kanji_arabic_and_full_width_numerals_name_the_same_place(article, branch, paragraph, wide, prefix):
+    place = StatutePlace(f"{article}_{branch}" if branch else str(article), paragraph=paragraph)
+    arabic = place_id(place)
+    written = "第" + kanji(article) + "条" + (f"の{kanji(branch)}" if branch else "") + f"第{kanji(paragraph)}項"
+    width = arabic.translate(str.maketrans("0123456789", "０１２３４５６７８９")) if wide else arabic
+    assert kanji_number(kanji(article)) == article
+    assert statute_place(arabic) == statute_place(written) == statute_place(width) == place
+    assert statute_place(("法" if prefix else "") + arabic.removeprefix("第")) == place
+
+
+# step 1 on both Acts (data/ja/*_step1_citations.json): id -> (status, found section, section match)
+STEP1 = {
+    "appi_exact": ("exact", "第27条第1項", True),
+    "appi_kanji_locator": ("exact", "第27条第1項", True),
+    "appi_article_only": ("exact", "第27条", True),
+    "appi_english_item": ("exact", "第27条第1項第1号", True),
+    "appi_short_locator": ("exact", "第27条第1項第1号", True),
+    "appi_wrong_article": ("exact", "第27条", False),
+    "appi_wrong_paragraph": ("exact", "第27条", False),
+    "appi_wrong_item": ("exact", "第27条", False),
+    "appi_arabic_numerals": ("exact", "第27条第2項", True),
+    "appi_full_width_numerals": ("exact", "第27条第2項", True),
+    "appi_line_break": ("exact", "第27条第1項", True),
+    "appi_brackets": ("exact", "第2条第1項", True),
+    "appi_ascii_quotes": ("exact", "第2条第1項", True),
+    "appi_enclosed": ("exact", "第27条第1項", True),
+    "appi_fabricated": ("missing", None, None),
+    "appi_fabricated_article": ("missing", None, None),
+    "appi_near": ("near", "第27条第1項", True),
+    "appi_elided": ("elided", "第27条第1項", True),
+    "uaa_exact": ("exact", "第3条", True),
+    "uaa_kanji": ("exact", "第3条", True),
+    "uaa_paragraph_of_one": ("exact", "第3条第1項", True),
+    "uaa_wrong_article": ("exact", "第3条", False),
+    "uaa_penalty_arabic": ("exact", "第11条", True),
+    "uaa_item": ("exact", "第12条第1項第1号", True),
+    "uaa_item_english": ("exact", "第12条第1項第1号", True),
+    "uaa_wrong_item": ("exact", "第12条", False),
+    "uaa_paragraph": ("exact", "第9条第3項", True),
+    "uaa_wrong_paragraph": ("exact", "第9条", False),
+    "uaa_definition_item": ("exact", "第2条第2項第3号", True),
+    "uaa_line_break": ("exact", "第9条第2項", True),
+    "uaa_fabricated": ("missing", None, None),
+    "uaa_unknown_article": ("exact", "第3条", False),
+}
+CITATIONS = {APPI: DATA / "ja" / "appi_step1_citations.json", UAA: DATA / "ja" / "unauthorized-access_step1_citations.json"}
+
+
+@pytest.fixture(scope="module")
+def located():
+    rows = {}
+    for act, citations in CITATIONS.items():
+        table = audit_quotes(act, load_citations(citations), locate_only=True, options=AuditOptions(contrast=())).table
+        rows |= {row["id"]: row for row in table.to_dict("records")}
+    return rows
+
+
+def test_the_labelled_statute_citations_are_each_located_as_labelled(located):
+    assert len(STEP1) >= 30 and located.keys() == STEP1.keys()
+    got = {cid: (row["quote_status"], row["found_section"], row["section_match"]) for cid, row in located.items()}
+    assert {cid: g for cid, g in got.items() if g != STEP1[cid]} == {}
+
+
+def test_a_missing_quote_is_fabricated_and_a_found_one_is_not(located):
+    for cid, (status, _, _) in STEP1.items():
+        assert (located[cid]["verdict"] == "fabricated") == (status == "missing"), cid
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_a_quote_of_the_act_written_differently_is_found_exactly(uaa, data):
+    """Any sentence of the Act, with line breaks inserted, its reference numerals in Arabic
+    (full-width or not) and its brackets written otherwise, normalizes to the Act's own text."""
+    sentences = [s for s in uaa.clean.replace("\u3000", "\n").split("\n") if len(s) > 12]
+    sentence = data.draw(st.sampled_from(sentences))
+    cut = data.draw(st.integers(1, len(sentence) - 1))
+    written = sentence[:cut] + data.draw(st.sampled_from(["\n", "\n   ", " "])) + sentence[cut:]
+    import re
+
+    wide = data.draw(st.booleans())
+
+    def arabic(match):
+        digits = str(kanji_number(match.group(2)))
+        return match.group(1) + (digits.translate(str.maketrans("0123456789", "０１２３４５６７８９")) if wide else digits)
+
+    written = re.sub(r"(第)([一二三四五六七八九十百]+)", arabic, written)
+    written = written.replace("「", "『").replace("」", "』") if data.draw(st.booleans()) else written
+    assert normalize(sentence) in normalize(uaa.clean)
+    assert normalize(written) == normalize(sentence)
+
+
+def test_xml_files_are_recognized_by_their_root(tmp_path, uaa):
+    copy = tmp_path / "act.xml"
+    copy.write_text(uaa.raw, encoding="utf-8")
+    assert detect_format(copy) == "egov"
+    other = tmp_path / "feed.xml"
+    other.write_text('<?xml version="1.0"?><rss><channel><title>x</title></channel></rss>', encoding="utf-8")
+    assert detect_format(other) != "egov"
+
+
+@pytest.mark.parametrize("text, says", [
+    ('<?xml version="1.0"?><DataRoot><ApplData><LawFullText><Law><LawBody><Article>', "not well-formed XML"),
+    ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]>'
+     "<DataRoot><Law><LawBody>&lol2;</LawBody></Law></DataRoot>", "document type or entities"),
+    ('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY ext SYSTEM "file:///etc/passwd">]><DataRoot><Law><LawBody>&ext;'
+     "</LawBody></Law></DataRoot>", "document type or entities"),
+    ('<?xml version="1.0"?><DataRoot><Law><Other/></Law></DataRoot>', "no <LawBody>"),
+])
+def test_malformed_or_hostile_xml_is_refused_naming_the_file(tmp_path, text, says):
+    path = tmp_path / "act.xml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SourceError, match=says) as refused:
+        load_document(path, format="egov")
+    assert str(path) in str(refused.value)
+
+
+def test_a_200_mb_file_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "huge.xml"
+    with open(path, "wb") as handle:  # sparse: 200 MB on paper, nothing on disk
+        handle.write(('<?xml version="1.0"?><DataRoot><Law><LawBody>' + "あ" * 30_000).encode())
+        handle.truncate(200_000_000)
+    with pytest.raises(SourceError, match="huge.xml"):
+        load_document(path, format="egov")
