@@ -69,3 +69,28 @@ def test_an_altered_input_file_is_refused_with_its_name(tmp_path, capsys):
     err = capsys.readouterr().err
     assert str(altered) in err and "SHA-256" in err and "restore the original file" in err
     assert not (tmp_path / "out" / "climate-fever.txt").exists()
+
+
+def test_jsick_is_built_but_never_a_calibration_domain(tmp_path):
+    """JSICK (Japanese) is measured held out (tools/bench_japanese.py), so the calibration's sets
+    leave it out even where it is built."""
+    for domain in (*public_sets.DOMAINS, *public_sets.JAPANESE):
+        (tmp_path / f"{domain}_citations.json").write_text("[]", encoding="utf-8")
+    sets = public_sets.public_labelled_sets(tmp_path, tmp_path / "nowhere")
+    assert [Path(cited).name for _, cited in sets] == [f"{d}_citations.json" for d in public_sets.DOMAINS]
+
+
+@needs_data
+@pytest.mark.slow  # audits JSICK's 288 pairs from the recordings: seconds
+def test_the_readme_shows_what_bench_japanese_prints(tmp_path, capsys, recorded_cache):
+    import re
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import bench_japanese
+
+    assert bench_japanese.main(["--out", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out.strip()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"python tools/bench_japanese\.py\n```\n\n```\n(.*?)```", readme, re.S).group(1)
+    assert printed == block.strip()

@@ -1,6 +1,6 @@
-"""Turn the three public TRAIN sets into citeaudit labelled sets (a document and a citation file each).
+"""Turn the public TRAIN sets into citeaudit labelled sets (a document and a citation file each).
 
-Reads SciFact, Climate-FEVER (half A) and Check-COVID from `--public-dir` (default: the environment's
+Reads SciFact, Climate-FEVER (half A), Check-COVID and JSICK (Japanese) from `--public-dir` (default: the environment's
 `CITEAUDIT_PUBLIC_DIR`, else `../shared/data/public` beside the repository), refuses any input file
 whose SHA-256 differs from the pin below (the public folder's README lists the same digests), and
 writes, per domain, into `--out` (default `build/public/`, git-ignored: the data is never committed):
@@ -18,6 +18,10 @@ The passages, per the public README's mapping:
   (`entropy` 0) are sampled: the README notes that most NOT_ENOUGH_INFO labels are split votes.
 - check-covid: the claim's listed evidence sentences of its abstract, in `sent_index` order (never
   the whole abstract: a NOTENOUGHINFO label holds only for the sentences it lists); no title.
+- jsick: Japanese sentence pairs; sentence A is the passage and the quote, sentence B the claim;
+  entailment -> verified, contradiction -> contradicted, neutral -> unsupported. It is built
+  with the others but is not one of the calibration's `DOMAINS`: `JAPANESE` sets are measured
+  held out (`tools/bench_japanese.py`), never fitted on.
 
 The quote of a supporting or contradicting pair is the dataset's rationale: SciFact's first
 rationale set (non-adjacent sentences joined by " ... ", which the locator reads as an elision),
@@ -56,7 +60,8 @@ from pathlib import Path
 from citeaudit.judge.localmodel import file_sha256
 from citeaudit.settings import environment as config
 
-DOMAINS = ("scifact", "climate-fever", "check-covid")
+DOMAINS = ("scifact", "climate-fever", "check-covid")  # the English domains the shipped calibration is fitted on
+JAPANESE = ("jsick",)  # built beside them, measured apart (tools/bench_japanese.py), never fitted on
 DEFAULT_PER_LABEL = 96
 LABELS = ("verified", "contradicted", "unsupported")  # also the interleaving order of a citation file
 
@@ -68,11 +73,13 @@ PINS = {
     "check-covid/covidCheck_train_composed+extracted.json":
         "1af4b5e364129631b49a9132cadcd4f1b4937c90bef22ba0c08242be1630858b",
     "check-covid/corpus.json": "2a56084b933f28ec02781a9e501082683ca4b9c4c1c6c8530190d6fb0002ce42",
+    "jsick/train.tsv": "5aee77c7cb5e598c35cadc99f54eb53f980cf554219f497871fbdcc5a25b71be",
 }
 FILES = {
     "scifact": ("scifact/claims_train.jsonl", "scifact/corpus.jsonl"),
     "climate-fever": ("climate-fever/climate-fever-halfA.jsonl",),
     "check-covid": ("check-covid/covidCheck_train_composed+extracted.json", "check-covid/corpus.json"),
+    "jsick": ("jsick/train.tsv",),
 }
 
 _STOPWORD_TEXT = """
@@ -203,7 +210,27 @@ def check_covid_pairs(public_dir: Path) -> list[Pair]:
     return pairs
 
 
-READERS = {"scifact": scifact_pairs, "climate-fever": climate_fever_pairs, "check-covid": check_covid_pairs}
+def jsick_pairs(public_dir: Path) -> list[Pair]:
+    """JSICK's Japanese sentence pairs: sentence A is the passage (and the quote: a one-sentence
+    section is quoted whole), sentence B the claim."""
+    import csv
+
+    (path,) = (checked(public_dir, f) for f in FILES["jsick"])
+    mapping = {"entailment": "verified", "contradiction": "contradicted", "neutral": "unsupported"}
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    pairs = []
+    for number, row in enumerate(rows, start=2):
+        label = mapping.get((row.get("entailment_label_Ja") or "").strip())
+        passage, claim = norm(row.get("sentence_A_Ja") or ""), norm(row.get("sentence_B_Ja") or "")
+        if label is None or not passage or not claim:
+            raise PublicDataError(f"{path}: line {number} has no Japanese sentence pair with a label.")
+        pairs.append(Pair(row["pair_ID"], claim, passage, passage, label))
+    return pairs
+
+
+READERS = {"scifact": scifact_pairs, "climate-fever": climate_fever_pairs, "check-covid": check_covid_pairs,
+           "jsick": jsick_pairs}
 
 
 def sample(domain: str, pairs: Iterable[Pair], per_label: int) -> list[Pair]:
@@ -252,7 +279,7 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def build(public_dir: Path, out: Path, per_label: int = DEFAULT_PER_LABEL,
-          domains: Iterable[str] = DOMAINS) -> dict[str, tuple[Path, Path]]:
+          domains: Iterable[str] = DOMAINS + JAPANESE) -> dict[str, tuple[Path, Path]]:
     """Write every domain's document and citation file into `out`; returns their paths by domain."""
     written = {}
     out.mkdir(parents=True, exist_ok=True)
@@ -291,12 +318,13 @@ def main(argv: list[str] | None = None) -> int:
                              "else ../shared/data/public beside the repository)")
     parser.add_argument("--out", type=Path, default=config.project_dir() / "build" / "public", help="output folder")
     parser.add_argument("--per-label", type=int, default=DEFAULT_PER_LABEL, help="pairs per label and domain")
-    parser.add_argument("--domain", action="append", choices=DOMAINS, help="only this domain (repeatable)")
+    parser.add_argument("--domain", action="append", choices=DOMAINS + JAPANESE, help="only this domain (repeatable)")
     args = parser.parse_args(argv)
     if args.per_label < 1:
         parser.error("--per-label must be at least 1")
     try:
-        written = build(args.public_dir or default_public_dir(), args.out, args.per_label, args.domain or DOMAINS)
+        written = build(args.public_dir or default_public_dir(), args.out, args.per_label,
+                        args.domain or DOMAINS + JAPANESE)
     except PublicDataError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,90 @@
+"""The local judge on Japanese claims (issue 35): JSICK's TRAIN pairs, held out as a domain.
+
+JSICK (`../shared/data/public/jsick/`, built into `build/public/jsick*` by `make public-sets`) is
+audited from the recordings (replay, no model is called) as an analyst's audit would be: the
+default strategy, the shipped calibration and the threshold it recommends, the default checks.
+The shipped calibration is fitted on the English domains only (`public_sets.DOMAINS`), so JSICK
+is held out as a domain by construction. Printed beside the same figures for the English
+domains' labelled sets would be a second run; this prints JSICK's:
+
+- balanced accuracy of pass/fail (the verdict `verified` against the gold pass), and of the
+  three-way verdict;
+- AUROC of P(pass) (the calibrated score of the pass/fail call) and of the judge's own P(supports);
+- the share of citations that stand at the threshold in force, and of those the share right on
+  pass or fail (what the calibration's promise is about).
+
+The prompt's instructions stay English for Japanese text: the claim and the passage are data in
+any language, and the calibration was fitted on the English instructions.
+
+    python tools/bench_japanese.py          (seconds, once recorded)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+import pandas as pd
+
+from citeaudit import AuditOptions, audit_quotes, load_citations
+from citeaudit.calibrate.public_sets import build, default_public_dir
+from citeaudit.settings import environment as config
+from citeaudit.table import Verdict
+
+
+def jsick_table(out: str | None = None) -> pd.DataFrame:
+    """JSICK's citations audited from the recordings with the default settings."""
+    folder = config.project_dir() / "build" / "public" if out is None else config.project_dir() / out
+    source, cited = folder / "jsick.txt", folder / "jsick_citations.json"
+    if not cited.is_file():
+        build(default_public_dir(), folder, domains=("jsick",))
+    options = AuditOptions.from_env(cache_mode="replay")
+    return audit_quotes(str(source), load_citations(cited), options=options).table
+
+
+def figures(table: pd.DataFrame) -> dict[str, float | int]:
+    from sklearn.metrics import balanced_accuracy_score, roc_auc_score  # here: a second to import
+
+    judged = table[table["confidence"].notna()]
+    gold = judged["expected"].astype(str).to_numpy()
+    verdict = judged["verdict"].astype(str).to_numpy()
+    gold_pass, said_pass = gold == Verdict.VERIFIED, verdict == Verdict.VERIFIED
+    p_pass = np.where(said_pass, judged["score"].astype(float), 1.0 - judged["score"].astype(float))
+    p_supports = [p.get("supports", np.nan) for p in judged["probabilities"]]
+    stand = (judged["route"] == "auto").to_numpy()
+    return {
+        "judged": len(judged),
+        "balanced accuracy, pass/fail": balanced_accuracy_score(gold_pass, said_pass),
+        "balanced accuracy, three-way": balanced_accuracy_score(gold, verdict),
+        "AUROC of P(pass)": roc_auc_score(gold_pass, p_pass),
+        "AUROC of P(supports)": roc_auc_score(gold_pass, p_supports),
+        "stand": int(stand.sum()),
+        "stand right": int((stand & (said_pass == gold_pass)).sum()),  # right on pass or fail, as promised
+    }
+
+
+def show(values: dict[str, float | int], threshold: float | None) -> str:
+    judged, stand, right = values["judged"], values["stand"], values["stand right"]
+    lines = [f"JSICK (Japanese, {judged} judged citations, held out: the calibration never saw Japanese)"]
+    for name in ("balanced accuracy, pass/fail", "balanced accuracy, three-way", "AUROC of P(pass)",
+                 "AUROC of P(supports)"):
+        lines.append(f"  {name}: {values[name]:.3f}")
+    at = "no threshold" if threshold is None else f"threshold {threshold:.2f}"
+    share = f"{right}/{stand} ({right / stand:.1%})" if stand else "-"
+    lines.append(f"  stand at the {at} in force: {stand}/{judged} ({stand / judged:.1%}); right on pass/fail: {share}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=None, help="the built public sets' folder (default build/public)")
+    args = parser.parse_args(argv)
+    table = jsick_table(args.out)
+    threshold = AuditOptions.from_env().routing().threshold
+    print(show(figures(table), threshold))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
