@@ -26,10 +26,11 @@ from rapidfuzz import fuzz
 
 from citeaudit import table as C
 from citeaudit.citations.lines import range_problem
-from citeaudit.citations.records import Citation, LineRange, SourceRef
+from citeaudit.citations.records import Citation, LineRange, SectionRef, SourceRef
 from citeaudit.locate.locators import resolve as resolve_locator
 from citeaudit.locate.textindex import DocumentIndex, index_document, normalize, strip_enclosing_quotes, tokens_of
 from citeaudit.sources.document import Document, codes_of
+from citeaudit.sources.japanese import same_place
 from citeaudit.table import QuoteStatus
 
 NEAR_THRESHOLD = 90.0
@@ -413,12 +414,20 @@ def locate_citations(citations: Iterable[Citation], document: Document | None = 
     """Step 1 for citations of any kind: one row per citation, in input order.
 
     Quote and line citations point into `document`; source citations into `sources` (id ->
-    content). A row with no evidence (a missing quote, a section or line range that does not
+    content). A statute locator such as 同条第2項 names its article through the citation before it
+    (`japanese.same_place`). A row with no evidence (a missing quote, a section or line range that does not
     exist, an unknown source) carries the reason in `fabricated_reason`; no model will be asked.
     """
     rows = []
+    previous: str | None = None  # the place the citation before named (同条第2項 names its article)
     for citation in citations:
+        written = citation
+        if isinstance(citation.locator, SectionRef) and document is not None:
+            section = same_place(citation.locator.section, previous) or citation.locator.section
+            citation = replace(citation, locator=SectionRef(section))
+            previous = resolve_locator(document, section) or previous
         found = _locate_one(citation, document, sources, near_threshold)
+        citation = written  # the row shows the locator as the answer wrote it
         rows.append({
             C.ID: citation.id,
             C.KIND: citation.kind,

@@ -2,7 +2,8 @@
 
 A Japanese answer cites an Act by article, paragraph and item: 第27条第1項第1号, 第二十七条第一項,
 27条1項, 法27条1項1号, 第21条の2, 附則第3条, or in English Article 27(1)(i), Art. 27 para. 1 item 1.
-`statute_place` reads any of those into a `StatutePlace`; `place_id` writes the section id the
+`statute_place` reads any of those into a `StatutePlace` (and `same_place` writes out 同条第2項 and
+同項第1号, which name their place through the citation before); `place_id` writes the section id the
 e-Gov reader gives that place (`egov.py`), always in Arabic numerals: 第27条, 第27条第1項,
 第27条第1項第1号, 第21条の2, 附則第3条.
 
@@ -124,6 +125,35 @@ def statute_place(locator: str) -> StatutePlace | None:
     if item is not None and item_number is None:
         return None
     return StatutePlace(article, bool(found.group("suppl")), int(paragraph) if paragraph else None, item_number)
+
+
+_SAME = re.compile(r"^同\s*(?P<level>条|項|号)(?P<rest>.*)$")
+
+
+def same_place(locator: str, previous: str | None) -> str | None:
+    """A locator that names its place through the citation before (同条, 同項, 同号: the same
+    article, paragraph or item as `previous`, a section id such as 第27条第1項), written out; None
+    when `locator` is not one, or `previous` names no place at that level.
+
+    >>> same_place("同条第2項", "第27条第1項"), same_place("同項第1号", "第27条第1項"), same_place("同条", "第3条")
+    ('第27条第2項', '第27条第1項第1号', '第3条')
+    >>> same_place("同項", "第3条"), same_place("第5条", "第3条"), same_place("同条", None)
+    (None, None, None)
+    """
+    found = _SAME.match(unicodedata.normalize("NFKC", locator).strip())
+    place = statute_place(previous) if found and previous else None
+    if found is None or place is None:
+        return None
+    level, rest = found.group("level"), found.group("rest").strip()
+    if level == "条":
+        base = StatutePlace(place.article, place.supplementary)
+    elif level == "項" and place.paragraph is not None:
+        base = StatutePlace(place.article, place.supplementary, place.paragraph)
+    elif level == "号" and place.item is not None:
+        base = place
+    else:
+        return None
+    return place_id(base) + rest
 
 
 # a kanji numeral that is part of a reference: after 第 or 法律第, before a counter (条 項 号 章 節 款
