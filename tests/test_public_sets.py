@@ -32,7 +32,7 @@ def test_rationale_sentences_join_with_an_elision_only_where_they_are_not_adjace
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("public")
-    return out, public_sets.build(PUBLIC, out)
+    return out, public_sets.build(PUBLIC, out, domains=public_sets.DOMAINS + public_sets.JAPANESE)
 
 
 @needs_data
@@ -52,7 +52,7 @@ def test_every_quote_is_found_in_its_own_section_and_labels_are_balanced(built):
 @needs_data
 def test_output_is_deterministic(built, tmp_path):
     out, written = built
-    public_sets.build(PUBLIC, tmp_path)
+    public_sets.build(PUBLIC, tmp_path, domains=public_sets.DOMAINS + public_sets.JAPANESE)
     for document, cited in written.values():
         for path in (document, cited):
             assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name

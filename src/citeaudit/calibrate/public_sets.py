@@ -279,8 +279,9 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def build(public_dir: Path, out: Path, per_label: int = DEFAULT_PER_LABEL,
-          domains: Iterable[str] = DOMAINS + JAPANESE) -> dict[str, tuple[Path, Path]]:
-    """Write every domain's document and citation file into `out`; returns their paths by domain."""
+          domains: Iterable[str] = DOMAINS) -> dict[str, tuple[Path, Path]]:
+    """Write each domain's document and citation file into `out` (default: the calibration's
+    `DOMAINS`; `make public-sets` adds `JAPANESE`); returns their paths by domain."""
     written = {}
     out.mkdir(parents=True, exist_ok=True)
     for domain in domains:
