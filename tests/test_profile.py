@@ -180,7 +180,7 @@ def test_without_weights_the_precision_estimate_is_biased():
     doubtful) counted as a sample would pull the estimate of the standing precision down."""
     first = routed(synthetic_table(400, 5), BASE, 0.05)
     table = routed(synthetic_table(400, 5), BASE, 0.05, analyst(first, 1.0, overrides=0))
-    fit = fit_profile({"doc": table}, BASE, "synthetic")
+    fit = fit_profile({"doc": table}, BASE, "synthetic", repeats=1)  # `before` only: one fold assignment will do
     sample = fit.sample
     assert sample.count(Selection.OVERRIDE) == 0
     spot = sample.rows[sample.rows["selection"] == Selection.SPOT_CHECK]
@@ -204,7 +204,7 @@ def test_stale_reviews_are_listed_and_left_out(reviewed):
     reviews = analyst(first)
     changed = table.copy()
     changed.loc[changed[C.ID] == reviews[0].citation_id, C.EVIDENCE] = "the evidence was edited since"
-    fit = fit_profile({"doc": routed(changed, BASE, 0.2, reviews)}, BASE, "synthetic")
+    fit = fit_profile({"doc": routed(changed, BASE, 0.2, reviews)}, BASE, "synthetic", repeats=1)
     assert fit.sample.stale == (reviews[0].citation_id,)
     assert len(fit.sample.rows) == len(reviews) - 1
     assert "1 stale review(s) left out" in fit.summary()
@@ -223,7 +223,7 @@ def test_too_few_reviews_are_refused_with_what_is_needed(tmp_path):
 def test_unreviewed_spot_checks_are_asked_for(tmp_path):
     first = routed(synthetic_table(400, 1), BASE, 0.2)
     reviews = [r for r in analyst(first) if not first.loc[first[C.ID] == r.citation_id, C.SPOT_CHECK].iloc[0]]
-    fit = fit_profile({"doc": routed(synthetic_table(400, 1), BASE, 0.2, reviews)}, BASE, "nospot")
+    fit = fit_profile({"doc": routed(synthetic_table(400, 1), BASE, 0.2, reviews)}, BASE, "nospot", repeats=1)
     assert any("review the" in p and "spot check(s) drawn" in p for p in fit.problems)
 
 
