@@ -147,6 +147,9 @@ def test_the_labelled_statute_citations_are_each_located_as_labelled(located):
     got = {cid: (row["quote_status"], row["found_section"], row["section_match"]) for cid, row in located.items()}
     assert {cid: g for cid, g in got.items() if g != STEP1[cid]} == {}
     assert located["uaa_same_article_paragraph"]["cited_section"] == "同条第4項"  # shown as the answer wrote it
+    # the judge reads a cited item in its article: the item alone ("一　第四条の規定に違反した者") says nothing
+    assert located["uaa_item"]["evidence"].startswith("第十二条\u3000次の各号のいずれかに該当する者は")
+    assert "一\u3000第四条の規定に違反した者" in located["uaa_item"]["evidence"]
 
 
 def test_a_missing_quote_is_fabricated_and_a_found_one_is_not(located):
@@ -213,3 +216,18 @@ def test_a_200_mb_file_is_refused_before_it_is_read(tmp_path):
         handle.truncate(200_000_000)
     with pytest.raises(SourceError, match="huge.xml"):
         load_document(path, format="egov")
+
+
+def test_the_japanese_worked_example_replays_as_the_readme_says(recorded_cache):
+    """data/ja/appi_answer_citations.json from the local Qwen's recorded answers (README, notebook 10)."""
+    from citeaudit import find_input
+
+    audit = audit_quotes(APPI, find_input("data/ja/appi_answer_citations.json"),
+                         options=AuditOptions.from_env(cache_mode="replay"))
+    table = audit.table.set_index("id")
+    assert table["error"].isna().all()  # every judged citation recorded
+    assert (table["verdict"] == table["expected"]).sum() == 8 and str(audit.decision.status) == "REJECT"
+    standing = table[(table["route"] == "auto") & (table["verdict"] != "fabricated")]
+    assert sorted(standing.index) == ["breach_report_optional", "purpose_change_free"]
+    assert set(table.loc[table["flags"].map(lambda f: "section_mismatch" in f)].index) == {
+        "improper_acquisition_wrong_article", "succession_wrong_paragraph"}

@@ -31,6 +31,7 @@ from citeaudit.locate.locators import resolve as resolve_locator
 from citeaudit.locate.textindex import DocumentIndex, index_document, normalize, strip_enclosing_quotes, tokens_of
 from citeaudit.sources.document import Document, codes_of
 from citeaudit.sources.japanese import same_place
+from citeaudit.sources.registry import evidence_of
 from citeaudit.table import QuoteStatus
 
 NEAR_THRESHOLD = 90.0
@@ -91,7 +92,7 @@ def _evidence_at(index: DocumentIndex, start: int, cited: str | None = None) -> 
     lo, hi = index.section_ranges.get(cited, (0, 0)) if cited else (0, 0)
     section = index.document.sections[cited] if cited and lo <= start < hi else index.section_of(start)
     if section is not None:
-        return section.id, section.text
+        return section.id, evidence_of(index.document, section)
     clean = index.document.clean
     pos = int(index.to_clean[start])
     lo = clean.rfind("\n\n", 0, pos)
@@ -315,7 +316,8 @@ def locate(
         section = document.sections.get(cited_section) if cited_section else None
         if section is None:
             return Location(QuoteStatus.NONE, None, False, None, None, None)
-        return Location(QuoteStatus.NONE, section.id, True, None, (section.start, section.end), section.text)
+        return Location(QuoteStatus.NONE, section.id, True, None, (section.start, section.end),
+                        evidence_of(document, section))
 
     needle = normalize(quote)
     for candidate in dict.fromkeys((needle, strip_enclosing_quotes(needle))):

@@ -10,8 +10,9 @@ article (第27条, 第21条の2), each of its paragraphs (第27条第1項) and i
 the supplementary provisions' articles apart (附則第1条; those of a later amendment as
 附則(平成一五年五月三〇日法律第六一号)第1条), since their numbering restarts. An article comes
 before its paragraphs and items, so a quote found outside the part a citation names is reported in
-its article. Article captions are the titles. Any locator `japanese.statute_place` reads resolves
-(第二十七条第一項, 27条1項, Article 27(1)(i)).
+its article; and the judge reads a cited paragraph or item in its whole article (`article_evidence`:
+an item alone says nothing without the paragraph it completes). Article captions are the titles.
+Any locator `japanese.statute_place` reads resolves (第二十七条第一項, 27条1項, Article 27(1)(i)).
 
 Parsed with defusedxml: a document type with entities (an XML bomb) or external references is
 refused, and so is malformed XML, with a `SourceError` naming the file and the line.
@@ -226,5 +227,16 @@ def resolve_locator(document: Document, locator: str) -> str | None:
     return sid if sid in document.sections else None
 
 
+_ARTICLE = re.compile(r"^(.*?条(?:の\d+)*)")
+
+
+def article_evidence(document: Document, section: Section) -> str:
+    """A paragraph or item is read in its article: an item alone (一　法令に基づく場合) says nothing
+    without the paragraph it completes, and a paragraph leans on the ones before it (前項)."""
+    found = _ARTICLE.match(section.id)
+    article = document.sections.get(found.group(1)) if found else None
+    return article.text if article is not None else section.text
+
+
 FORMAT = SourceFormat("egov", load_egov, extensions=(), aliases=("e-gov", "statute"), detect=detect,
-                      resolve_locator=resolve_locator)
+                      resolve_locator=resolve_locator, evidence=article_evidence)

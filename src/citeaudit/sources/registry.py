@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from citeaudit.errors import SourceError
-from citeaudit.sources.document import Document
+from citeaudit.sources.document import Document, Section
 from citeaudit.sources.reading import read_head, resolve_source
 
 FALLBACK = "text"  # the format of a text no format claims or recognizes
@@ -35,7 +35,9 @@ class SourceFormat:
     `detect(head)` recognizes a text by its first characters when no format claims its extension;
     `binary`: the file is not text (a PDF), so it is not refused for holding NUL bytes;
     `resolve_locator(document, locator)` names the section a locator of this format's own
-    denotes (None: not one of its locators; the common ones, `locate.locators`, are tried next).
+    denotes (None: not one of its locators; the common ones, `locate.locators`, are tried next);
+    `evidence(document, section)` is the text the judge reads for a citation found in `section`
+    (None: the section's own text; a statute's paragraph or item is read in its article).
     """
 
     name: str
@@ -45,6 +47,13 @@ class SourceFormat:
     detect: Callable[[str], bool] | None = None
     binary: bool = False
     resolve_locator: Callable[[Document, str], str | None] | None = None
+    evidence: Callable[[Document, Section], str] | None = None
+
+
+def evidence_of(document: Document, section: Section) -> str:
+    """What the judge reads for a citation found in `section` (`SourceFormat.evidence`)."""
+    own = FORMATS.get(document.format)
+    return own.evidence(document, section) if own is not None and own.evidence is not None else section.text
 
 
 FORMATS: dict[str, SourceFormat] = {}  # name -> format, in the order --format lists them
