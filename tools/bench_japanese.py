@@ -27,20 +27,19 @@ import sys
 import numpy as np
 import pandas as pd
 
-from citeaudit import AuditOptions, audit_quotes, load_citations
-from citeaudit.calibrate.public_sets import build, default_public_dir
+from citeaudit import Audit, AuditOptions, audit_quotes, load_citations
+from citeaudit.calibrate.public_sets import JAPANESE, build, default_public_dir
 from citeaudit.settings import environment as config
 from citeaudit.table import Verdict
 
 
-def jsick_table(out: str | None = None) -> pd.DataFrame:
+def jsick_audit(out: str | None = None) -> Audit:
     """JSICK's citations audited from the recordings with the default settings."""
     folder = config.project_dir() / "build" / "public" if out is None else config.project_dir() / out
     source, cited = folder / "jsick.txt", folder / "jsick_citations.json"
     if not cited.is_file():
-        build(default_public_dir(), folder, domains=("jsick",))
-    options = AuditOptions.from_env(cache_mode="replay")
-    return audit_quotes(str(source), load_citations(cited), options=options).table
+        build(default_public_dir(), folder, domains=JAPANESE)
+    return audit_quotes(str(source), load_citations(cited), options=AuditOptions.from_env(cache_mode="replay"))
 
 
 def figures(table: pd.DataFrame) -> dict[str, float | int]:
@@ -50,7 +49,7 @@ def figures(table: pd.DataFrame) -> dict[str, float | int]:
     gold = judged["expected"].astype(str).to_numpy()
     verdict = judged["verdict"].astype(str).to_numpy()
     gold_pass, said_pass = gold == Verdict.VERIFIED, verdict == Verdict.VERIFIED
-    p_pass = np.where(said_pass, judged["score"].astype(float), 1.0 - judged["score"].astype(float))
+    p_pass = judged["p_pass"].astype(float)
     p_supports = [p.get("supports", np.nan) for p in judged["probabilities"]]
     stand = (judged["route"] == "auto").to_numpy()
     return {
@@ -80,9 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=None, help="the built public sets' folder (default build/public)")
     args = parser.parse_args(argv)
-    table = jsick_table(args.out)
-    threshold = AuditOptions.from_env().routing().threshold
-    print(show(figures(table), threshold))
+    audit = jsick_audit(args.out)
+    print(show(figures(audit.table), audit.threshold))
     return 0
 
 

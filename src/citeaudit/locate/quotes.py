@@ -423,13 +423,12 @@ def locate_citations(citations: Iterable[Citation], document: Document | None = 
     rows = []
     previous: str | None = None  # the place the citation before named (同条第2項 names its article)
     for citation in citations:
-        written = citation
+        located = citation  # located with 同条 written out; the row shows the locator as the answer wrote it
         if isinstance(citation.locator, SectionRef) and document is not None:
             section = same_place(citation.locator.section, previous) or citation.locator.section
-            citation = replace(citation, locator=SectionRef(section))
+            located = replace(citation, locator=SectionRef(section))
             previous = resolve_locator(document, section) or previous
-        found = _locate_one(citation, document, sources, near_threshold)
-        citation = written  # the row shows the locator as the answer wrote it
+        found = _locate_one(located, document, sources, near_threshold)
         rows.append({
             C.ID: citation.id,
             C.KIND: citation.kind,

@@ -68,9 +68,11 @@ class _Reader:
     def line(self) -> None:
         self.out.separate("\n")
 
-    def sentences(self, element: ET.Element) -> None:
-        """The text of every sentence under `element`, in order, joined; the columns of an item
-        (第五百九条の規定　公布の日) apart by a full-width space."""
+    def sentences(self, element: ET.Element | None) -> None:
+        """The text of every sentence under `element` (none when it is None), in order, joined;
+        the columns of an item (第五百九条の規定　公布の日) apart by a full-width space."""
+        if element is None:
+            return
         later = {id(c) for parent in element.iter() for c in parent.findall("Column")[1:]}
         for node in element.iter():
             if id(node) in later and self.out.size:
@@ -85,7 +87,7 @@ class _Reader:
         self.add(title)
         if title.strip():
             self.gap("\u3000")
-        self.sentences(element.find("ItemSentence") or ET.Element("none"))
+        self.sentences(element.find("ItemSentence"))
         for sub in element:
             if sub.tag.startswith("Subitem"):
                 self.line()
@@ -123,7 +125,7 @@ class _Reader:
             if n > 1:
                 self.add(paragraph.findtext("ParagraphNum") or "")
                 self.gap("\u3000")
-            self.sentences(paragraph.find("ParagraphSentence") or ET.Element("none"))
+            self.sentences(paragraph.find("ParagraphSentence"))
             self.line()
             items_at = len(self.spans)
             for m, item in enumerate(paragraph.findall("Item"), start=1):
@@ -154,7 +156,7 @@ class _Reader:
                 if (child.findtext("ParagraphNum") or "").strip():
                     self.add(child.findtext("ParagraphNum") or "")
                     self.gap("\u3000")
-                self.sentences(child.find("ParagraphSentence") or ET.Element("none"))
+                self.sentences(child.find("ParagraphSentence"))
                 self.line()
                 for item in child.findall("Item"):
                     self.item(item, None)
