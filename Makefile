@@ -88,6 +88,11 @@ notebooks: $(VENV)/.test
 # Judge strategies (the registered ones, read when a recipe uses them), and the labelled sets the
 # calibrations are fitted on (add --source/--citations pairs).
 STRATEGIES = $(shell $(PY) -c 'from citeaudit.judge.strategies import STRATEGIES; print(*STRATEGIES)')
+# those asked through the endpoint alone (probe and stacked read the local model's hidden states too:
+# their vectors of the labelled sets are recorded by `make probe-vectors` into the user cache, only the
+# worked example's are shipped: `make record-probe-example`)
+ANSWER_STRATEGIES = $(shell $(PY) -c 'from citeaudit.judge.strategies import STRATEGIES; \
+	print(*(n for n, s in STRATEGIES.items() if not s.reads_hidden_states))')
 # every labelled quote-citation file, as source:citations pairs (recorded, calibrated, analysed)
 QUOTE_SETS := rfc7519.txt:data/rfc7519_citations.json \
               rfc7519.txt:data/eval_rfc7519.json rfc7519.txt:data/eval_rfc7519_more.json \
@@ -105,7 +110,7 @@ LABELLED   := $(foreach pair,$(QUOTE_SETS),--source $(word 1,$(subst :, ,$(pair)
 # Re-record the worked example, the labelled sets, the line answers and the source-id example with the
 # local Qwen model in every strategy (slow, opt-in; about 10 minutes per strategy on 2 free cores).
 record-qwen: $(VENV)/.test
-	for strategy in $(STRATEGIES); do export CITEAUDIT_STRATEGY=$$strategy; \
+	for strategy in $(ANSWER_STRATEGIES); do export CITEAUDIT_STRATEGY=$$strategy; \
 	for pair in $(QUOTE_SETS); do \
 		$(VENV)/bin/citeaudit record --shipped --model qwen --source $${pair%%:*} --citations $${pair#*:} || exit 1; done; \
 	for answer in good_answer broken_answer; do \
@@ -124,6 +129,22 @@ calibrate-qwen: public-sets
 	for strategy in examples yesno panel panel+examples; do \
 		$(VENV)/bin/citeaudit calibrate --shipped --model qwen --strategy $$strategy $(LABELLED) $(PUBLIC_LABELLED) \
 			|| exit 1; done
+
+# The probe (issue 37): the hidden states of every labelled citation into the user cache (resumable,
+# about 5 s a citation on 2 free cores; PROBE_MINUTES bounds one run), then the held-out table of panel,
+# probe and stacked, and (bench-probe-save) the probe and the calibrations of probe and stacked written
+# into cache/calibration/; the worked example's vectors, shipped so that `--strategy probe` replays.
+PROBE_MINUTES ?= 45
+.PHONY: probe-vectors bench-probe bench-probe-save record-probe-example
+probe-vectors: public-sets
+	$(PY) tools/probe_vectors.py --minutes $(PROBE_MINUTES)
+bench-probe: public-sets
+	$(PY) tools/bench_probe.py
+bench-probe-save: public-sets
+	$(PY) tools/bench_probe.py --save
+record-probe-example: $(VENV)/.test
+	for strategy in probe stacked; do $(VENV)/bin/citeaudit record --shipped --model qwen --strategy $$strategy \
+		--source rfc7519.txt --citations data/rfc7519_citations.json || exit 1; done
 
 # The simulated analyst of issue 33 (tools/bench_profiles.py): per domain, reviews in batches of 25, a
 # profile fitted after each, scored on a held-out half never reviewed; offline, from the recordings.

@@ -297,7 +297,7 @@ def test_candidate_questions_are_asked_only_when_named(tmp_cache):
     for questions in (("true", "nope"), ("contradict",)):  # unknown, or without yesno's two
         with pytest.raises(InputError, match="a yes/no strategy asks"):
             judge_with(fake, tmp_cache, strategy="panel", questions=questions)
-    with pytest.raises(InputError, match="choice and examples ask none"):
+    with pytest.raises(InputError, match="choice, examples and probe ask none"):
         judge_with(fake, tmp_cache, strategy="choice", questions=("true", "false"))
 
 

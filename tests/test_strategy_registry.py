@@ -27,6 +27,7 @@ from citeaudit.judge.strategies import (
     register_strategy,
     unregister_strategy,
 )
+from citeaudit.judge.strategies.probe import VECTOR
 from citeaudit.pipeline.audit import judge_questions
 from citeaudit.settings import environment as config
 from citeaudit.table import Strategy
@@ -134,7 +135,14 @@ def test_a_strategy_of_its_own_falls_back_to_sampling(agree, tmp_cache):
     assert result.confidence == pytest.approx(0.430, abs=1e-3)  # 5 of 5 agreeing: a lower bound, below 1/2
 
 
-@pytest.mark.parametrize("name", [*STRATEGIES, "agree"])
+def test_a_strategy_says_whether_it_reads_hidden_states():
+    for name, strategy in STRATEGIES.items():
+        asked = any(ask.answer is VECTOR for ask in strategy.asks("claim", "evidence", "where"))
+        assert strategy.reads_hidden_states == asked, name
+
+
+# a strategy that reads hidden states needs a local model: tests/test_probe.py replays them
+@pytest.mark.parametrize("name", [*(n for n, s in STRATEGIES.items() if not s.reads_hidden_states), "agree"])
 def test_each_strategy_sends_its_calls_and_keeps_the_answers_calibrate_reads(agree, tmp_cache, name):
     """What a strategy declares (calls per citation, answer keys, calibration inputs) is what the
     judge sends and what `calibrate` works out from the judged rows."""

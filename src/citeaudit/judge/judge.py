@@ -42,6 +42,7 @@ from citeaudit.judge.strategies import LETTERS, STRATEGIES, YES_NO, get_strategy
 from citeaudit.judge.strategies.base import GRAMMAR as GRAMMAR  # re-exported: the answer kinds' grammars
 from citeaudit.judge.strategies.base import TOP_LOGPROBS
 from citeaudit.judge.strategies.base import YESNO_GRAMMAR as YESNO_GRAMMAR
+from citeaudit.judge.strategies.probe import VECTOR, probe_ask
 from citeaudit.settings import environment as config
 from citeaudit.table import ErrorKind
 
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     import httpx2
+    import numpy as np
     from openai import OpenAI
     from openai.types.chat import ChatCompletionMessageParam
 
@@ -302,12 +304,46 @@ class Judge:
         return Judgement(decided_relation(outcome.probabilities), outcome.probabilities, outcome.confidence, method,
                          self.model, cached, answers=outcome.answers)
 
+    def hidden_state(self, claim: str, evidence: str, where: str = "cited section", what: str = "") -> np.ndarray:
+        """The hidden state the `probe` strategy reads for this citation (through the cache, like an
+        answer: recorded, replayed), without the probe: what the probe is fitted on."""
+        return self._vector(probe_ask(claim, evidence, where), what)[0]
+
+    def _vector(self, ask: Ask, what: str) -> tuple[np.ndarray, bool]:
+        from citeaudit.judge import hidden_states
+
+        local = hidden_states.local_model(self.model)
+
+        def send() -> tuple[dict, dict]:
+            vector, tokens = hidden_states.read_vector(local, ask.messages)
+            return {"vector": hidden_states.encode_vector(vector), "dimensions": len(vector)}, \
+                {"prompt": tokens, "completion": 0}
+
+        record, cached = self.cache.call(self._request(ask.messages, self._ask_params(ask), ask.prompt_version),
+                                         send, what=what)
+        return hidden_states.recorded_vector(record["response"]), cached
+
+    def _read_vector(self, ask: Ask, what: str) -> Reading:
+        """The hidden state at the end of `ask`'s prompt, recorded like an answer (float16), read by
+        the probe fitted for this model, prompt version and layer."""
+        from citeaudit.judge import hidden_states
+
+        vector, cached = self._vector(ask, what)
+        layer = str(self._ask_params(ask)["hidden_state"])
+        weights = hidden_states.probe_weights(hidden_states.local_model(self.model), ask.prompt_version, layer)
+        if len(vector) != len(weights.mean):
+            raise JudgeError(f"a hidden state of {len(vector)} numbers, but the probe reads {len(weights.mean)}")
+        return VECTOR.from_probabilities(weights.probabilities(vector)[0], cached)
+
     def _sampled_method(self) -> str:
         return f"sampling (n={self.samples}, Wilson 99% lower bound)"
 
     def _read(self, ask: Ask, what: str) -> Reading:
         """Send `ask` (through the cache) and read its answer: from the top log-probabilities, or,
-        when the endpoint gives none, from `samples` sampled answers (each a cached call of its own)."""
+        when the endpoint gives none, from `samples` sampled answers (each a cached call of its own);
+        a hidden-state request (`probe`) is read through the probe (`hidden_states`)."""
+        if ask.answer is VECTOR:
+            return self._read_vector(ask, what)
         record, cached = self._call(ask.messages, self._ask_params(ask), what, ask.prompt_version)
         response = record["response"]
         top = response.get("top_logprobs")

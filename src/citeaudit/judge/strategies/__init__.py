@@ -8,7 +8,8 @@ probabilities and the `answers`, its confidence when answers had to be sampled, 
 readings; it never branches on a strategy's name.
 
 The shipped ones, registered below (one line each): `choice` and `examples` (`choice`), `yesno`
-and `panel` (`yesno`), `panel+examples` (`panel_examples`). Adding one: a module with its
+and `panel` (`yesno`), `panel+examples` (`panel_examples`), `probe` and `stacked` (`probe`: the
+local model's hidden state read by a probe). Adding one: a module with its
 `JudgeStrategy` subclass, one `register_strategy` line here, its tests (README, "Extending
 citeaudit").
 """
@@ -24,6 +25,7 @@ from citeaudit.judge.strategies.base import (
 )
 from citeaudit.judge.strategies.choice import Choice, Examples
 from citeaudit.judge.strategies.panel_examples import PanelExamples
+from citeaudit.judge.strategies.probe import Probe, Stacked
 from citeaudit.judge.strategies.registry import (
     PROMPT_VERSIONS,
     STRATEGIES,
@@ -40,7 +42,9 @@ register_strategy(YesNo())
 register_strategy(Panel())
 register_strategy(Examples())
 register_strategy(PanelExamples())
+register_strategy(Probe())
+register_strategy(Stacked())
 
 __all__ = ["LETTERS", "PROMPT_VERSIONS", "STRATEGIES", "YES_NO", "AnswerKind", "Ask", "Choice", "Examples",
-           "JudgeStrategy", "Outcome", "Panel", "PanelExamples", "Reading", "YesNo", "calls_per_citation",
-           "get_strategy", "register_strategy", "unregister_strategy"]
+           "JudgeStrategy", "Outcome", "Panel", "PanelExamples", "Probe", "Reading", "Stacked", "YesNo",
+           "calls_per_citation", "get_strategy", "register_strategy", "unregister_strategy"]

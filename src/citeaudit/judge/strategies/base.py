@@ -142,6 +142,8 @@ class JudgeStrategy:
     - `letters`: its own questions are answered A/B/C (else Yes/No);
     - `default_questions`: the yes/no questions (keys of `prompts.QUESTIONS`) asked unless the
       judge is told others (`Judge(questions=...)`, checked by `accepts`); empty: it takes none;
+    - `reads_hidden_states`: some request is answered by the local model's hidden state (`probe`):
+      only a local model can be asked, and its calibration is fitted by `tools/bench_probe.py`;
     - `calibration_inputs`: what `calibrate` maps by default, `supports` (P(supports)) or `answers`
       (the P(yes) of each answer key); `calibrate` works it out from the judged rows (answers
       present: `answers`), and the registry's tests check that it agrees for every strategy.
@@ -153,6 +155,7 @@ class JudgeStrategy:
     letters: ClassVar[bool] = True
     default_questions: ClassVar[tuple[str, ...]] = ()
     calibration_inputs: ClassVar[str] = SUPPORTS_INPUT
+    reads_hidden_states: ClassVar[bool] = False
 
     def asks(self, claim: str, evidence: str, where: str,
              questions: tuple[str, ...] | None = None) -> list[Ask]:

@@ -1,0 +1,109 @@
+"""The probe on the judge's hidden states (issue 37): its vectors' store and key, its weights file,
+and that no domain's rows are ever in a fit that scores it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from citeaudit.calibrate.probe import class_probabilities, fit_logistic_probe, fit_weights, nested_scores
+from citeaudit.errors import InputError, JudgeError
+from citeaudit.judge.cache import CallCache, request_key
+from citeaudit.judge.hidden_states import CLASSES, ProbeWeights, encode_vector, recorded_vector
+from citeaudit.judge.judge import Judge
+
+SHA = "a" * 64
+
+
+def test_a_vector_is_kept_as_float16_and_asked_under_a_key_of_its_own():
+    vector = np.linspace(-40.0, 40.0, 1536).astype(np.float32)
+    response = {"vector": encode_vector(vector), "dimensions": 1536}
+    assert np.allclose(recorded_vector(response), vector, rtol=1e-3, atol=0.05)
+    for bad in ({}, {"vector": "not base64!"}, {"vector": encode_vector(np.array([np.inf]))}, {"vector": ""}):
+        with pytest.raises(JudgeError, match="hidden-state"):
+            recorded_vector(bad)
+    probe, choice = (Judge(model="m", strategy=name, cache=CallCache(mode="replay")) for name in ("probe", "choice"))
+    (asked,) = probe.requests("The exp claim is optional.", "Use of this claim is OPTIONAL.", "section 4.1.4 of x")
+    (chosen,) = choice.requests("The exp claim is optional.", "Use of this claim is OPTIONAL.", "section 4.1.4 of x")
+    assert asked["messages"] == chosen["messages"] and asked["prompt_version"] == chosen["prompt_version"]
+    assert asked["params"] == {"hidden_state": "last"} and request_key(asked) != request_key(chosen)
+
+
+def test_only_a_local_model_has_hidden_states_to_read(tmp_path):
+    judge = Judge(model="gpt-4o", strategy="probe", cache=CallCache(tmp_path, mode="record"))
+    judged = judge.judge("The exp claim is optional.", "Use of this claim is OPTIONAL.")
+    assert judged.error and "reads the hidden states of a local model" in judged.error and judged.relation is None
+
+
+def separable(n: int = 120, d: int = 12, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    x = rng.normal(size=(n, d)) + np.eye(3, d)[y] * 2.5
+    groups = np.array(["a", "b", "c", "d"])[np.arange(n) % 4]
+    return x, y, groups
+
+
+def test_no_domain_is_in_a_fit_that_scores_it():
+    x, y, groups = separable()
+    ids = np.arange(len(x))
+    scored: list[tuple[set[int], set[int]]] = []  # (rows a fit saw, rows it scored)
+
+    class Recorded:
+        """A probe that records what it was fitted on and what it scores (the last column: row ids)."""
+
+        def __init__(self, train_x, train_y, c):
+            self.model = fit_logistic_probe(train_x[:, :-1], train_y, c)
+            self.seen, self.classes_ = set(train_x[:, -1].astype(int)), self.model.classes_
+
+        def predict_proba(self, rows):
+            scored.append((self.seen, set(rows[:, -1].astype(int))))
+            return self.model.predict_proba(rows[:, :-1])
+
+    with_ids = np.column_stack([x, ids])
+    for held in "abcd":
+        scored.clear()
+        p, _ = nested_scores(with_ids, y, groups, held, fit=Recorded)
+        assert p.shape == (len(x), len(CLASSES)) and np.allclose(p.sum(axis=1), 1.0)
+        held_rows = set(ids[groups == held])
+        for seen, rows in scored:
+            assert not seen & held_rows, "a fit that saw the held-out domain scored something"
+            assert not seen & rows, "a fit scored rows it was fitted on"
+        assert held_rows <= set().union(*(rows for _, rows in scored))
+
+
+def test_held_out_probe_separates_what_it_never_saw():
+    x, y, groups = separable()
+    p, _ = nested_scores(x, y, groups, "a")
+    mine = groups == "a"
+    assert (np.argmax(p[mine], axis=1) == y[mine]).mean() > 0.8
+
+
+def test_saved_weights_give_the_fitted_probabilities_and_refuse_other_vectors(tmp_path):
+    x, y, _ = separable()
+    weights = fit_weights(x, y, 0.1, SHA, "relation-v2", "last", {"a": 30})
+    model = fit_logistic_probe(x, y, 0.1)
+    path = weights.save(tmp_path / "probe.json")
+    loaded = ProbeWeights.load(path, SHA, "relation-v2", "last")
+    assert np.allclose(loaded.probabilities(x), class_probabilities(model, x), atol=1e-4)
+    assert loaded.fitted_on == {"a": 30}
+    for other, what in (({"model_sha256": "b" * 64}, "model file SHA-256"), ({"prompt_version": "relation-v3"},
+                        "prompt version"), ({"layer": "12"}, "layer")):
+        wanted = {"model_sha256": SHA, "prompt_version": "relation-v2", "layer": "last", **other}
+        with pytest.raises(InputError, match=f"probe of other vectors .*{what}"):
+            ProbeWeights.load(path, **wanted)
+    (tmp_path / "broken.json").write_text(json.dumps({"dimensions": 3}), encoding="utf-8")
+    with pytest.raises(InputError, match="broken.json is not a probe file"):
+        ProbeWeights.load(tmp_path / "broken.json", SHA, "relation-v2", "last")
+    with pytest.raises(InputError, match="no probe file there"):
+        ProbeWeights.load(tmp_path / "absent.json", SHA, "relation-v2", "last")
+
+
+def test_two_classes_only_still_give_three_probabilities():
+    x, y, _ = separable()
+    two = y != 1
+    weights = fit_weights(x[two], y[two], 0.1, SHA, "relation-v2", "last")
+    p = weights.probabilities(x)
+    assert np.allclose(p.sum(axis=1), 1.0) and p[:, 1].max() < 1e-6
+    assert np.allclose(p, class_probabilities(fit_logistic_probe(x[two], y[two], 0.1), x), atol=1e-4)
