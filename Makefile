@@ -110,7 +110,7 @@ LABELLED   := $(foreach pair,$(QUOTE_SETS),--source $(word 1,$(subst :, ,$(pair)
 # Re-record the worked example, the labelled sets, the line answers and the source-id example with the
 # local Qwen model in every strategy (slow, opt-in; about 10 minutes per strategy on 2 free cores).
 record-qwen: $(VENV)/.test
-	for strategy in $(ANSWER_STRATEGIES); do export CITEAUDIT_STRATEGY=$$strategy; \
+	for strategy in $(filter $(ANSWER_STRATEGIES),$(STRATEGIES)); do export CITEAUDIT_STRATEGY=$$strategy; \
 	for pair in $(QUOTE_SETS); do \
 		$(VENV)/bin/citeaudit record --shipped --model qwen --source $${pair%%:*} --citations $${pair#*:} || exit 1; done; \
 	for answer in good_answer broken_answer; do \

@@ -8,7 +8,13 @@ import json
 import numpy as np
 import pytest
 
-from citeaudit.calibrate.probe import class_probabilities, fit_logistic_probe, fit_weights, nested_scores
+from citeaudit.calibrate.probe import (
+    class_probabilities,
+    fit_logistic_probe,
+    fit_weights,
+    nested_scores,
+    refuse_in_sample,
+)
 from citeaudit.errors import InputError, JudgeError
 from citeaudit.judge.cache import CallCache, request_key
 from citeaudit.judge.hidden_states import CLASSES, ProbeWeights, encode_vector, recorded_vector
@@ -107,3 +113,10 @@ def test_two_classes_only_still_give_three_probabilities():
     p = weights.probabilities(x)
     assert np.allclose(p.sum(axis=1), 1.0) and p[:, 1].max() < 1e-6
     assert np.allclose(p, class_probabilities(fit_logistic_probe(x[two], y[two], 0.1), x), atol=1e-4)
+
+
+def test_calibrate_refuses_a_strategy_that_reads_the_probe_in_sample():
+    for name in ("probe", "stacked"):
+        with pytest.raises(InputError, match="out-of-domain scores by `make bench-probe-save`"):
+            refuse_in_sample(name)
+    refuse_in_sample("panel")  # the others are calibrated as before

@@ -31,6 +31,7 @@ import pandas as pd
 from citeaudit import table as C
 from citeaudit.calibrate.domains import domain_of, hold_out_calibration, row_labels
 from citeaudit.calibrate.fit import StrategyComparison, fit_calibration
+from citeaudit.calibrate.probe import refuse_in_sample
 from citeaudit.decide.calibration import Calibration, load_calibration, save_calibration
 from citeaudit.errors import InputError, JudgeError
 from citeaudit.judge.strategies import STRATEGIES
@@ -204,6 +205,7 @@ def fit_judge(tables: dict[str, pd.DataFrame], options: AuditOptions, target: fl
     (`options.write_folder`) unless not `save`. When the tables span two domains or more (`domains`
     by citation file, default `domain_of`), the leave-one-domain-out figures are attached and
     `threshold_rule` applies as in `citeaudit calibrate --threshold-rule` (`hold_out_calibration`)."""
+    refuse_in_sample(str(options.strategy))
     table = pd.concat(list(tables.values()), ignore_index=True)
     documents = row_labels(tables, tables.values())
     fitted = fit_calibration(table, options.model, str(options.strategy), target, folds, list(tables), None, repeats,

@@ -22,13 +22,27 @@ from typing import Any
 
 import numpy as np
 
+from citeaudit.errors import InputError
 from citeaudit.judge.hidden_states import CLASSES, ProbeWeights
 from citeaudit.table import Verdict
 
 GOLD_CLASS = {Verdict.VERIFIED: 0, Verdict.CONTRADICTED: 1, Verdict.UNSUPPORTED: 2, Verdict.FABRICATED: 2}
-C_GRID = (0.0003, 0.001, 0.003, 0.01, 0.03)  # 1/λ of the L2 penalty, on standardized inputs
+C_GRID = (0.00003, 0.0001, 0.0003, 0.001, 0.003, 0.01)  # 1/λ of the L2 penalty, on standardized inputs
 
 Fit = Callable[[np.ndarray, np.ndarray, float], Any]  # (x, classes, c) -> a fitted model with predict_proba
+
+
+def refuse_in_sample(strategy: str) -> None:
+    """`InputError` for a strategy that reads hidden states (`probe`, `stacked`): a map fitted on the
+    labelled citations the probe was itself fitted on would see its in-sample scores and trust it
+    too much; its calibration is fitted on out-of-domain probe scores by `tools/bench_probe.py
+    --save` (`make bench-probe-save`)."""
+    from citeaudit.judge.strategies import get_strategy
+
+    if get_strategy(strategy).reads_hidden_states:
+        raise InputError(f"strategy {strategy} reads the probe, fitted on the labelled sets themselves: its "
+                         "calibration is fitted on the probe's out-of-domain scores by `make bench-probe-save` "
+                         "(tools/bench_probe.py --save), not by `citeaudit calibrate`")
 
 
 def gold_classes(expected: Sequence[object]) -> np.ndarray:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,7 +73,7 @@ def read_vector(local: LocalModel, messages: list[ChatCompletionMessageParam]) -
 
     with _LOADING:
         if local.key not in _LOADED:
-            _LOADED[local.key] = HiddenStates(model_path(local.key), n_ctx=local.n_ctx)
+            _LOADED[local.key] = HiddenStates(model_path(local.key), n_threads=os.cpu_count(), n_ctx=local.n_ctx)
         states = _LOADED[local.key]
         text = states.text(messages)
         return states.vector(text), states.tokens(text)
@@ -96,17 +97,20 @@ def probe_weights_path(model: str, folder: Path) -> Path:
     return folder / "calibration" / f"{recording_name(model).removesuffix('.jsonl')}.probe-weights.json"
 
 
-@functools.cache
 def probe_weights(local: LocalModel, prompt_version: str, layer: str) -> ProbeWeights:
     """The probe of `local` for this prompt version and layer: the user cache's (a refit) before
     the shipped one; `InputError` (a row error) when neither is there or it is another's."""
     from citeaudit.settings import environment as config
 
-    for folder in (config.user_cache_dir(), config.cache_dir()):
-        path = probe_weights_path(local.name, folder)
-        if path.is_file():
-            return ProbeWeights.load(path, local.sha256, prompt_version, layer)
-    return ProbeWeights.load(probe_weights_path(local.name, config.cache_dir()), local.sha256, prompt_version, layer)
+    paths = [probe_weights_path(local.name, folder) for folder in (config.user_cache_dir(), config.cache_dir())]
+    path = next((p for p in paths if p.is_file()), paths[-1])
+    stamp = path.stat().st_mtime_ns if path.is_file() else 0
+    return _load_weights(str(path), stamp, local.sha256, prompt_version, layer)
+
+
+@functools.lru_cache(maxsize=8)
+def _load_weights(path: str, stamp: int, sha256: str, prompt_version: str, layer: str) -> ProbeWeights:
+    return ProbeWeights.load(path, sha256, prompt_version, layer)  # `stamp`: a rewritten file is read again
 
 
 class HiddenStates:

@@ -170,6 +170,7 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
     """
     from citeaudit.calibrate.domains import domain_of, row_labels
     from citeaudit.calibrate.fit import fit_calibration
+    from citeaudit.calibrate.probe import refuse_in_sample
     from citeaudit.decide.calibration import save_calibration
 
     if len(sources) != len(citation_files):
@@ -191,6 +192,10 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
         raise click.UsageError("--threshold-rule worst-domain needs labelled sets of two domains or more "
                                "(see --domain)")
     judge = settings.judge()
+    try:
+        refuse_in_sample(judge.strategy)
+    except CiteAuditError as exc:
+        _fail(str(exc))
     tables = [audit_quotes(src, cit, judge=judge, calibration=False).table for src, cit in zip(sources, citation_files)]
     table = pd.concat(tables, ignore_index=True)
     row_domains, row_documents = row_labels(names, tables), row_labels(citation_files, tables)
