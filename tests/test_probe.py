@@ -120,3 +120,23 @@ def test_calibrate_refuses_a_strategy_that_reads_the_probe_in_sample():
         with pytest.raises(InputError, match="out-of-domain scores by `make bench-probe-save`"):
             refuse_in_sample(name)
     refuse_in_sample("panel")  # the others are calibrated as before
+
+
+@pytest.mark.integration
+def test_a_hidden_state_is_read_from_the_local_model_recorded_and_replayed(tmp_path):
+    """The real model (SmolLM2, the fast local one) read in-process through llama-cpp-python: one
+    vector per question, the same for the same question, recorded, and replayed with no model."""
+    pytest.importorskip("llama_cpp")
+    from citeaudit.judge.localmodel import MODELS
+
+    name = MODELS["smollm2"].name
+    recorder = Judge(model=name, strategy="probe", cache=CallCache(tmp_path, mode="record"))
+    optional = recorder.hidden_state("The exp claim is optional.", "Use of this claim is OPTIONAL.", "section 4.1.4")
+    required = recorder.hidden_state("The exp claim is required.", "Use of this claim is OPTIONAL.", "section 4.1.4")
+    assert optional.shape == required.shape and optional.shape[0] > 100 and np.isfinite(optional).all()
+    assert not np.allclose(optional, required)
+    replayer = Judge(model=name, strategy="probe", cache=CallCache(tmp_path, mode="replay"))
+    again = replayer.hidden_state("The exp claim is optional.", "Use of this claim is OPTIONAL.", "section 4.1.4")
+    assert np.array_equal(again, optional)
+    judged = replayer.judge("The exp claim is optional.", "Use of this claim is OPTIONAL.", "section 4.1.4")
+    assert judged.error and "no probe file there" in judged.error  # no probe is fitted for SmolLM2: a row error
