@@ -140,3 +140,10 @@ def test_a_hidden_state_is_read_from_the_local_model_recorded_and_replayed(tmp_p
     assert np.array_equal(again, optional)
     judged = replayer.judge("The exp claim is optional.", "Use of this claim is OPTIONAL.", "section 4.1.4")
     assert judged.error and "no probe file there" in judged.error  # no probe is fitted for SmolLM2: a row error
+
+
+def test_a_hidden_state_nobody_recorded_says_how_to_record_it(tmp_path):
+    judge = Judge(model="qwen2.5-coder-1.5b-instruct-q4_k_m", strategy="probe", cache=CallCache(tmp_path, mode="replay"))
+    judged = judge.judge("A claim nobody recorded.", "Evidence nobody recorded.")
+    assert judged.error_kind == "replay_miss" and "no recorded hidden state" in judged.error
+    assert "--cache-mode record" in judged.error and "no server is needed" in judged.error
