@@ -75,8 +75,7 @@ def read_vector(local: LocalModel, messages: list[ChatCompletionMessageParam]) -
         if local.key not in _LOADED:
             _LOADED[local.key] = HiddenStates(model_path(local.key), n_threads=os.cpu_count(), n_ctx=local.n_ctx)
         states = _LOADED[local.key]
-        text = states.text(messages)
-        return states.vector(text), states.tokens(text)
+        return states.vector(states.text(messages))
 
 
 def recorded_vector(response: dict) -> np.ndarray:
@@ -137,17 +136,12 @@ class HiddenStates:
         """`messages` in the model's chat template, ending where the assistant's answer begins."""
         return str(self._format(messages=cast(Any, messages)).prompt)  # llama_cpp's own TypedDicts
 
-    def _tokens(self, text: str) -> list[int]:
-        return list(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
-
-    def tokens(self, text: str) -> int:
-        return len(self._tokens(text))
-
-    def vector(self, text: str) -> np.ndarray:
-        """The final layer's hidden state at the last token of `text` (special tokens parsed, as
-        the chat template writes them; `embed` would read them as plain text)."""
+    def vector(self, text: str) -> tuple[np.ndarray, int]:
+        """The final layer's hidden state at the last token of `text`, and how many tokens `text`
+        is (special tokens parsed, as the chat template writes them; `embed` would read them as
+        plain text)."""
         llm = self.llm
-        tokens = self._tokens(text)
+        tokens = llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
         if len(tokens) > llm.n_ctx():
             raise ValueError(f"a prompt of {len(tokens)} tokens does not fit the context of {llm.n_ctx()}")
         llm._batch.reset()
@@ -155,7 +149,7 @@ class HiddenStates:
         llm._batch.add_sequence(tokens, 0, True)
         llm._ctx.decode(llm._batch)
         pointer = self._lib.llama_get_embeddings_seq(llm._ctx.ctx, 0)
-        return np.array(pointer[:llm.n_embd()], dtype=np.float32)
+        return np.array(pointer[:llm.n_embd()], dtype=np.float32), len(tokens)
 
 
 def _pack(values: np.ndarray) -> str:

@@ -59,6 +59,8 @@ class AnswerKind:
     option is among them: a row error, never a guess)."""
 
     grammar: ClassVar[str]
+    # the request's whole parameters when its answer is not a sampled token (a hidden state), else None
+    request_params: ClassVar[dict[str, object] | None] = None
 
     def from_logprobs(self, top: list[dict], content: object, cached: bool) -> Reading:
         raise NotImplementedError
@@ -179,7 +181,10 @@ class JudgeStrategy:
     def params(self, answer: AnswerKind, sample: int | None = None, grammar: bool = False) -> dict[str, object]:
         """The sampling parameters of a request answered as `answer`: one token with the top
         log-probabilities at temperature 0, or (`sample`, the fallback when the endpoint gives none)
-        one sampled token with that seed; `grammar` adds `answer`'s grammar (llama.cpp's server)."""
+        one sampled token with that seed; `grammar` adds `answer`'s grammar (llama.cpp's server).
+        An answer that is no token (a hidden state) has its own `request_params`."""
+        if answer.request_params is not None:
+            return dict(answer.request_params)
         params: dict[str, object]
         if sample is None:
             params = {"temperature": 0.0, "max_tokens": 1, "logprobs": True, "top_logprobs": TOP_LOGPROBS}

@@ -2,7 +2,7 @@
 
 - `probe` (one request, no answer token): the final layer's hidden state at the end of `choice`'s
   three-way question (`judge.hidden_states`), mapped to P(supports), P(contradicts), P(says
-  nothing) by the probe fitted on the labelled sets (`calibrate.probe.ProbeWeights`, a shipped file
+  nothing) by the probe fitted on the labelled sets (`hidden_states.ProbeWeights`, a shipped file
   bound to the model file's SHA-256, the prompt version and the layer). Its calibration maps
   P(supports), as `choice`'s does.
 - `stacked` (`panel`'s three questions and the probe's request): `panel`'s probabilities, and the
@@ -15,7 +15,7 @@ only a local model can answer one (`Judge`: llama-cpp-python in the judging proc
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -35,6 +35,7 @@ class VectorAnswer(AnswerKind):
     """The hidden state at the end of the prompt, read through the probe: its three probabilities."""
 
     grammar = ""
+    request_params: ClassVar[dict[str, object] | None] = {"hidden_state": LAYER}  # the request names the layer read
 
     def from_probabilities(self, probabilities: np.ndarray, cached: bool) -> Reading:
         return Reading(dict(zip(CLASSES, map(float, probabilities), strict=True)), None, cached)
@@ -62,9 +63,6 @@ class Probe(JudgeStrategy):
     def read(self, readings: Mapping[str, Reading]) -> tuple[dict[str, float], dict[str, float] | None]:
         return readings[PROBE_KEY].probabilities, None
 
-    def params(self, answer: AnswerKind, sample: int | None = None, grammar: bool = False) -> dict[str, object]:
-        return {"hidden_state": LAYER} if answer is VECTOR else super().params(answer, sample, grammar)
-
 
 class Stacked(Panel):
     name = "stacked"
@@ -81,6 +79,3 @@ class Stacked(Panel):
 
     def answer_keys(self, questions: tuple[str, ...] | None = None) -> tuple[str, ...]:
         return (*super().answer_keys(questions), PROBE_KEY)
-
-    def params(self, answer: AnswerKind, sample: int | None = None, grammar: bool = False) -> dict[str, object]:
-        return {"hidden_state": LAYER} if answer is VECTOR else super().params(answer, sample, grammar)

@@ -192,10 +192,7 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
         raise click.UsageError("--threshold-rule worst-domain needs labelled sets of two domains or more "
                                "(see --domain)")
     judge = settings.judge()
-    try:
-        refuse_in_sample(judge.strategy)
-    except CiteAuditError as exc:
-        _fail(str(exc))
+    refuse_in_sample(judge.strategy)  # an InputError: the command line's message and exit 2
     tables = [audit_quotes(src, cit, judge=judge, calibration=False).table for src, cit in zip(sources, citation_files)]
     table = pd.concat(tables, ignore_index=True)
     row_domains, row_documents = row_labels(names, tables), row_labels(citation_files, tables)
