@@ -10,7 +10,7 @@ from conftest import DATA, ROOT
 from citeaudit import Judge, audit_quotes
 from citeaudit import table as C
 from citeaudit.calibrate.crossval import cross_validate, repeated_cross_validation, strategy_metrics
-from citeaudit.calibrate.fit import fit_calibration
+from citeaudit.calibrate.fit import compare_strategies, fit_calibration
 from citeaudit.calibrate.maps import L2_GRID, fit_logistic, fit_platt, recommend_threshold, stratified_folds
 from citeaudit.calibrate.scoring import (
     advise,
@@ -230,6 +230,25 @@ def test_a_calibration_of_the_answers_reads_each_question(tmp_path):
     old = json.loads(supports.to_json())
     del old["weights"]
     assert Calibration.from_json(json.dumps(old)).to_json() == supports.to_json()
+
+
+def test_a_comparison_uses_a_saved_calibration_only_when_fitted_on_that_very_table(tmp_path):
+    """Notebook 04 hands the saved calibrations to `compare_strategies`: one fitted on the same
+    citations and answers (read back from its file) is used as it is, with the figures a fit gives;
+    a changed answer, another target or another model's calibration is fitted again."""
+    table = answered()
+    save_calibration(fit_calibration(table, "m", "yesno", 0.95, folds=4), tmp_path)
+    saved = load_calibration("m", "yesno", tmp_path)
+    comparison = compare_strategies({"yesno": table}, "m", 0.95, folds=4, saved=[saved, None])
+    assert comparison.reused == ["yesno"] and comparison.calibrations["yesno"] is saved
+    fresh = compare_strategies({"yesno": table}, "m", 0.95, folds=4)
+    assert fresh.reused == [] and fresh.figures().equals(comparison.figures())
+    changed = table.copy()
+    changed.at[0, C.ANSWERS] = {**changed.at[0, C.ANSWERS], "false": 0.01}
+    for tables, target, model in [({"yesno": changed}, 0.95, "m"), ({"yesno": table}, 0.9, "m"),
+                                  ({"yesno": table}, 0.95, "other")]:
+        again = compare_strategies(tables, model, target, folds=4, saved=[saved])
+        assert again.reused == [] and again.calibrations["yesno"] is not saved
 
 
 def test_the_calibration_names_failures_from_the_answers():

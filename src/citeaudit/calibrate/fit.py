@@ -25,8 +25,11 @@ reliability, advice), `maps` (the map and its threshold), `crossval` (held-out f
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -73,20 +76,81 @@ def fit_calibration(table: pd.DataFrame, model: str, strategy: str, target: floa
     by_row = None if documents is None else aligned(documents, table)
     fitted = fit_map(fit_rows, target, model, str(strategy), inputs, by_row)
     figures, _ = cross_validate(table, target, folds, 0, inputs)
-    verdicts, scores = outcomes(rows, fitted)  # in sample: the map scores the rows it was fitted on
-    figures["ceiling_in_sample"] = coverage_ceiling(pd.DataFrame({
-        "verdict": pd.Series(verdicts, index=rows.index, dtype=object), "score": scores,
-        "right": pass_fail_right(verdicts, rows["gold"]),
-        "blocked": blocked_rows(labelled_rows(table)).reindex(rows.index),
-    }, index=rows.index), target)
+    figures["ceiling_in_sample"] = _ceiling_in_sample(table, rows, fitted, target)
     figures.update({k: v for k, v in strategy_metrics(table).items() if k != "judged"})
     if repeats:
         figures["repeated"] = repeated_cross_validation(table, target, folds, repeats, inputs)
     return replace(
         fitted,
-        fitted_on={"citations": len(labelled_rows(table)), "judged": len(fit_rows), "sets": list(sets)},
+        fitted_on={"citations": len(labelled_rows(table)), "judged": len(fit_rows), "sets": list(sets),
+                   "rows": rows_fingerprint(table)},
         cross_validated=figures, when=datetime.now(UTC).isoformat(timespec="seconds"),
     )
+
+
+def _ceiling_in_sample(table: pd.DataFrame, rows: pd.DataFrame, fitted: Calibration, target: float) -> dict | None:
+    verdicts, scores = outcomes(rows, fitted)  # in sample: the map scores the rows it was fitted on
+    return coverage_ceiling(pd.DataFrame({
+        "verdict": pd.Series(verdicts, index=rows.index, dtype=object), "score": scores,
+        "right": pass_fail_right(verdicts, rows["gold"]),
+        "blocked": blocked_rows(labelled_rows(table)).reindex(rows.index),
+    }, index=rows.index), target)
+
+
+def rows_fingerprint(table: pd.DataFrame) -> str:
+    """What a fit reads from a labelled table, as a SHA-256 (its first 16 hex digits): per judged row
+    its gold verdict, method, relation, probabilities and yes/no answers (floats to 10 significant
+    digits: another machine may differ in a last digit), its evidence's length, and whether a flag
+    keeps it from standing. `fitted_on_table` compares it."""
+    rows = judged_rows(table)
+    blocked = blocked_rows(labelled_rows(table)).reindex(rows.index)
+    digest = hashlib.sha256()
+    for gold, method, relation, probabilities, answers, evidence, stop in zip(
+            rows["gold"], rows["method"], rows["relation"], rows["probabilities"], rows["answers"],
+            rows["evidence"], blocked):
+        digest.update(json.dumps([str(gold), str(method), str(relation), _rounded(probabilities), _rounded(answers),
+                                  len(evidence) if isinstance(evidence, str) else None, bool(stop)]).encode())
+    return digest.hexdigest()[:16]
+
+
+def _rounded(values: object) -> object:
+    if not isinstance(values, dict):
+        return None
+    return {str(k): f"{v:.10g}" if isinstance(v, float) else str(v) for k, v in sorted(values.items())}
+
+
+def fitted_on_table(calibration: Calibration, table: pd.DataFrame, target: float = DEFAULT_TARGET,
+                    folds: int = FOLDS) -> bool:
+    """Whether `calibration` was fitted by `fit_calibration` (with `target`, `folds` and the repeated
+    fold assignments) on exactly this labelled table, so that fitting again would give it back: the
+    same `rows_fingerprint`, the same counts of citations and judged rows, the same figures of the
+    judge's answers (`strategy_metrics`: accuracy, AUROC...) and the same in-sample ceiling of its
+    map on these rows (floats to 1e-9, relative: another machine may differ in a last digit). One
+    pass over the rows, where a fit takes seconds to a minute; a calibration saved without a
+    fingerprint (before it was kept) is never taken for one fitted on this table."""
+    cv = calibration.cross_validated
+    if (calibration.target != target or cv.get("folds") != folds
+            or not isinstance(cv.get("repeated"), dict) or cv["repeated"].get("repeats") != REPEATS
+            or calibration.fitted_on.get("rows") != rows_fingerprint(table)):
+        return False
+    rows = judged_rows(table)
+    fit_rows = rows[rows["method"] == "logprobs"]
+    if (calibration.fitted_on.get("citations"), calibration.fitted_on.get("judged")) != (
+            len(labelled_rows(table)), len(fit_rows)) or fit_rows.empty:
+        return False
+    metrics = {k: v for k, v in strategy_metrics(table).items() if k != "judged"}
+    return (all(_same(cv.get(k), v) for k, v in metrics.items())
+            and _same(cv.get("ceiling_in_sample"), _ceiling_in_sample(table, rows, calibration, target)))
+
+
+def _same(saved: object, now: object) -> bool:
+    """Saved figures (read back from JSON) against figures computed now: floats to 1e-9 relative,
+    NaN as NaN, dicts key by key, anything else exactly."""
+    if isinstance(saved, dict) and isinstance(now, dict):
+        return saved.keys() == now.keys() and all(_same(saved[k], now[k]) for k in saved)
+    if isinstance(saved, (int, float)) and isinstance(now, (int, float)) and not isinstance(saved, bool):
+        return (math.isnan(saved) and math.isnan(now)) or math.isclose(saved, now, rel_tol=1e-9, abs_tol=1e-12)
+    return saved == now
 
 
 @dataclass
@@ -96,6 +160,7 @@ class StrategyComparison:
     tables: dict[str, pd.DataFrame]
     calibrations: dict[str, Calibration]
     target: float = DEFAULT_TARGET
+    reused: list[str] = field(default_factory=list)  # strategies whose calibration was saved, not fitted here
 
     def figures(self) -> pd.DataFrame:
         """One row per strategy: cross-validated accuracy, balanced accuracy, AUROC of P(supports),
@@ -132,9 +197,20 @@ class StrategyComparison:
 
 
 def compare_strategies(tables: dict[str, pd.DataFrame], model: str, target: float = DEFAULT_TARGET,
-                       folds: int = FOLDS) -> StrategyComparison:
-    """Fit a calibration per strategy (`fit_calibration`) over its judged labelled table."""
-    calibrations = {name: fit_calibration(table, model, name, target, folds) for name, table in tables.items()}
-    return StrategyComparison(dict(tables), calibrations, target)
+                       folds: int = FOLDS, saved: Iterable[Calibration | None] = ()) -> StrategyComparison:
+    """A calibration per strategy over its judged labelled table: one of `saved` (e.g. the
+    calibrations in force) for that model and strategy when it was fitted on exactly this table
+    (`fitted_on_table`: the same procedure would give it back), else `fit_calibration` here.
+    `StrategyComparison.reused` names the strategies whose calibration was saved."""
+    ready = {c.strategy: c for c in saved if c is not None and c.model == model}
+    calibrations, reused = {}, []
+    for name, table in tables.items():
+        found = ready.get(str(name))
+        if found is not None and fitted_on_table(found, table, target, folds):
+            calibrations[name] = found
+            reused.append(name)
+        else:
+            calibrations[name] = fit_calibration(table, model, name, target, folds)
+    return StrategyComparison(dict(tables), calibrations, target, reused)
 
 

@@ -83,12 +83,13 @@ def fit_logistic(features: Sequence[Sequence[float]] | np.ndarray, outcome: Sequ
     design = np.column_stack([np.ones(len(x)), x])
     penalty = l2 * np.eye(design.shape[1])
     penalty[0, 0] = 0.0
+    ridge = penalty + 1e-9 * np.eye(design.shape[1])  # the Hessian's constant part
     w = np.zeros(design.shape[1])
     w[0] = math.log(base / (1 - base))
     for _ in range(iterations):
         p = _sigmoid(design @ w)
         gradient = design.T @ (p - target) + penalty @ w
-        hessian = design.T @ (design * (p * (1 - p))[:, None]) + penalty + 1e-9 * np.eye(len(w))
+        hessian = design.T @ (design * (p * (1 - p))[:, None]) + ridge
         step = np.linalg.solve(hessian, gradient)
         w = w - step
         if np.abs(step).max() < 1e-10:

@@ -66,6 +66,9 @@ def feature_value(key: str, answers: dict[str, float], evidence_chars: int | Non
     >>> round(feature_value("true*evidence_chars", {"true": 0.5}, 100), 6), feature_value(EVIDENCE_CHARS, {}, None)
     (0.0, None)
     """
+    value = answers.get(key)
+    if type(value) is float and math.isfinite(value):  # the common case first: a question's P(yes)
+        return _log_odds_one(value)
     if PRODUCT in key:
         product = 1.0
         for part in key.split(PRODUCT):
@@ -99,8 +102,13 @@ def feature_values(keys: Iterable[str], answers: object, evidence_chars: int | N
     """`feature_value` of each key, or None when any is missing (the row cannot be mapped)."""
     if not isinstance(answers, dict):
         return None
-    values = [feature_value(key, answers, evidence_chars) for key in keys]
-    return None if any(v is None for v in values) else [float(v) for v in values]  # type: ignore[arg-type]
+    values = []
+    for key in keys:
+        value = feature_value(key, answers, evidence_chars)
+        if value is None:
+            return None
+        values.append(float(value))
+    return values
 
 
 @dataclass(frozen=True)
@@ -193,12 +201,21 @@ class Calibration:
         """P(the citation passes): a logistic curve in the log-odds of P(supports), or in the
         inputs of a map of the answers (`feature_value`; `maps(answers, evidence_chars)` must
         hold: else ValueError)."""
+        p = self.p_pass_if_mapped(p_supports, answers, evidence_chars)
+        if p is None:
+            raise ValueError(f"this calibration reads {sorted(self.weights)}; the row has answers to "
+                             f"{sorted(answers or {})} and evidence of {evidence_chars} characters")
+        return p
+
+    def p_pass_if_mapped(self, p_supports: float, answers: object = None,
+                         evidence_chars: int | None = None) -> float | None:
+        """`p_pass`, or None where `maps(answers, evidence_chars)` does not hold (each input read
+        once: a fit scores every row millions of times)."""
         if not self.weights:
             return _sigmoid_one(self.a + self.b * _log_odds_one(float(p_supports)))
         values = feature_values(self.weights, answers, evidence_chars)
         if values is None:
-            raise ValueError(f"this calibration reads {sorted(self.weights)}; the row has answers to "
-                             f"{sorted(answers or {})} and evidence of {evidence_chars} characters")
+            return None
         z = self.a + sum(w * x for w, x in zip(self.weights.values(), values))
         return _sigmoid_one(z)
 

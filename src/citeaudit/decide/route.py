@@ -180,11 +180,11 @@ def judge_outcome(probabilities: object, relation: object, confidence: object, m
     if calibration is not None and has_probs and number is not None and not is_sampled(method):
         assert isinstance(probabilities, dict)
         chars = len(evidence) if isinstance(evidence, str) else None
-        if not calibration.maps(answers, chars):  # a map of inputs this row lacks: no score, so review
+        p = calibration.p_pass_if_mapped(probabilities[Relation.SUPPORTS], answers, chars)
+        if p is None:  # a map of inputs this row lacks: no score, so review
             return Outcome(model_verdict(probabilities, relation), None)
-        p = calibration.p_pass(probabilities[Relation.SUPPORTS], answers if isinstance(answers, dict) else None, chars)
-        named = calibration.p_contradicted(answers)
-        if p < 0.5 and named is not None:
+        named = calibration.p_contradicted(answers) if p < 0.5 else None
+        if named is not None:
             return Outcome(Verdict.CONTRADICTED if named >= 0.5 else Verdict.UNSUPPORTED, 1.0 - p, p)
         return Outcome(model_verdict(probabilities, p_pass=p), max(p, 1.0 - p), p)
     p_supports = _number(probabilities.get(Relation.SUPPORTS)) if isinstance(probabilities, dict) else None
