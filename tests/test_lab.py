@@ -5,8 +5,10 @@ The server is real (the same `jupyter lab` command `make lab` runs, with no brow
 kernel; only the code cells are sent by a test client over the kernel's channels instead of by a
 browser tab. About 10 s."""
 
+import asyncio
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -63,14 +65,30 @@ def test_the_lab_installs_what_every_notebook_imports():
 
 
 def _contents_manager(root):
-    """The contents manager `make lab`'s server builds from its config file: jupytext's (its server
-    extension, enabled there, wraps the default one), with the config's hidden globs."""
-    from jupytext import TextFileContentsManager
+    """The contents manager `make lab`'s server builds from its config file (citeaudit's
+    `NotebookContents`: jupytext's, which its server extension then leaves as it is), with the
+    config's hidden globs; its calls are coroutines, run here one at a time."""
     from traitlets.config.loader import JSONFileConfigLoader
+
+    from citeaudit.surfaces.lab import NotebookContents
 
     config = JSONFileConfigLoader(SERVER_CONFIG.name, str(SERVER_CONFIG.parent)).load_config()
     assert config.ServerApp.jpserver_extensions == {"jupyterlab_jupytext": True}
-    return TextFileContentsManager(config=config, root_dir=str(root))
+    assert config.ServerApp.contents_manager_class == "citeaudit.surfaces.lab.NotebookContents"
+    return _Synchronous(NotebookContents(config=config, root_dir=str(root)))
+
+
+class _Synchronous:
+    """An async contents manager's `get` and `save`, called as plain functions."""
+
+    def __init__(self, manager):
+        self.manager = manager
+
+    def get(self, *args, **kwargs):
+        return asyncio.run(self.manager.get(*args, **kwargs))
+
+    def save(self, *args, **kwargs):
+        return asyncio.run(self.manager.save(*args, **kwargs))
 
 
 @pytest.mark.notebooks  # jupytext's contents manager (it runs `pandoc --version`)
@@ -87,6 +105,8 @@ def test_the_lab_lists_each_notebook_once_as_a_notebook_and_saves_a_script_uncha
         path = tmp_path / "notebooks" / name
         before = path.read_bytes()
         model = manager.get(name, content=True, type="notebook")
+        # what the kernel will report, so that JupyterLab changes nothing when it connects
+        assert model["content"].metadata["language_info"]["name"] == "python"
         cells = model["content"].cells
         assert cells[0].cell_type == "markdown" and any("parameters" in c.metadata.get("tags", []) for c in cells)
         for number, cell in enumerate(c for c in cells if c.cell_type == "code"):
@@ -105,10 +125,13 @@ def lab(tmp_path, monkeypatch):
     prefix = tmp_path / "prefix"
     subprocess.run([sys.executable, "-m", "ipykernel", "install", "--prefix", str(prefix), "--name", "python3",
                     "--display-name", "Python 3 (citeaudit .venv)"], check=True, capture_output=True)
-    cache = tmp_path / "cache"
+    cache = tmp_path / "cache"  # the checkout's recordings and calibrations, so that nothing writes into it
     cache.mkdir()
     for recording in (ROOT / "cache").glob("*.jsonl"):
         shutil.copy(recording, cache)
+    shutil.copytree(ROOT / "cache" / "calibration", cache / "calibration")
+    notebooks = tmp_path / "notebooks"  # the lab saves (and autosaves) here, never into the checkout
+    shutil.copytree(ROOT / "notebooks", notebooks, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
     env = dict(os.environ, JUPYTER_PATH=str(prefix / "share" / "jupyter"), JUPYTER_RUNTIME_DIR=str(tmp_path / "run"),
                JUPYTER_CONFIG_DIR=str(tmp_path / "config"), JUPYTER_DATA_DIR=str(tmp_path / "data"),
                CITEAUDIT_CACHE_DIR=str(cache), CITEAUDIT_CACHE_MODE="replay",
@@ -122,9 +145,10 @@ def lab(tmp_path, monkeypatch):
     shutil.copy(ROOT / "lab" / "overrides.json", settings / "overrides.json")
     with open(tmp_path / "lab.log", "wb") as log:  # the server keeps its own copy of the descriptor
         server = subprocess.Popen([sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
-                                   f"--LabApp.app_settings_dir={settings}",
+                                   f"--LabApp.app_settings_dir={settings}", f"--LabApp.workspaces_dir={tmp_path / 'ws'}",
                                    "--ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}", "--allow-root",
-                                   f"--ServerApp.root_dir={ROOT / 'notebooks'}", f"--config={SERVER_CONFIG}"],
+                                   f"--ServerApp.root_dir={notebooks}",
+                                   f"--config={notebooks / SERVER_CONFIG.name}"],
                                   env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -195,3 +219,122 @@ def test_jupyterlab_runs_notebook_00_through_its_kernel(lab):
     finally:
         client.stop_channels()
         _api(base, f"/api/kernels/{kernel['id']}", "DELETE")
+
+
+# what a newcomer opens first and what the review flow runs through (issue 32): double-clicked in
+# the file browser, run from the Run menu, in a real Chromium driven by Playwright
+WALK = ["00_audit_your_answer.py", "01_rfc7519_audit.py", "04_threshold_tuning.py", "05_review_queue.py",
+        "08_vendor_citations.py", "09_bring_your_own_judge.py"]
+# Run All has finished: the first code cell has run, none is running, and the kernel is idle
+RAN = """() => {
+  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+  if (!panel) return false;
+  const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(e => e.textContent.trim());
+  const status = (document.querySelector('#jp-main-statusbar') || {}).textContent || '';
+  return prompts.length > 0 && /^\\[\\d+\\]:$/.test(prompts[0]) && !prompts.includes('[*]:') && status.includes('Idle');
+}"""
+
+
+def _open_and_run(page, name: str) -> None:
+    """Double-click `name` in the file browser; it must open as a notebook whose tab is not marked
+    unsaved once its kernel is ready; then Run > Run All Cells, to the end, with nothing on stderr
+    (no error, no warning)."""
+    item = page.locator(f".jp-DirListing-item[title^='Name: {name}']")
+    item.dblclick()
+    tab = page.locator(".lm-TabBar-tab.jp-mod-current", has_text=name)
+    tab.wait_for(timeout=30_000)
+    page.locator(".jp-NotebookPanel:visible .jp-Notebook").wait_for(timeout=30_000)  # a notebook, not the editor
+    page.wait_for_selector("#jp-main-statusbar >> text=Idle", timeout=60_000)
+    assert "jp-mod-dirty" not in (tab.get_attribute("class") or ""), f"{name} is marked unsaved right after opening"
+    _run_all(page, name)
+
+
+def _run_all(page, name: str) -> None:
+    """Run > Run All Cells, to the end, with nothing on stderr (no error, no warning)."""
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    for _ in range(2):  # twice, a second apart: the status may read Idle before the kernel takes the first cell
+        page.wait_for_function(RAN, timeout=240_000, polling=500)
+        time.sleep(1)
+    stderr = page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    assert stderr.count() == 0, f"{name}: " + "\n".join(stderr.nth(i).inner_text()[:1500] for i in range(stderr.count()))
+    prompts = page.locator(".jp-NotebookPanel:visible .jp-CodeCell .jp-InputPrompt").all_inner_texts()
+    assert all(p.strip() not in ("[ ]:", "[*]:") for p in prompts), f"{name}: not every cell ran: {prompts}"
+
+
+def _review_in_the_widget(page, reviews: Path) -> None:
+    """Notebook 05's queue: a verdict button stores a review of the citation shown and the status
+    line says so; then the override form overrides a verdict that stood. After each, the store
+    holds exactly what the widget says it saved."""
+    from citeaudit import load_reviews
+
+    panel = page.locator(".jp-NotebookPanel:visible")
+    status = panel.locator(".widget-html", has_text=re.compile(r"answer: \w+ · \d+ waiting")).first
+    status.scroll_into_view_if_needed()  # JupyterLab renders only the cells in view
+    counted = re.search(r"(\d+) waiting", status.text_content() or "")
+    assert counted, status.text_content()
+    waiting = int(counted.group(1))
+    panel.locator("button.widget-button", has_text=re.compile(r"^contradicted$")).first.click()
+    page.wait_for_function("""() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .widget-html')]
+                              .some(e => e.textContent.includes('saved contradicted for'))""", timeout=30_000)
+    said = re.search(r"saved contradicted for (\S+) to (\S+) \((\d+) review", status.text_content())
+    assert said and said.group(3) == "1", status.text_content()
+    store = Path(said.group(2))
+    assert reviews in store.parents and store.is_file()
+    assert [(r.citation_id, str(r.verdict)) for r in load_reviews(store)] == [(said.group(1), "contradicted")]
+    assert f"{waiting - 1} waiting" in status.text_content()
+    # nothing stood in the worked example at the calibration's threshold: the form says so, disabled
+    record = panel.locator("button.widget-button", has_text="record override")
+    assert record.is_disabled() and panel.get_by_text("No verdict that stood is left to override").count() == 1
+    # the analyst lowers the threshold in the parameters cell and runs the notebook again
+    parameters = panel.locator(".jp-CodeCell", has_text="THRESHOLD = None").first
+    source = "\n".join(parameters.locator(".cm-line").all_text_contents())
+    parameters.locator(".cm-content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(source.replace("THRESHOLD = None", "THRESHOLD = 0.6"))
+    _run_all(page, "05_review_queue.py")
+    status = panel.locator(".widget-html", has_text=re.compile(r"answer: \w+ · \d+ waiting")).first
+    status.scroll_into_view_if_needed()
+    pick = panel.locator(".widget-dropdown", has_text="citation").locator("select")
+    standing = pick.locator("option").all_text_contents()
+    assert standing, "no verdict stands at 0.6 in notebook 05's worked example: nothing to override"
+    panel.locator(".widget-dropdown", has_text="verdict").locator("select").select_option("unsupported")
+    panel.locator("button.widget-button", has_text="record override").click()
+    page.wait_for_function("""() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .widget-html')]
+                              .some(e => e.textContent.includes('saved unsupported for'))""", timeout=30_000)
+    overridden = standing[0].split(":")[0]
+    assert [(r.citation_id, str(r.verdict)) for r in load_reviews(store)] == [
+        (said.group(1), "contradicted"), (overridden, "unsupported")]
+    assert "(2 review(s) in the store)" in status.text_content()
+    assert standing[0] not in pick.locator("option").all_text_contents()  # no longer offered
+
+
+@pytest.mark.browser
+@pytest.mark.notebooks
+def test_a_newcomer_opens_and_runs_the_notebooks_in_jupyterlab(lab, tmp_path):
+    """JupyterLab as `make lab` serves it, in headless Chromium: each notebook of the walk opens by
+    double-click as a notebook, is not marked unsaved, and runs to the end without an error or a
+    warning; in notebook 05 a review and an override go to the store the widget names. About a
+    minute and a half."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from test_report import CHROMIUM  # Debian's Chromium (.ci/run installs it), as the report's test uses
+
+    assert CHROMIUM, "Chromium is not installed (Debian package `chromium`; .ci/run installs it)"
+    base, _ = lab
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1000})
+            page.goto(f"{base}/lab?reset&token={TOKEN}")
+            page.locator(".jp-DirListing-item").first.wait_for(timeout=60_000)
+            for name in WALK:
+                _open_and_run(page, name)
+                if name.startswith("05_"):
+                    _review_in_the_widget(page, tmp_path / "reviews")
+                for session in _api(base, "/api/sessions"):  # one kernel at a time, as memory allows
+                    _api(base, f"/api/sessions/{session['id']}", "DELETE")
+        except Exception:
+            page.screenshot(path=str(tmp_path / "failed.png"))  # what the browser showed, beside the test's files
+            raise
+        finally:
+            browser.close()

@@ -352,6 +352,7 @@ class ReviewQueue:
 
         def offer() -> None:
             pick.options = self._standing_options()
+            pick.index = 0 if pick.options else None  # new options leave none picked: the first, shown as picked
             record.disabled = not pick.options
             left.value = "" if pick.options else (
                 "<p style='color:#555'>No verdict that stood is left to override: each has a human verdict "
