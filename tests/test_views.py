@@ -114,7 +114,8 @@ def test_notebook_00s_tables_fit_jupyterlab_at_1500_px(tmp_path, recorded_cache)
     """Notebook 00's tables, its step-2 table above all (13 columns: claim, quote, three
     probabilities, P(pass), score, verdict, route, flags, why), fit JupyterLab's output area as a
     real Chromium lays them out (they ran 150 px past it), and every cell is still on the page
-    whole: long text wraps, nothing is dropped."""
+    whole: long text wraps, nothing is dropped, and a cell of one word (an id, a flag) is never
+    broken inside it (`exp_requi|red` was)."""
     from test_report import chromium
 
     from citeaudit import AuditOptions, audit_view, explain, styled
@@ -128,8 +129,13 @@ def test_notebook_00s_tables_fit_jupyterlab_at_1500_px(tmp_path, recorded_cache)
     body = "".join(f"<div class='jp-OutputArea-output' id='{name}'><div class='jp-RenderedHTMLCommon'>"
                    f"{styler.to_html()}</div></div>" for name, (_, styler) in views.items())
     # how far each rendered box runs past its width (> 0: a sideways scrollbar)
+    # and how many cells of one word (an id, a flag) are broken inside it over two lines or more
     script = ("for (const o of document.querySelectorAll('.jp-OutputArea-output')) { const r = o.firstElementChild;"
-              " o.setAttribute('data-past', r.scrollWidth - r.clientWidth); }")
+              " o.setAttribute('data-past', r.scrollWidth - r.clientWidth); let broken = 0;"
+              " for (const td of o.querySelectorAll('td')) { const text = td.textContent.trim();"
+              "  if (!text || /\\s/.test(text)) continue; const range = document.createRange(); range.selectNodeContents(td);"
+              "  const lines = new Set([...range.getClientRects()].map(x => Math.round(x.top))); if (lines.size > 1) broken++; }"
+              " o.setAttribute('data-broken', broken); }")
     page = tmp_path / "tables.html"
     page.write_text(f"<!DOCTYPE html><html><head><meta charset='utf-8'><style>{LAB_CSS}</style></head>"
                     f"<body>{body}<script>{script}</script></body></html>", encoding="utf-8")
@@ -137,6 +143,8 @@ def test_notebook_00s_tables_fit_jupyterlab_at_1500_px(tmp_path, recorded_cache)
     assert dom.returncode == 0, dom.stderr[-2000:]
     past = {name: int(px) for name, px in re.findall(r'id="(\w+)" data-past="(-?\d+)"', dom.stdout)}
     assert past == {name: 0 for name in views}, past
+    broken = {name: int(n) for name, n in re.findall(r'id="(\w+)" data-past="-?\d+" data-broken="(\d+)"', dom.stdout)}
+    assert broken == {name: 0 for name in views}, f"ids or flags broken inside a word: {broken}"
     for name, (view, styler) in views.items():
         page_html = styler.to_html()
         for value in view.map(str).to_numpy().ravel():

@@ -115,7 +115,7 @@ def answers_view(table: pd.DataFrame) -> pd.DataFrame:
 # a column whose longest cell is past this many characters is prose (a claim, a quote, a reason)
 PROSE_CHARS = 40
 CELL_PADDING = "0.35em 0.4em"  # JupyterLab pads a cell 0.5em all round
-LONG_WORD_CHARS = 12  # a word past this may break (ids, flags), a shorter one never
+LONG_WORD_CHARS = 12  # a column with a word past this (ids, flags) is as wide as that word
 
 
 def audit_view(audit: Audit, text: bool = True) -> pd.DataFrame:
@@ -133,9 +133,10 @@ def styled(view: pd.DataFrame | Audit, text: bool = True) -> Styler:
 
     A wide table narrows to the notebook's output area (JupyterLab at 1500 px with its file
     browser open) instead of running off it: prose columns (a cell past `PROSE_CHARS` characters)
-    and columns of long single words (an id, the flag `contradicted_or_unsupported`) may break
-    inside a word down to a readable minimum width, and cells are padded less than JupyterLab's
-    default. Numbers and short words never break; nothing is cut or dropped.
+    may break inside a word down to a readable minimum width, and cells are padded less than
+    JupyterLab's default. A column of long single words (an id, the flag
+    `contradicted_or_unsupported`) is as wide as its longest word: it wraps between words only.
+    Numbers and short words never break; nothing is cut or dropped.
     """
     if isinstance(view, Audit):
         return styled(audit_view(view, text)).set_caption(view.routing_note())
@@ -152,8 +153,8 @@ def styled(view: pd.DataFrame | Audit, text: bool = True) -> Styler:
                   max((len(word) for text in texts for word in text.split()), default=0) > LONG_WORD_CHARS]
     if prose:
         styler = styler.set_properties(subset=prose, **{"overflow-wrap": "anywhere", "min-width": "6em"})
-    if long_words:
-        styler = styler.set_properties(subset=long_words, **{"overflow-wrap": "anywhere", "min-width": "5em"})
+    if long_words:  # as wide as their longest word: an id or a flag is read whole, never `exp_requi|red`
+        styler = styler.set_properties(subset=long_words, **{"overflow-wrap": "normal", "word-break": "keep-all"})
     return styler
 
 
