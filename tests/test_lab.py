@@ -64,6 +64,70 @@ def test_the_lab_installs_what_every_notebook_imports():
     assert vendors and set(vendors) <= pins
 
 
+def _requirement_names(path: Path) -> set[str]:
+    """The distributions a requirements file pins, following its `-r` includes."""
+    names: set[str] = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#")[0].strip()
+        if line.startswith("-r "):
+            names |= _requirement_names(path.parent / line[3:].strip())
+        elif line and not line.startswith("-"):
+            names.add(re.split(r"[\[=<>!~ ;]", line, maxsplit=1)[0])
+    return names
+
+
+def _closure(names: set[str]) -> set[str]:
+    """Those distributions and everything they require (as installed here), normalized names."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    seen: set[str] = set()
+    todo = [canonicalize_name(n) for n in names]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            needs = requires(name) or []
+        except PackageNotFoundError:
+            continue
+        for text in needs:
+            requirement = Requirement(text)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                todo.append(canonicalize_name(requirement.name))
+    return seen
+
+
+def test_a_make_lab_environment_has_every_distribution_the_notebooks_import():
+    """Every module a notebook imports (outside the standard library and citeaudit itself) comes
+    from a distribution that `make lab` installs: requirements-lab.txt, its `-r requirements.txt`
+    and what those require. The notebooks are executed in CI with the test requirements, a superset;
+    this is what says they would run in the lab's environment alone."""
+    import ast
+    from importlib.metadata import packages_distributions
+
+    from packaging.utils import canonicalize_name
+
+    installed = _closure(_requirement_names(ROOT / "requirements-lab.txt"))
+    providers = packages_distributions()
+    missing = {}
+    for script in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py")):
+        for node in ast.walk(ast.parse(script.read_text(encoding="utf-8"))):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+            for module in modules:
+                top = module.split(".")[0]
+                if top in sys.stdlib_module_names or top == "citeaudit":
+                    continue
+                if not {canonicalize_name(d) for d in providers.get(top, [])} & installed:
+                    missing.setdefault(script.name, set()).add(top)
+    assert not missing, f"imported by notebooks, not installed by make lab: {missing}"
+    assert {"matplotlib", "pandas", "ipython", "ipywidgets"} <= installed  # what they do import is counted
+
+
 def _contents_manager(root):
     """The contents manager `make lab`'s server builds from its config file (citeaudit's
     `NotebookContents`: jupytext's, which its server extension then leaves as it is), with the
