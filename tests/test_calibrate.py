@@ -235,19 +235,19 @@ def test_a_calibration_of_the_answers_reads_each_question(tmp_path):
 def test_a_comparison_uses_a_saved_calibration_only_when_fitted_on_that_very_table(tmp_path):
     """Notebook 04 hands the saved calibrations to `compare_strategies`: one fitted on the same
     citations and answers (read back from its file) is used as it is, with the figures a fit gives;
-    a changed answer, another target or another model's calibration is fitted again."""
+    a changed answer, another target, another model's calibration or other repeats is fitted again."""
     table = answered()
-    save_calibration(fit_calibration(table, "m", "yesno", 0.95, folds=4), tmp_path)
+    save_calibration(fit_calibration(table, "m", "yesno", 0.95, folds=4, repeats=2), tmp_path)
     saved = load_calibration("m", "yesno", tmp_path)
-    comparison = compare_strategies({"yesno": table}, "m", 0.95, folds=4, saved=[saved, None])
+    comparison = compare_strategies({"yesno": table}, "m", 0.95, folds=4, saved=[saved, None], repeats=2)
     assert comparison.reused == ["yesno"] and comparison.calibrations["yesno"] is saved
-    fresh = compare_strategies({"yesno": table}, "m", 0.95, folds=4)
+    fresh = compare_strategies({"yesno": table}, "m", 0.95, folds=4, repeats=2)
     assert fresh.reused == [] and fresh.figures().equals(comparison.figures())
     changed = table.copy()
     changed.at[0, C.ANSWERS] = {**changed.at[0, C.ANSWERS], "false": 0.01}
-    for tables, target, model in [({"yesno": changed}, 0.95, "m"), ({"yesno": table}, 0.9, "m"),
-                                  ({"yesno": table}, 0.95, "other")]:
-        again = compare_strategies(tables, model, target, folds=4, saved=[saved])
+    for tables, target, model, repeats in [({"yesno": changed}, 0.95, "m", 2), ({"yesno": table}, 0.9, "m", 2),
+                                           ({"yesno": table}, 0.95, "other", 2), ({"yesno": table}, 0.95, "m", 0)]:
+        again = compare_strategies(tables, model, target, folds=4, saved=[saved], repeats=repeats)
         assert again.reused == [] and again.calibrations["yesno"] is not saved
 
 

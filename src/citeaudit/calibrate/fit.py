@@ -120,8 +120,8 @@ def _rounded(values: object) -> object:
 
 
 def fitted_on_table(calibration: Calibration, table: pd.DataFrame, target: float = DEFAULT_TARGET,
-                    folds: int = FOLDS) -> bool:
-    """Whether `calibration` was fitted by `fit_calibration` (with `target`, `folds` and the repeated
+                    folds: int = FOLDS, repeats: int = REPEATS) -> bool:
+    """Whether `calibration` was fitted by `fit_calibration` (with `target`, `folds` and `repeats`
     fold assignments) on exactly this labelled table, so that fitting again would give it back: the
     same `rows_fingerprint`, the same counts of citations and judged rows, the same figures of the
     judge's answers (`strategy_metrics`: accuracy, AUROC...) and the same in-sample ceiling of its
@@ -130,7 +130,7 @@ def fitted_on_table(calibration: Calibration, table: pd.DataFrame, target: float
     fingerprint (before it was kept) is never taken for one fitted on this table."""
     cv = calibration.cross_validated
     if (calibration.target != target or cv.get("folds") != folds
-            or not isinstance(cv.get("repeated"), dict) or cv["repeated"].get("repeats") != REPEATS
+            or (cv.get("repeated") or {}).get("repeats", 0) != repeats
             or calibration.fitted_on.get("rows") != rows_fingerprint(table)):
         return False
     rows = judged_rows(table)
@@ -197,7 +197,8 @@ class StrategyComparison:
 
 
 def compare_strategies(tables: dict[str, pd.DataFrame], model: str, target: float = DEFAULT_TARGET,
-                       folds: int = FOLDS, saved: Iterable[Calibration | None] = ()) -> StrategyComparison:
+                       folds: int = FOLDS, saved: Iterable[Calibration | None] = (),
+                       repeats: int = REPEATS) -> StrategyComparison:
     """A calibration per strategy over its judged labelled table: one of `saved` (e.g. the
     calibrations in force) for that model and strategy when it was fitted on exactly this table
     (`fitted_on_table`: the same procedure would give it back), else `fit_calibration` here.
@@ -206,11 +207,11 @@ def compare_strategies(tables: dict[str, pd.DataFrame], model: str, target: floa
     calibrations, reused = {}, []
     for name, table in tables.items():
         found = ready.get(str(name))
-        if found is not None and fitted_on_table(found, table, target, folds):
+        if found is not None and fitted_on_table(found, table, target, folds, repeats):
             calibrations[name] = found
             reused.append(name)
         else:
-            calibrations[name] = fit_calibration(table, model, name, target, folds)
+            calibrations[name] = fit_calibration(table, model, name, target, folds, repeats=repeats)
     return StrategyComparison(dict(tables), calibrations, target, reused)
 
 
