@@ -37,8 +37,8 @@ $(VENV)/.test: $(VENV)/.dev requirements-test.txt
 	command -v chromium >/dev/null || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	@# and shows Japanese text (the APPI example's report) in a Japanese font, not as empty boxes
-	fc-list :lang=ja | grep -q . || { apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-ipafont-gothic >/dev/null; }
+	{ command -v fc-list >/dev/null && fc-list :lang=ja | grep -q .; } || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fontconfig fonts-ipafont-gothic >/dev/null; }
 	touch $@
 
 demo: $(VENV)/.base
