@@ -34,16 +34,10 @@ import pandas as pd
 
 import citeaudit as ca
 
-PUBLIC = ca.public_labelled_sets() if WITH_PUBLIC else []  # built into build/public/ on first use
-labelled = [(str(source), str(cites)) for source, cites in (LABELLED or ca.LABELLED_SETS)]
-fitted_on = {strategy: labelled if strategy == "choice" else [*labelled, *PUBLIC] for strategy in STRATEGIES}
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, use_calibration=False)  # fitted below
-by_set = {strategy: [ca.audit_quotes(source, ca.find_input(cites), options=options.with_(strategy=strategy)).table
-                     for source, cites in fitted_on[strategy]] for strategy in STRATEGIES}  # one table per set
-tables = {strategy: pd.concat(parts, ignore_index=True) for strategy, parts in by_set.items()}
-for strategy, table in tables.items():
-    print(f"{strategy}: {len(table)} labelled citations, {table['confidence'].notna().sum()} judged by the model; "
-          "gold verdicts:", table["expected"].map(str).value_counts().to_dict())
+labelled = ca.labelled_tables(STRATEGIES, options, LABELLED, public=WITH_PUBLIC)  # one table per set and strategy
+tables = labelled.tables
+print(labelled.summary())
 
 # %% [markdown]
 # ## Strategies side by side
@@ -141,7 +135,7 @@ ca.style_threshold_view(explorer.wrong_standing(view))
 from IPython.display import display
 
 held_out = {strategy: held for strategy in STRATEGIES  # leave_one_domain_out's rows, per strategy
-            if (held := ca.hold_out_sets(fitted_on[strategy], by_set[strategy], TARGET)) is not None}
+            if (held := labelled.held_out(strategy, TARGET)) is not None}
 if not held_out:
     print("one domain only: nothing to hold out")
 else:

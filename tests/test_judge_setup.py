@@ -146,3 +146,17 @@ def test_setup_of_the_real_local_server_under_its_own_model_name(recorded_cache,
                   "--citations", str(mine))
     assert audited.returncode in (0, 1), audited.stderr
     assert f"the calibration of {server.model} / choice" in audited.stdout and "No recorded answer" not in audited.stderr
+
+
+def test_labelled_tables_audit_each_strategy_over_its_sets(recorded_cache):
+    """Notebook 04's setup, one call: each strategy's sets audited one table each (choice on the
+    project's sets only), their concatenation, a summary line each; one domain holds nothing out."""
+    from citeaudit import labelled_tables
+
+    options = AuditOptions.from_env(cache_mode="replay", use_calibration=False)
+    labelled = labelled_tables(["choice", "panel"], options, [LABELLED_SETS[0], LABELLED_SETS[1]], public=False)
+    assert labelled.sets == {"choice": list(LABELLED_SETS[:2]), "panel": list(LABELLED_SETS[:2])}
+    sizes = [len(t) for t in labelled.by_set["panel"]]
+    assert len(labelled.tables["panel"]) == sum(sizes) and sizes[0] == 8
+    assert labelled.summary().splitlines()[1].startswith(f"panel: {sum(sizes)} labelled citations, ")
+    assert labelled.held_out("panel") is None  # the project's sets are one domain

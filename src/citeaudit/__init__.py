@@ -17,9 +17,11 @@ from citeaudit.calibrate.domains import (
 from citeaudit.calibrate.fit import StrategyComparison, compare_strategies, fit_calibration
 from citeaudit.calibrate.judge_setup import (
     LABELLED_SETS,
+    LabelledTables,
     SetupPlan,
     SetupResult,
     labelled_sets,
+    labelled_tables,
     setup_judge,
     setup_plan,
 )
@@ -190,6 +192,7 @@ __all__ = [
     "JudgeUnavailableError",
     "Judgement",
     "Kind",
+    "LabelledTables",
     "LineAnswer",
     "LineRange",
     "LocalModelError",
@@ -268,6 +271,7 @@ __all__ = [
     "is_spot_check",
     "judge_citations",
     "labelled_sets",
+    "labelled_tables",
     "leave_one_domain_out",
     "lines_view",
     "load_calibration",

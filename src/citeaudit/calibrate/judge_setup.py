@@ -24,15 +24,16 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from citeaudit import table as C
-from citeaudit.calibrate.domains import domain_of, hold_out_calibration, row_labels
+from citeaudit.calibrate.domains import domain_of, hold_out_calibration, hold_out_sets, row_labels
 from citeaudit.calibrate.fit import StrategyComparison, fit_calibration
 from citeaudit.calibrate.probe import refuse_in_sample
-from citeaudit.decide.calibration import Calibration, load_calibration, save_calibration
+from citeaudit.decide.calibration import DEFAULT_TARGET, Calibration, load_calibration, save_calibration
 from citeaudit.errors import InputError, JudgeError
 from citeaudit.judge.strategies import STRATEGIES
 from citeaudit.settings import environment as config
@@ -123,6 +124,49 @@ def labelled_sets(sets: Iterable[tuple[str, str]] | None = None, limit: int | No
         name = audit.document.name if audit.document is not None else "the source"
         located.append(LabelledSet(source, str(citations), audit.table, name))
     return tuple(located)
+
+
+@dataclass(frozen=True)
+class LabelledTables:
+    """Labelled sets audited by each of several strategies of one judge, one table per set
+    (`labelled_tables`): what notebook 04 compares and holds out domain by domain."""
+
+    sets: dict[str, list[tuple[str, str]]]  # per strategy, its (document, citation file) pairs
+    by_set: dict[str, list[pd.DataFrame]]  # per strategy, the audited table of each pair, in order
+
+    @cached_property
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Each strategy's sets as one table."""
+        return {strategy: pd.concat(parts, ignore_index=True) for strategy, parts in self.by_set.items()}
+
+    def summary(self) -> str:
+        """A line per strategy: labelled citations, judged ones, gold verdicts."""
+        return "\n".join(
+            f"{strategy}: {len(table)} labelled citations, {table[C.CONFIDENCE].notna().sum()} judged by the "
+            f"model; gold verdicts: {table[C.EXPECTED].map(str).value_counts().to_dict()}"
+            for strategy, table in self.tables.items())
+
+    def held_out(self, strategy: str, target: float = DEFAULT_TARGET) -> pd.DataFrame | None:
+        """`hold_out_sets` of one strategy's sets (None when they span one domain)."""
+        return hold_out_sets(self.sets[strategy], self.by_set[strategy], target)
+
+
+def labelled_tables(strategies: Iterable[str], options: AuditOptions,
+                    labelled: Iterable[Sequence[str]] | None = None, public: bool = True) -> LabelledTables:
+    """Each of `strategies` (`options` with its strategy changed) over the labelled sets `labelled`
+    ((document, citation file) pairs, default `LABELLED_SETS`) and, when `public`, the public TRAIN
+    sets (`public_labelled_sets`, built on first use; none without the public data), except
+    `choice`: the shipped judge answered it on the project's sets only, and `make calibrate-qwen`
+    fits it there."""
+    from citeaudit.calibrate.public_sets import public_labelled_sets
+    from citeaudit.pipeline.audit import audit_quotes
+
+    own = [(str(source), str(cites)) for source, cites in (labelled or LABELLED_SETS)]
+    extra = public_labelled_sets() if public else []
+    sets = {str(s): own if str(s) == "choice" else [*own, *extra] for s in strategies}
+    by_set = {strategy: [audit_quotes(source, config.find_input(cites), options=options.with_(strategy=strategy)).table
+                         for source, cites in pairs] for strategy, pairs in sets.items()}
+    return LabelledTables(sets, by_set)
 
 
 def _shipped_tokens(options: AuditOptions) -> Callable[[dict], int | None]:
