@@ -2,6 +2,7 @@ import itertools
 import json
 import math
 import re
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -10,7 +11,7 @@ from conftest import DATA, ROOT
 from citeaudit import Judge, audit_quotes
 from citeaudit import table as C
 from citeaudit.calibrate.crossval import cross_validate, repeated_cross_validation, strategy_metrics
-from citeaudit.calibrate.fit import compare_strategies, fit_calibration
+from citeaudit.calibrate.fit import compare_strategies, fit_calibration, fitted_on_table
 from citeaudit.calibrate.maps import L2_GRID, fit_logistic, fit_platt, recommend_threshold, stratified_folds
 from citeaudit.calibrate.scoring import (
     advise,
@@ -249,6 +250,9 @@ def test_a_comparison_uses_a_saved_calibration_only_when_fitted_on_that_very_tab
                                            ({"yesno": table}, 0.95, "other", 2), ({"yesno": table}, 0.95, "m", 0)]:
         again = compare_strategies(tables, model, target, folds=4, saved=[saved], repeats=repeats)
         assert again.reused == [] and again.calibrations["yesno"] is not saved
+    # a threshold the worst-domain rule set, or a profile, is not what a fit gives back
+    for other in [{**saved.fitted_on, "threshold_rule": "worst-domain"}, {**saved.fitted_on, "profile": "mine"}]:
+        assert not fitted_on_table(replace(saved, fitted_on=other), table, 0.95, folds=4, repeats=2)
 
 
 def test_the_calibration_names_failures_from_the_answers():

@@ -245,6 +245,6 @@ def hold_out_calibration(fitted: Calibration, table: pd.DataFrame, domains: Sequ
     if at_worst is not None:
         summary["at_worst_domain_threshold"] = at_worst.reset_index().to_dict(orient="records")
     calibration = replace(fitted, cross_validated={**fitted.cross_validated, "leave_one_domain_out": summary})
-    if rule == "worst-domain":
-        calibration = replace(calibration, threshold=worst)
+    if rule == "worst-domain":  # named in fitted_on: the threshold is not the pooled fit's (`fitted_on_table`)
+        calibration = replace(calibration, threshold=worst, fitted_on={**calibration.fitted_on, "threshold_rule": rule})
     return DomainHoldOut(held, own, worst, at_worst, calibration, fitted.threshold, rule)

@@ -126,10 +126,11 @@ def fitted_on_table(calibration: Calibration, table: pd.DataFrame, target: float
     same `rows_fingerprint`, the same counts of citations and judged rows, the same figures of the
     judge's answers (`strategy_metrics`: accuracy, AUROC...) and the same in-sample ceiling of its
     map on these rows (floats to 1e-9, relative: another machine may differ in a last digit). One
-    pass over the rows, where a fit takes seconds to a minute; a calibration saved without a
-    fingerprint (before it was kept) is never taken for one fitted on this table."""
+    pass over the rows, where a fit takes seconds to a minute. Never a calibration saved without a
+    fingerprint (before it was kept), a profile, or one whose threshold the worst-domain rule set."""
     cv = calibration.cross_validated
-    if (calibration.target != target or cv.get("folds") != folds
+    if (calibration.profile is not None or calibration.fitted_on.get("threshold_rule", "pooled") != "pooled"
+            or calibration.target != target or cv.get("folds") != folds
             or (cv.get("repeated") or {}).get("repeats", 0) != repeats
             or calibration.fitted_on.get("rows") != rows_fingerprint(table)):
         return False
