@@ -18,7 +18,12 @@ class SourceError(CiteAuditError):
 
 
 class CacheMissError(CiteAuditError):
-    """Replay mode was asked for a call that no recording holds."""
+    """Replay mode was asked for a call that no recording holds. `lookup` says what was looked for
+    where (model, prompt version, key, folders), without the advice on recording it."""
+
+    def __init__(self, message: str, lookup: str = "") -> None:
+        super().__init__(message)
+        self.lookup = lookup or message
 
 
 class JudgeError(CiteAuditError):

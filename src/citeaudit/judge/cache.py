@@ -311,13 +311,12 @@ class CallCache:
             if hit is not None:
                 return hit, True
         if self.mode == CacheMode.REPLAY:
+            lookup = (f"No recorded answer for {what or 'this request'} (model {request['model']!r}, "
+                      f"prompt {request['prompt_version']}, key {key[:12]}) in {' or '.join(map(str, self.folders))}")
             raise CacheMissError(
-                f"No recorded answer for {what or 'this request'} (model {request['model']!r}, "
-                f"prompt {request['prompt_version']}, key {key[:12]}) in {' or '.join(map(str, self.folders))}. "
-                "Replay mode never calls a model. To record it, point OPENAI_BASE_URL at the "
+                f"{lookup}. Replay mode never calls a model. To record it, point OPENAI_BASE_URL at the "
                 "model's endpoint (for the local one: `citeaudit serve-local --model qwen`) and "
-                "rerun with `--cache-mode record`."
-            )
+                "rerun with `--cache-mode record`.", lookup)
         started = time.perf_counter()
         response, usage = send()
         record = {

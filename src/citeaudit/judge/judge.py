@@ -323,11 +323,10 @@ class Judge:
             record, cached = self.cache.call(self._request(ask.messages, self._ask_params(ask), ask.prompt_version),
                                              send, what=what)
         except CacheMissError as exc:  # the cache's hint names a server; a hidden state is read in-process
-            head = str(exc).split(" Replay mode never calls a model.")[0].rstrip(".")
-            raise CacheMissError(f"{head}: no recorded hidden state. Replay mode never reads a model. To record it, "
-                                 f"rerun with `--cache-mode record` (or `citeaudit record --model {local.key} "
-                                 "--strategy probe ...`): the local model is read in this process, no server is "
-                                 "needed (`make probe-vectors` records the labelled sets).") from None
+            raise CacheMissError(f"{exc.lookup}: no recorded hidden state. Replay mode never reads a model. "
+                                 f"To record it, rerun with `--cache-mode record` (or `citeaudit record --model "
+                                 f"{local.key} --strategy probe ...`): the local model is read in this process, no "
+                                 "server is needed (`make probe-vectors` records the labelled sets).") from None
         return hidden_states.recorded_vector(record["response"]), cached
 
     def _read_vector(self, ask: Ask, what: str) -> Reading:
