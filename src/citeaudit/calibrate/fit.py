@@ -76,34 +76,37 @@ def fit_calibration(table: pd.DataFrame, model: str, strategy: str, target: floa
     by_row = None if documents is None else aligned(documents, table)
     fitted = fit_map(fit_rows, target, model, str(strategy), inputs, by_row)
     figures, _ = cross_validate(table, target, folds, 0, inputs)
-    figures["ceiling_in_sample"] = _ceiling_in_sample(table, rows, fitted, target)
+    blocked = _blocked(table, rows)
+    figures["ceiling_in_sample"] = _ceiling_in_sample(rows, blocked, fitted, target)
     figures.update({k: v for k, v in strategy_metrics(table).items() if k != "judged"})
     if repeats:
         figures["repeated"] = repeated_cross_validation(table, target, folds, repeats, inputs)
     return replace(
         fitted,
         fitted_on={"citations": len(labelled_rows(table)), "judged": len(fit_rows), "sets": list(sets),
-                   "rows": rows_fingerprint(table)},
+                   "rows": _fingerprint(rows, blocked)},
         cross_validated=figures, when=datetime.now(UTC).isoformat(timespec="seconds"),
     )
 
 
-def _ceiling_in_sample(table: pd.DataFrame, rows: pd.DataFrame, fitted: Calibration, target: float) -> dict | None:
+def _blocked(table: pd.DataFrame, rows: pd.DataFrame) -> pd.Series:
+    """Which of the judged `rows` of `table` a flag keeps from standing."""
+    return blocked_rows(labelled_rows(table)).reindex(rows.index)
+
+
+def _ceiling_in_sample(rows: pd.DataFrame, blocked: pd.Series, fitted: Calibration, target: float) -> dict | None:
     verdicts, scores = outcomes(rows, fitted)  # in sample: the map scores the rows it was fitted on
     return coverage_ceiling(pd.DataFrame({
         "verdict": pd.Series(verdicts, index=rows.index, dtype=object), "score": scores,
-        "right": pass_fail_right(verdicts, rows["gold"]),
-        "blocked": blocked_rows(labelled_rows(table)).reindex(rows.index),
+        "right": pass_fail_right(verdicts, rows["gold"]), "blocked": blocked,
     }, index=rows.index), target)
 
 
-def rows_fingerprint(table: pd.DataFrame) -> str:
+def _fingerprint(rows: pd.DataFrame, blocked: pd.Series) -> str:
     """What a fit reads from a labelled table, as a SHA-256 (its first 16 hex digits): per judged row
     its gold verdict, method, relation, probabilities and yes/no answers (floats to 10 significant
     digits: another machine may differ in a last digit), its evidence's length, and whether a flag
-    keeps it from standing. `fitted_on_table` compares it."""
-    rows = judged_rows(table)
-    blocked = blocked_rows(labelled_rows(table)).reindex(rows.index)
+    keeps it from standing (`blocked`). `fitted_on_table` compares it."""
     digest = hashlib.sha256()
     for gold, method, relation, probabilities, answers, evidence, stop in zip(
             rows["gold"], rows["method"], rows["relation"], rows["probabilities"], rows["answers"],
@@ -123,25 +126,28 @@ def fitted_on_table(calibration: Calibration, table: pd.DataFrame, target: float
                     folds: int = FOLDS, repeats: int = REPEATS) -> bool:
     """Whether `calibration` was fitted by `fit_calibration` (with `target`, `folds` and `repeats`
     fold assignments) on exactly this labelled table, so that fitting again would give it back: the
-    same `rows_fingerprint`, the same counts of citations and judged rows, the same figures of the
-    judge's answers (`strategy_metrics`: accuracy, AUROC...) and the same in-sample ceiling of its
-    map on these rows (floats to 1e-9, relative: another machine may differ in a last digit). One
-    pass over the rows, where a fit takes seconds to a minute. Never a calibration saved without a
-    fingerprint (before it was kept), a profile, or one whose threshold the worst-domain rule set."""
+    same fingerprint of the judged rows (`_fingerprint`), the same counts of citations and judged
+    rows, the same figures of the judge's answers (`strategy_metrics`: accuracy, AUROC...) and the
+    same in-sample ceiling of its map on these rows (floats to 1e-9, relative: another machine may
+    differ in a last digit). One pass over the rows, where a fit takes seconds to a minute. Never a
+    calibration saved without a fingerprint (before it was kept), a profile, or one whose threshold
+    the worst-domain rule set."""
     cv = calibration.cross_validated
     if (calibration.profile is not None or calibration.fitted_on.get("threshold_rule", "pooled") != "pooled"
             or calibration.target != target or cv.get("folds") != folds
-            or (cv.get("repeated") or {}).get("repeats", 0) != repeats
-            or calibration.fitted_on.get("rows") != rows_fingerprint(table)):
+            or (cv.get("repeated") or {}).get("repeats", 0) != repeats):
         return False
     rows = judged_rows(table)
+    blocked = _blocked(table, rows)
+    if calibration.fitted_on.get("rows") != _fingerprint(rows, blocked):
+        return False
     fit_rows = rows[rows["method"] == "logprobs"]
     if (calibration.fitted_on.get("citations"), calibration.fitted_on.get("judged")) != (
             len(labelled_rows(table)), len(fit_rows)) or fit_rows.empty:
         return False
     metrics = {k: v for k, v in strategy_metrics(table).items() if k != "judged"}
     return (all(_same(cv.get(k), v) for k, v in metrics.items())
-            and _same(cv.get("ceiling_in_sample"), _ceiling_in_sample(table, rows, calibration, target)))
+            and _same(cv.get("ceiling_in_sample"), _ceiling_in_sample(rows, blocked, calibration, target)))
 
 
 def _same(saved: object, now: object) -> bool:
