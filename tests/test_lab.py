@@ -326,6 +326,20 @@ def _run_all(page, name: str) -> None:
     assert all(p.strip() not in ("[ ]:", "[*]:") for p in prompts), f"{name}: not every cell ran: {prompts}"
 
 
+def _status_line(panel):
+    """The review widget's status line ("answer: REVIEW · 6 waiting ..."), scrolled into view:
+    JupyterLab renders only the cells in view."""
+    status = panel.locator(".widget-html", has_text=re.compile(r"answer: \w+ · \d+ waiting")).first
+    status.scroll_into_view_if_needed()
+    return status
+
+
+def _wait_until_saved(page, verdict: str) -> None:
+    """Until the open notebook's widget says it saved a review with `verdict`."""
+    page.wait_for_function(f"""() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .widget-html')]
+                              .some(e => e.textContent.includes('saved {verdict} for'))""", timeout=30_000)
+
+
 def _review_in_the_widget(page, reviews: Path) -> None:
     """Notebook 05's queue: a verdict button stores a review of the citation shown and the status
     line says so; then the override form overrides a verdict that stood. After each, the store
@@ -333,14 +347,12 @@ def _review_in_the_widget(page, reviews: Path) -> None:
     from citeaudit import load_reviews
 
     panel = page.locator(".jp-NotebookPanel:visible")
-    status = panel.locator(".widget-html", has_text=re.compile(r"answer: \w+ · \d+ waiting")).first
-    status.scroll_into_view_if_needed()  # JupyterLab renders only the cells in view
+    status = _status_line(panel)
     counted = re.search(r"(\d+) waiting", status.text_content() or "")
     assert counted, status.text_content()
     waiting = int(counted.group(1))
     panel.locator("button.widget-button", has_text=re.compile(r"^contradicted$")).first.click()
-    page.wait_for_function("""() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .widget-html')]
-                              .some(e => e.textContent.includes('saved contradicted for'))""", timeout=30_000)
+    _wait_until_saved(page, "contradicted")
     said = re.search(r"saved contradicted for (\S+) to (\S+) \((\d+) review", status.text_content())
     assert said and said.group(3) == "1", status.text_content()
     store = Path(said.group(2))
@@ -357,15 +369,13 @@ def _review_in_the_widget(page, reviews: Path) -> None:
     page.keyboard.press("Control+a")
     page.keyboard.insert_text(source.replace("THRESHOLD = None", "THRESHOLD = 0.6"))
     _run_all(page, "05_review_queue.py")
-    status = panel.locator(".widget-html", has_text=re.compile(r"answer: \w+ · \d+ waiting")).first
-    status.scroll_into_view_if_needed()
+    status = _status_line(panel)  # the widget of this run
     pick = panel.locator(".widget-dropdown", has_text="citation").locator("select")
     standing = pick.locator("option").all_text_contents()
     assert standing, "no verdict stands at 0.6 in notebook 05's worked example: nothing to override"
     panel.locator(".widget-dropdown", has_text="verdict").locator("select").select_option("unsupported")
     panel.locator("button.widget-button", has_text="record override").click()
-    page.wait_for_function("""() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .widget-html')]
-                              .some(e => e.textContent.includes('saved unsupported for'))""", timeout=30_000)
+    _wait_until_saved(page, "unsupported")
     overridden = standing[0].split(":")[0]
     assert [(r.citation_id, str(r.verdict)) for r in load_reviews(store)] == [
         (said.group(1), "contradicted"), (overridden, "unsupported")]
@@ -380,15 +390,12 @@ def test_a_newcomer_opens_and_runs_the_notebooks_in_jupyterlab(lab, tmp_path):
     double-click as a notebook, is not marked unsaved, and runs to the end without an error or a
     warning; in notebook 05 a review and an override go to the store the widget names. About a
     minute and a half."""
-    sync_api = pytest.importorskip("playwright.sync_api")
-    from test_report import CHROMIUM  # Debian's Chromium (.ci/run installs it), as the report's test uses
+    from test_report import playwright_chromium
 
-    assert CHROMIUM, "Chromium is not installed (Debian package `chromium`; .ci/run installs it)"
     base, _ = lab
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    with playwright_chromium() as browser:
+        page = browser.new_page(viewport={"width": 1500, "height": 1000})
         try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1000})
             page.goto(f"{base}/lab?reset&token={TOKEN}")
             page.locator(".jp-DirListing-item").first.wait_for(timeout=60_000)
             for name in WALK:
@@ -400,5 +407,3 @@ def test_a_newcomer_opens_and_runs_the_notebooks_in_jupyterlab(lab, tmp_path):
         except Exception:
             page.screenshot(path=str(tmp_path / "failed.png"))  # what the browser showed, beside the test's files
             raise
-        finally:
-            browser.close()

@@ -1,5 +1,6 @@
 """The HTML report, rendered by a real headless Chromium."""
 
+import contextlib
 import json
 import os
 import re
@@ -47,6 +48,20 @@ def report_table(replay_cache, tmp_path_factory):
     clock = audit.table[audit.table["id"] == "clock_skew"].iloc[0]
     reviewed = Review(citation_id="clock_skew", fingerprint=clock["fingerprint"], verdict="verified")
     return doc, audit.with_reviews([reviewed])
+
+
+@contextlib.contextmanager
+def playwright_chromium():
+    """Debian's Chromium driven by Playwright (which downloads no browser of its own), headless."""
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM, "Chromium is not installed (Debian package `chromium`; .ci/run installs it)"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def chromium(*args, tmp_path):
@@ -290,40 +305,33 @@ def test_the_japanese_example_report_shows_japanese_in_a_japanese_font(tmp_path,
     and section locator is drawn from a font that covers Japanese (one `fc-list :lang=ja` lists;
     `make .venv/.test` installs IPAGothic where there is none), not as the empty boxes of a Latin font.
     The dashboard's page uses the same stylesheet (`PAGE_CSS`)."""
-    from playwright.sync_api import sync_playwright
-
     from citeaudit import AuditOptions, resolve_source
 
-    assert CHROMIUM, "Chromium is not installed (Debian package `chromium`; .ci/run installs it)"
     listed = subprocess.run(["fc-list", ":lang=ja", "family"], capture_output=True, text=True, check=True).stdout
     japanese = {name.strip() for line in listed.splitlines() for name in line.split(",")}
     assert japanese - {""}, "no font covers Japanese: install fonts-ipafont-gothic (make .venv/.test does)"
     audit = audit_quotes(resolve_source("appi-act-57-2003.egov.xml"), DATA / "ja" / "appi_answer_citations.json",
                          options=AuditOptions.from_env(cache_mode="replay"))
     page_path = write_report(audit, tmp_path / "report.html", title="APPI の回答の監査")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            page = browser.new_page()
-            page.goto(page_path.as_uri())
-            cdp = page.context.new_cdp_session(page)
-            cdp.send("DOM.enable")
-            cdp.send("CSS.enable")
-            root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
-            drawn: dict[str, int] = {}
-            checked = 0
-            nodes = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": "td, blockquote, pre, h1, li"})
-            for node in nodes["nodeIds"]:
-                text = cdp.send("DOM.getOuterHTML", {"nodeId": node})["outerHTML"]
-                if not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text):
-                    continue
-                fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
-                if not fonts:
-                    continue  # not laid out (inside a closed <details>)
-                checked += 1
-                assert {f["familyName"] for f in fonts} & japanese, (fonts, text[:200])
-                for font in fonts:
-                    drawn[font["familyName"]] = drawn.get(font["familyName"], 0) + font["glyphCount"]
-        finally:
-            browser.close()
+    with playwright_chromium() as browser:
+        page = browser.new_page()
+        page.goto(page_path.as_uri())
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+        drawn: dict[str, int] = {}
+        checked = 0
+        nodes = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": "td, blockquote, pre, h1, li"})
+        for node in nodes["nodeIds"]:
+            text = cdp.send("DOM.getOuterHTML", {"nodeId": node})["outerHTML"]
+            if not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text):
+                continue
+            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+            if not fonts:
+                continue  # not laid out (inside a closed <details>)
+            checked += 1
+            assert {f["familyName"] for f in fonts} & japanese, (fonts, text[:200])
+            for font in fonts:
+                drawn[font["familyName"]] = drawn.get(font["familyName"], 0) + font["glyphCount"]
     assert checked >= 20 and sum(n for family, n in drawn.items() if family in japanese) > 500, (checked, drawn)
