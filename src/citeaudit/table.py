@@ -17,9 +17,10 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import EnumType, StrEnum
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported where a table is made, so `citeaudit --help` does without it
+    import pandas as pd
 
 # one row of the table: a Series, or a dict of one (`table.to_dict("records")`: reading rows as
 # dicts is many times faster than `iterrows`, so the per-row steps take either)
@@ -366,6 +367,8 @@ OUTPUT_FIELDS = [name for name in RECORD_FIELDS if name not in RESPONSE_FIELDS] 
 
 def frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:
     """The table from row dicts: object columns, missing values as None (never NaN)."""
+    import pandas as pd
+
     table = pd.DataFrame(rows, columns=columns, dtype=object)
     for column in columns:
         table[column] = table[column].astype(object).where(table[column].notna(), None)

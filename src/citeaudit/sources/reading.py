@@ -9,7 +9,6 @@ these, so every text has the same limit and the same errors.
 from __future__ import annotations
 
 import hashlib
-import urllib.request
 from pathlib import Path
 
 from citeaudit.errors import SourceError
@@ -73,6 +72,8 @@ def download_source(name: str, dest: Path, url: str | None = None, sha256: str |
     if not expected:
         raise SourceError(f"No pinned SHA-256 for {name!r}; refusing to download it unverified.")
     try:
+        import urllib.request  # here, not at the top: every start-up would pay for it
+
         with urllib.request.urlopen(url, timeout=30) as response:
             body = response.read()
     except OSError as exc:

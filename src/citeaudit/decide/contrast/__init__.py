@@ -22,14 +22,16 @@ another language (Japanese, say) they stay silent and the row's `contrast_note` 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from citeaudit import table as C
 from citeaudit.decide.contrast import entities, normative, numbers, polarity
 from citeaudit.decide.contrast.passages import Finding, readable
 from citeaudit.settings.environment import DEFAULT_CONTRAST_CHECKS
 from citeaudit.table import ContrastCheck, Kind
+
+if TYPE_CHECKING:  # the command line reads this package's names before any table exists
+    import pandas as pd
 
 Check = Callable[[str, str, "str | None", str], list[Finding]]
 CHECKS: dict[ContrastCheck, Check] = {
@@ -88,6 +90,8 @@ def check_contrast(table: pd.DataFrame, kinds: Iterable[ContrastCheck] = DEFAULT
     """The table with `contrast` (the findings of `kinds`, by default `DEFAULT_CONTRAST_CHECKS`, as dicts,
     on every row with evidence; None where there is no evidence or no check runs) and `contrast_note`
     (why the checks stayed silent)."""
+    import pandas as pd
+
     kinds = tuple(kinds)
     out = table.copy()
     findings: list[list[dict] | None] = []

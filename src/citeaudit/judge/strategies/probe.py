@@ -17,15 +17,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
-
-from citeaudit.judge.hidden_states import CLASSES
 from citeaudit.judge.prompts import PROMPT_VERSION, build_messages
 from citeaudit.judge.strategies.base import SUPPORTS_INPUT, AnswerKind, Ask, JudgeStrategy, Reading
 from citeaudit.judge.strategies.yesno import Panel
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    import numpy as np
 
 LAYER = "last"  # the final layer after its norm: llama.cpp gives no other without a fork
 PROBE_KEY = "probe"
@@ -38,6 +37,8 @@ class VectorAnswer(AnswerKind):
     request_params: ClassVar[dict[str, object] | None] = {"hidden_state": LAYER}  # the request names the layer read
 
     def from_probabilities(self, probabilities: np.ndarray, cached: bool) -> Reading:
+        from citeaudit.judge.hidden_states import CLASSES  # numpy's, when a probe reads (not at start-up)
+
         return Reading(dict(zip(CLASSES, map(float, probabilities), strict=True)), None, cached)
 
 

@@ -11,14 +11,15 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from importlib.metadata import version
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
-import pandas as pd
 
 from citeaudit.errors import CiteAuditError, JudgeUnavailableError, LocalModelError
 from citeaudit.printable import printable, printable_lines
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 EXIT_USAGE, EXIT_JUDGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 2, 3, 4, 130
 
@@ -33,6 +34,8 @@ def _fail(message: str) -> NoReturn:
 
 def _show(frame: pd.DataFrame) -> None:
     """A table on the terminal; text from the answer under audit is shown `printable`."""
+    import pandas as pd
+
     shown = frame.map(lambda v: printable(v) if isinstance(v, str) else v)
     with pd.option_context("display.width", 200, "display.max_columns", None, "display.max_colwidth", 40,
                            "display.unicode.east_asian_width", True):  # Japanese text is two columns wide
@@ -72,6 +75,8 @@ class _Guarded(click.Group):
         except OSError as exc:
             _fail(f"{exc.filename or 'a file'}: {exc.strerror or exc}. Check the path and its permissions.")
         except Exception as exc:
+            from importlib.metadata import version
+
             click.echo(f"internal error: {type(exc).__name__}: {exc}\nThis is a bug in citeaudit, not in your input: "
                        "please report it in the project's issue tracker with the command you ran and this message "
                        f"(citeaudit {version('citeaudit')}).", err=True)

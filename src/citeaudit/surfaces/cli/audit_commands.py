@@ -7,27 +7,13 @@ import shlex
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-import pandas as pd
 
 from citeaudit import table as C
-from citeaudit.citations.lines import load_line_answer
-from citeaudit.decide.agreement import precision_warning
-from citeaudit.decide.reviews import ReviewCommand, default_store
-from citeaudit.decide.spotcheck import open_spot_checks
 from citeaudit.errors import InputError
-from citeaudit.pipeline.audit import (
-    Audit,
-    audit_files,
-    audit_lines,
-    audit_quotes,
-    audit_source_files,
-    unrecognized_reasons,
-)
 from citeaudit.printable import printable, printable_lines
-from citeaudit.settings.options import AuditOptions
 from citeaudit.surfaces.cli.app import _fail, _show, main
 from citeaudit.surfaces.cli.params import (
     _choice,
@@ -38,14 +24,19 @@ from citeaudit.surfaces.cli.params import (
     routing_options,
     settings_options,
 )
-from citeaudit.surfaces.report import write_report
-from citeaudit.surfaces.views import audit_view, how_to_record, lines_view, quote_notes
 from citeaudit.table import (
     WAITING_STATES,
     ErrorKind,
     ResponseFormat,
     State,
 )
+
+# The pipeline (pandas, the judge, the report) is imported by each command when it runs, so the
+# command line starts without it (`citeaudit --help`).
+if TYPE_CHECKING:
+    from citeaudit.decide.reviews import ReviewCommand
+    from citeaudit.pipeline.audit import Audit
+    from citeaudit.settings.options import AuditOptions
 
 _INPUTS = ("citations", "document", "answer", "answer_json", "sources_json")
 
@@ -54,6 +45,8 @@ def _audit_inputs(*, source: tuple[str, ...], response: str | None = None, respo
                   **kwargs: Any) -> Audit:
     """`audit_files` for the commands that take any input (`input_options`), or a vendor response
     over its sources (`vendor_audit.audit_response`) when `--response` is given."""
+    from citeaudit.pipeline.audit import audit_files
+
     if response is not None:
         from citeaudit.pipeline.vendor_audit import audit_response
 
@@ -70,6 +63,8 @@ def _audit_inputs(*, source: tuple[str, ...], response: str | None = None, respo
 
 def _review_command(inputs: Iterable[tuple[str, str | None]], reviews: str | None) -> ReviewCommand:
     """The `citeaudit review` command of the audit's inputs (the options given, in order)."""
+    from citeaudit.decide.reviews import ReviewCommand, default_store
+
     given = tuple((option, value) for option, value in inputs if value)
     return ReviewCommand(given, default_store(given, reviews))
 
@@ -78,6 +73,11 @@ def _finish(audit: Audit, output: str | None, html_path: str | None, review: Rev
     """Print the quotes that are not verbatim, the row errors and the decision (each waiting
     citation's reason says why it waits), then the review command of each waiting citation; write
     the outputs, exit by the decision."""
+    from citeaudit.decide.agreement import precision_warning
+    from citeaudit.decide.spotcheck import open_spot_checks
+    from citeaudit.surfaces.report import write_report
+    from citeaudit.surfaces.views import how_to_record, quote_notes
+
     inputs = shlex.join(part for pair in review.inputs for part in pair)
     notes = quote_notes(audit.table, audit.document)
     if notes:
@@ -121,6 +121,10 @@ def _show_audit(audit: Audit) -> None:
     """The table under one line that says what routed it; the `why` of a verdict that differs from
     the model's answer and what the contrast checks found follow the table, one line per citation,
     never cut."""
+    import pandas as pd
+
+    from citeaudit.surfaces.views import audit_view
+
     view = audit_view(audit, text=False)
     if audit.table[C.REVIEW_STATE].ne("none").any():
         # with reviews, the step-3 columns are the model's and the last column what holds now
@@ -165,6 +169,8 @@ def audit(sources: tuple[str, ...], citations: str | None, response: str | None,
           html_path: str | None, reviews: str | None, locate_only: bool) -> NoReturn:
     """Audit quote citations (id, claim, quote, section) over one source document, or the citations
     of a saved API response (--response) over the sources it cites."""
+    from citeaudit.pipeline.audit import audit_quotes
+
     if response is not None:
         if citations is not None:
             raise click.UsageError("give --citations (quote citations) or --response (an API response), not both")
@@ -216,6 +222,10 @@ def _audit_response(response: str, sources: tuple[str, ...], response_format: st
 def lines(document: str, answer: str, settings: AuditOptions, output: str | None, html_path: str | None,
           reviews: str | None, locate_only: bool) -> NoReturn:
     """Audit an answer whose facts end in line citations like [L5], [L2-L3] or [L2-3]."""
+    from citeaudit.citations.lines import load_line_answer
+    from citeaudit.pipeline.audit import audit_lines, unrecognized_reasons
+    from citeaudit.surfaces.views import lines_view
+
     line_answer = load_line_answer(document, answer)
     click.echo(" ".join(f"{k}={v}" for k, v in line_answer.summary.items()))
     for note in unrecognized_reasons(line_answer):
@@ -244,6 +254,8 @@ def contract(answer: str, sources: str, reviews: str, use_judge: bool, settings:
     By default the reviews decide (seed 000's acceptance contract); `--judge` lets confident
     model verdicts stand for claims nobody has reviewed.
     """
+    from citeaudit.pipeline.audit import audit_source_files
+
     result = audit_source_files(answer, sources, reviews, options=settings, locate_only=not use_judge)
     if output:
         result.write_jsonl(output)
@@ -266,6 +278,8 @@ def report(source: tuple[str, ...], citations: str | None, document: str | None,
            doc_format: str | None, html_path: str, settings: AuditOptions, output: str | None, reviews: str | None,
            locate_only: bool) -> NoReturn:
     """Write a self-contained HTML report of an audit (no scripts, no network fetches)."""
+    from citeaudit.surfaces.report import write_report
+
     result = _audit_inputs(source=source, citations=citations, document=document, answer=answer,
                            answer_json=answer_json, sources_json=sources_json, response=response,
                            response_format=response_format, format=doc_format,

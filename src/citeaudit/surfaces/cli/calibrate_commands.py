@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
-import pandas as pd
 
-from citeaudit.decide.calibration import EVIDENCE_CHARS, PRODUCT, Calibration
 from citeaudit.errors import CiteAuditError
-from citeaudit.pipeline.audit import (
-    audit_quotes,
-)
 from citeaudit.printable import printable_lines
 from citeaudit.settings import environment as config
-from citeaudit.settings.options import AuditOptions
 from citeaudit.surfaces.cli.app import EXIT_JUDGE, _fail, _show, main
 from citeaudit.surfaces.cli.params import settings_options
 from citeaudit.table import (
     CacheMode,
     Strategy,
 )
+
+# the pipeline and the fitting code are imported by each command when it runs (`citeaudit --help`
+# starts without them)
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from citeaudit.decide.calibration import Calibration
+    from citeaudit.settings.options import AuditOptions
 
 
 @main.command()
@@ -34,7 +37,10 @@ from citeaudit.table import (
 def thresholds(sources: tuple[str, ...], citation_files: tuple[str, ...], target: float,
                settings: AuditOptions) -> None:
     """Threshold table of a labelled set: share auto-accepted, their accuracy, review load."""
+    import pandas as pd
+
     from citeaudit.calibrate.scoring import advise, reliability, threshold_table
+    from citeaudit.pipeline.audit import audit_quotes
 
     if len(sources) != len(citation_files):
         raise click.UsageError("give one --source per --citations")
@@ -105,6 +111,8 @@ def repeated_summary(repeated: dict) -> str:
 
 def map_formula(fitted: Calibration) -> str:
     """The fitted map as a formula: P(pass) from the log-odds of P(supports) or of each answer."""
+    from citeaudit.decide.calibration import EVIDENCE_CHARS, PRODUCT
+
     if not fitted.weights:
         return f"P(pass) = 1 / (1 + exp(-({fitted.a:.3f} + {fitted.b:.3f} x log-odds of P(supports))))"
     def term(key: str) -> str:
@@ -168,10 +176,13 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
     <user cache>/profiles/NAME.json, unless its promise does not hold or its reviews are too few
     (exit 2, saying how many more of which kind it needs).
     """
+    import pandas as pd
+
     from citeaudit.calibrate.domains import domain_of, row_labels
     from citeaudit.calibrate.fit import fit_calibration
     from citeaudit.calibrate.probe import refuse_in_sample
     from citeaudit.decide.calibration import save_calibration
+    from citeaudit.pipeline.audit import audit_quotes
 
     if len(sources) != len(citation_files):
         raise click.UsageError("give one --source per --citations")
@@ -331,6 +342,8 @@ def _held_out_cells(f: pd.Series | dict) -> str:
 
 def domain_rows(figures: pd.DataFrame) -> list[str]:
     """The leave-one-domain-out table's rows, one per domain of `calibrate.domain_figures` and `all`."""
+    import pandas as pd
+
     rows = []
     per_domain = figures.drop(index="all", errors="ignore")["threshold"]
     mixed = per_domain.nunique(dropna=False) > 1

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from citeaudit.printable import printable_lines
-from citeaudit.settings.options import AuditOptions
 from citeaudit.surfaces.cli.app import EXIT_JUDGE, _show, main
 from citeaudit.surfaces.cli.audit_commands import _audit_inputs
 from citeaudit.surfaces.cli.params import MODEL_KEY, input_options, settings_options
-from citeaudit.surfaces.views import step2_view
 from citeaudit.table import (
     CacheMode,
     LocalModelKey,
 )
+
+if TYPE_CHECKING:
+    from citeaudit.settings.options import AuditOptions
 
 
 def _local_key(model: str) -> str:
@@ -48,6 +49,7 @@ def record(settings: AuditOptions, source: tuple[str, ...], citations: str | Non
     New answers go to your user cache (cache/local/<model>.jsonl, or CITEAUDIT_USER_CACHE), which
     replay reads with the shipped recordings; `--shipped` appends to the shipped ones instead."""
     from citeaudit.judge.localmodel import local_server, model_path, require_llama_cpp
+    from citeaudit.surfaces.views import step2_view
 
     key = _local_key(settings.model)
     if settings.cache_mode == CacheMode.REPLAY:

@@ -9,13 +9,10 @@ from typing import Any, TypeVar
 
 import click
 
-from citeaudit.decide.spotcheck import check_rate
 from citeaudit.errors import CiteAuditError
 from citeaudit.judge.strategies import STRATEGIES
 from citeaudit.pipeline.focus import FOCUS_CHARS
 from citeaudit.settings import environment as config
-from citeaudit.settings.options import AuditOptions, check_threshold
-from citeaudit.sources.registry import FORMATS
 from citeaudit.table import (
     CacheMode,
     ContrastCheck,
@@ -118,6 +115,10 @@ def settings_options(command: F | None = None, *, with_threshold: bool = True,
         def wrapper(*args: object, strategy: str | None, cache_mode: str | None, model: str | None,
                     concurrency: int | None, evidence: str | None, threshold: float | None = None,
                     **kwargs: object) -> object:
+            # imported when a command runs, not when the command line starts (`citeaudit --help`)
+            from citeaudit.decide.spotcheck import check_rate
+            from citeaudit.settings.options import AuditOptions, check_threshold
+
             if threshold is not None:
                 try:
                     check_threshold(threshold, "--threshold")
@@ -183,5 +184,24 @@ input_options = _options(
 )
 
 
-format_option = click.option("--format", "doc_format", type=click.Choice(list(FORMATS)), default=None,
+class _Formats(click.Choice):
+    """The registered source formats, read from the registry when a command's help is shown or its
+    --format parsed: importing the formats (numpy and their parsers) is not part of starting the
+    command line."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        from citeaudit.sources import FORMATS
+
+        return tuple(FORMATS)
+
+    @choices.setter
+    def choices(self, _: object) -> None:  # click.Choice.__init__ sets it; the registry is the one list
+        pass
+
+
+format_option = click.option("--format", "doc_format", type=_Formats(), default=None,
                              help="Format of the --source document (default: by its extension; .txt: RFC or plain).")

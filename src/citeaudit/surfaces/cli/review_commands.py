@@ -10,16 +10,12 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
-from citeaudit.decide.agreement import Agreement, agreement
-from citeaudit.decide.batch_review import review_batch
-from citeaudit.decide.reviews import bound_review, store_review
 from citeaudit.errors import InputError
-from citeaudit.pipeline.audit import Audit
 from citeaudit.printable import printable, printable_lines
-from citeaudit.settings.options import AuditOptions
 from citeaudit.stores import atomic_write_text
 from citeaudit.surfaces.cli.app import EXIT_USAGE, _show, main
 from citeaudit.surfaces.cli.audit_commands import _audit_inputs
@@ -33,6 +29,12 @@ from citeaudit.surfaces.cli.params import (
 from citeaudit.table import REVIEW_VERDICTS, Selection
 
 SELECTION_WORDS = {Selection.SPOT_CHECK: "spot check", Selection.WAITING: "waiting", Selection.OVERRIDE: "override"}
+
+# the pipeline is imported by each command when it runs (`citeaudit --help` starts without it)
+if TYPE_CHECKING:
+    from citeaudit.decide.agreement import Agreement
+    from citeaudit.pipeline.audit import Audit
+    from citeaudit.settings.options import AuditOptions
 
 
 def _audited(settings: AuditOptions, locate_only: bool, reviews: str | None = None, **inputs: object) -> Audit:
@@ -63,6 +65,9 @@ def review(reviews: str, source: tuple[str, ...], citations: str | None, documen
     The input is audited as `audit` audits it (same options; replay mode calls no model), so each
     review records how its citation was selected: a spot check, a waiting citation, or an override.
     """
+    from citeaudit.decide.batch_review import review_batch
+    from citeaudit.decide.reviews import bound_review, store_review
+
     if batch_file is None and (citation_id is None or verdict is None):
         raise click.UsageError("give --id and --verdict (one review), or --batch FILE (a CSV or JSON Lines of "
                                "id, verdict, note)")
@@ -119,6 +124,8 @@ def agreement_command(reviews: str, source: tuple[str, ...], citations: str | No
                       json_path: str | None) -> None:
     """Judge versus human over the current reviews: the confusion table, agreement per source with a
     95% interval, and the precision of standing verdicts from the spot checks beside the promise."""
+    from citeaudit.decide.agreement import agreement
+
     audit = _audited(settings, locate_only, reviews, source=source, citations=citations, document=document,
                      answer=answer, answer_json=answer_json, sources_json=sources_json, response=response,
                      response_format=response_format)
