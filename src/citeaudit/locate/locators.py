@@ -19,8 +19,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from citeaudit.citations.records import Citation, SectionRef
 from citeaudit.sources.document import Document, Section, key, line_id, page_id
 from citeaudit.sources.registry import FORMATS
@@ -170,9 +168,8 @@ def _cited_region(document: Document, parsed: ParsedLocator) -> Section | None:
         if not 1 <= first <= last <= len(document.lines):
             return None
         raw_start, raw_end = document.lines[first - 1].start, document.lines[last - 1].end
-        lo = int(np.searchsorted(document.clean_to_raw, raw_start, side="left"))
-        hi = int(np.searchsorted(document.clean_to_raw, raw_end, side="left"))
-        return _region(document, line_id(first, last), line_id(first, last), lo, hi)
+        return _region(document, line_id(first, last), line_id(first, last),
+                       document.clean_offset(raw_start), document.clean_offset(raw_end))
     return None
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from citeaudit import table as C
@@ -81,9 +80,7 @@ def snap_to_words(text: str, start: int, end: int) -> tuple[int, int]:
 
 def clean_span(document: Document, span: tuple[int, int]) -> tuple[int, int]:
     """The clean-text `[start, end)` of a raw span, snapped to whole words."""
-    lo = int(np.searchsorted(document.clean_to_raw, span[0], side="left"))
-    hi = int(np.searchsorted(document.clean_to_raw, span[1], side="left"))
-    return snap_to_words(document.clean, lo, hi)
+    return snap_to_words(document.clean, document.clean_offset(span[0]), document.clean_offset(span[1]))
 
 
 def closest_passage(row: pd.Series, document: Document | None) -> str | None:

@@ -33,7 +33,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from citeaudit import table as C
@@ -97,13 +96,9 @@ def _cited_text(citation: VendorCitation) -> str:
     return "; ".join(parts)
 
 
-def _clean_pos(document: Document, raw: int) -> int:
-    return int(np.searchsorted(document.clean_to_raw, raw, side="left"))
-
-
 def _pages_of(document: Document, span: tuple[int, int]) -> list[int]:
     """The pages (sections `page N`) that hold any of the raw span."""
-    lo, hi = _clean_pos(document, span[0]), _clean_pos(document, max(span[0], span[1] - 1))
+    lo, hi = document.clean_offset(span[0]), document.clean_offset(max(span[0], span[1] - 1))
     pages = []
     for sid, section in document.sections.items():
         found = re.fullmatch(r"page (\d+)", sid)
@@ -207,7 +202,7 @@ def _claim_only(citation: VendorCitation, document: Document, vendor: ResponseFo
             return _row(citation, vendor, {**base, C.FABRICATED_REASON:
                         f"characters {start:,}-{end:,} are past the end of {document.name} "
                         f"({len(document.raw):,} characters)"})
-        section = document.section_at(_clean_pos(document, start))
+        section = document.section_at(document.clean_offset(start))
         if section is not None:
             return _row(citation, vendor, {**base, C.FOUND_SECTION: section.id, C.SPAN: (section.start, section.end),
                         C.EVIDENCE: section.text})
@@ -227,7 +222,7 @@ def _quoted(citation: VendorCitation, documents: list[Document], at: int, vendor
     """A citation with a quote: located in its source, else in the other given sources."""
     document, cited = _with_pages(documents[at], citation.pages)
     if cited is None and citation.chars is not None and citation.chars[0] < len(document.raw):
-        section = document.section_at(_clean_pos(document, citation.chars[0]))
+        section = document.section_at(document.clean_offset(citation.chars[0]))
         cited = section.id if section is not None else None
     assert citation.quote is not None
     found = locate(index_document(document), citation.quote, cited, near_threshold)

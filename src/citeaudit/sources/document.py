@@ -92,12 +92,15 @@ class Document:
         """Raw `[start, end)` covering the clean characters `[clean_start, clean_end)`."""
         return int(self.clean_to_raw[clean_start]), int(self.clean_to_raw[clean_end - 1]) + 1
 
+    def clean_offset(self, raw: int) -> int:
+        """The clean index of raw offset `raw`: the first clean character at or after it."""
+        # searched with the map's own dtype: an int64 (a span read back from a table) against an
+        # int32 map would copy the whole map, O(document) per search
+        return int(np.searchsorted(self.clean_to_raw, self.clean_to_raw.dtype.type(raw), side="left"))
+
     def clean_slice(self, raw_start: int, raw_end: int) -> str:
         """The clean text of raw `[raw_start, raw_end)`: the raw slice without page furniture."""
-        dtype = self.clean_to_raw.dtype.type  # a search with another dtype would copy the whole map
-        lo = int(np.searchsorted(self.clean_to_raw, dtype(raw_start), side="left"))
-        hi = int(np.searchsorted(self.clean_to_raw, dtype(raw_end), side="left"))
-        return self.clean[lo:hi]
+        return self.clean[self.clean_offset(raw_start):self.clean_offset(raw_end)]
 
     def line_range(self, first: int, last: int) -> str:
         """Lines `first..last` (1-based, inclusive) verbatim, joined by newlines."""
