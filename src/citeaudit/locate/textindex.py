@@ -11,6 +11,7 @@ scanning the whole text.
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import cast
@@ -32,6 +33,7 @@ _DROP = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 
 # Unicode whitespace (str.isspace, which `re`'s \s also follows); none lies above U+3000
 _SPACES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)
+_WHITESPACE = re.compile(r"\s")  # str.isspace, as _SPACES
 _ASCII_SPACE = np.zeros(256, dtype=bool)
 _ASCII_SPACE[_SPACES[_SPACES < 128]] = True
 # Japanese (and Chinese) characters: CJK punctuation, kana, ideographs, full-width forms. A line break
@@ -146,6 +148,8 @@ def normalize(text: str) -> str:
     >>> normalize("第十八条若しくは\\n第十九条の「規定」") == normalize("第１８条若しくは第19条の『規定』")
     True
     """
+    if text.isascii() and "`" not in text and not _WHITESPACE.search(text):
+        return text  # nothing to fold or collapse (a word: callers that go word by word ask this often)
     return _normalize_chars(text, range(len(text)))[0]
 
 

@@ -56,10 +56,12 @@ def readable(text: str) -> bool:
     >>> readable("Every JWT has to carry an exp claim."), readable("すべてのJWTはexpクレームを持つ必要がある。")
     (True, False)
     """
+    if text.isascii():  # every ASCII letter is Latin: no name to look up (most evidence, and fast)
+        return any(c.isalpha() for c in text)
     letters = [c for c in text if c.isalpha()]
     if not letters:
         return False
-    latin = sum(1 for c in letters if "LATIN" in unicodedata.name(c, ""))
+    latin = sum(1 for c in letters if c.isascii() or "LATIN" in unicodedata.name(c, ""))
     return latin >= 0.8 * len(letters)
 
 
