@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -68,7 +71,30 @@ def _sample(cites, size: int):
     return picked
 
 
-def run(megabytes: float, n: int, seed_sample: int, seed: int) -> None:
+def _cli_seconds(path: Path, cites, runs: int) -> tuple[float, float]:
+    """The best of `runs` wall times of `citeaudit audit --locate-only` over the corpus and the
+    citations (interpreter start, imports, load, index, every quote, the table and the JSON Lines
+    output), and of `citeaudit --help` (start-up alone)."""
+    citations = path.with_name("citations.json")
+    citations.write_text(json.dumps([{"id": c.id, "claim": c.quote, "quote": c.quote, "section": c.section}
+                                     for c in cites]), encoding="utf-8")
+    exe = str(Path(sys.executable).with_name("citeaudit"))
+    audit = [exe, "audit", "--source", str(path), "--citations", str(citations), "--locate-only",
+             "--output", str(path.with_name("rows.jsonl"))]
+    env = {**os.environ, "CITEAUDIT_USER_CACHE": str(path.with_name("cache"))}
+
+    def best(command: list[str]) -> float:
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    return best(audit), best([exe, "--help"])
+
+
+def run(megabytes: float, n: int, seed_sample: int, seed: int, cli_runs: int = 0) -> None:
     folder = Path(tempfile.mkdtemp(prefix="citeaudit-bench-"))
     path = bench_corpus.write_corpus(folder / "corpus.txt", megabytes)
     size = path.stat().st_size
@@ -158,6 +184,13 @@ def run(megabytes: float, n: int, seed_sample: int, seed: int) -> None:
     print(f"  citeaudit per quote / str.find per quote: {statistics.mean(all_ca) / statistics.mean(all_find):.2f}x")
     print(f"  citeaudit setup peak: {ca_peak / size:.1f} bytes per source byte")
 
+    if cli_runs:
+        cli_total, help_total = _cli_seconds(path, cites, cli_runs)
+        print(f"\nthrough the command line (best of {cli_runs}): `citeaudit audit --locate-only --output` "
+              f"{cli_total:.2f} s (of it start-up, `citeaudit --help`: {help_total:.2f} s)")
+        print(f"  citeaudit's command line vs seed 003 in-process, setup included: "
+              f"{seed_total / cli_total:.0f}x faster")
+
     agree = sum((ca_status[c.id] == "exact") == (seed_status[c.id] == "found") for c in sample)
     print(f"\nstatus agreement on the {len(sample)} citations both ran: {agree}/{len(sample)} "
           f"({agree / len(sample):.0%}); by generated kind, citeaudit status / seed status:")
@@ -173,8 +206,10 @@ def main() -> None:
     parser.add_argument("--seed-sample", type=int, default=150,
                         help="citations the seed's method is timed on (0: all; default 150)")
     parser.add_argument("--seed", type=int, default=7, help="random seed of the citations")
+    parser.add_argument("--cli", type=int, default=0, metavar="RUNS",
+                        help="also time citeaudit's command line on the same corpus and citations (best of RUNS)")
     args = parser.parse_args()
-    run(args.mb, args.citations, args.seed_sample, args.seed)
+    run(args.mb, args.citations, args.seed_sample, args.seed, args.cli)
 
 
 if __name__ == "__main__":
