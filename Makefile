@@ -49,8 +49,8 @@ demo: $(VENV)/.base
 # ruff and mypy, before the tests of `test` and `check`; the tests' mypy run keeps a cache of its own
 # (one shared cache, checked with other options, would be rebuilt by each run in turn)
 static: $(VENV)/.dev
-	$(PY) -m ruff check src tests tools notebooks
-	$(PY) -m mypy src tools notebooks
+	$(PY) -m ruff check src tests tools notebooks conftest.py
+	$(PY) -m mypy src tools notebooks conftest.py
 	$(PY) -m mypy --no-check-untyped-defs --cache-dir .mypy_cache/tests tests  # test bodies narrow Optionals by asserting on them
 
 # every test, on both cores (each worker that runs integration tests starts one llama.cpp server for
