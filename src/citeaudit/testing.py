@@ -12,7 +12,9 @@ the same answers and the same record of requests:
 - in process, by `Endpoint.client()`: an `httpx2.Client` on a `MockTransport` (httpx2 is the HTTP
   library the openai client uses), handed to `Judge(http_client=...)`: no socket, no thread.
 
-A step is an int (that HTTP status, with an error body), a dict (a 200 JSON body, most often
+A step is an int (that HTTP status, with an error body; a status a client retries, 408, 409, 429
+or 5xx, also says `retry-after-ms: 1`, so the retry comes at once instead of after the client's
+own backoff of a second or so: a `Reply` without headers gets that backoff), a dict (a 200 JSON body, most often
 `completion(...)`), a `Reply` (status, body as a dict or raw bytes, headers), `HANG` or
 `DRIP_HEAD`/`DRIP_BODY` (over HTTP only), an exception (raised by the transport, in process
 only), or a callable that takes the request's JSON body and returns a step. Steps are used one
@@ -44,6 +46,7 @@ __all__ = ["DRIP_BODY", "DRIP_HEAD", "HANG", "Asked", "Endpoint", "Reply", "answ
 HANG = "hang"  # over HTTP: read the request, then answer nothing until the server stops
 DRIP_HEAD, DRIP_BODY = "drip-head", "drip-body"  # over HTTP: send a 200 one byte every 0.1 s (its head, or its body)
 DRIP_SECONDS = 0.1
+RETRY_AT_ONCE = {"retry-after-ms": "1"}  # the headers of an int step that a client retries
 OFFLINE_URL = "http://scripted.invalid/v1"  # the base URL of an endpoint served in process (never resolved)
 
 
@@ -174,7 +177,7 @@ class Endpoint:
             while callable(step) and not isinstance(step, (BaseException, type)):
                 step = step(body)
             if isinstance(step, int):
-                return Reply(step)
+                return Reply(step, headers=RETRY_AT_ONCE if step in (408, 409, 429) or step >= 500 else {})
             if isinstance(step, dict):
                 return Reply(200, step)
             if isinstance(step, (Reply, str, BaseException)):
