@@ -223,13 +223,13 @@ class CallCache:
             if store.get(MANIFEST_KEY) == manifest:
                 return
             store.clear()
-            answers: dict[str, str] = {}
+            answers: dict[str, object] = {}
             conflicts: dict[str, list[str]] = {}
             for name, data in contents.items():
                 records = parse_records(data, self._path(name), RECORD_KEYS)
                 self.warnings.extend(records.warnings)
                 for record in records:  # the newest answer of a key is used, and a changed one reported
-                    response = canonical_json(record["response"])
+                    response = record["response"]  # compared as parsed JSON: equal values, equal answers
                     if answers.setdefault(record["key"], response) != response:
                         conflicts.setdefault(name, []).append(record["key"])
                         answers[record["key"]] = response
