@@ -169,11 +169,12 @@ def test_an_empty_citation_list_is_review_never_accept(tmp_path, recorded_cache)
 
 
 def test_an_internal_error_is_a_message_and_exit_4_not_a_traceback(tmp_path, recorded_cache):
-    script = ("import citeaudit.surfaces.cli.audit_commands as cli, sys\n"
+    script = ("import citeaudit.pipeline.audit as pipeline, sys\n"  # the command imports it when it runs
+              "from citeaudit.surfaces.cli import main\n"
               "def boom(*a, **k):\n    raise ZeroDivisionError('planted')\n"
-              "cli.audit_quotes = boom\n"
+              "pipeline.audit_quotes = boom\n"
               "sys.argv = ['citeaudit', 'audit', '--source', 'rfc7519.txt', '--citations', sys.argv[1]]\n"
-              "cli.main()\n")
+              "main()\n")
     result = subprocess.run([sys.executable, "-c", script, str(EXAMPLE)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 4 and "internal error: ZeroDivisionError: planted" in result.stderr
     assert "issue tracker" in result.stderr and "Traceback" not in result.stderr
