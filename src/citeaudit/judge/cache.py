@@ -130,6 +130,10 @@ class CallCache:
             shipped = [config.cache_dir()] if read_also is None else [Path(p) for p in read_also]
         self.read_also = tuple(p for p in shipped if p.resolve() != self.directory.resolve())
         self.on_new: Callable[[dict], None] | None = None  # told of each new record (a progress bar)
+        # a resumed batch's start (`parts.Parts.started`): a record made since then was asked by this
+        # batch, so its first use is not `cached`, as in a run that was never interrupted
+        self.own_since: str | None = None
+        self._own_used: set[str] = set()
         self.mode = mode or config.cache_mode()
         if self.mode not in config.CACHE_MODES:
             raise InputError(f"cache mode {self.mode!r} is not one of {', '.join(config.CACHE_MODES)}.")
@@ -309,7 +313,11 @@ class CallCache:
             hit = self._fresh.get(key) if self.hold else None
             hit = hit if hit is not None else self._get(key)
             if hit is not None:
-                return hit, True
+                own = self.own_since is not None and str(hit.get("when", "")) >= self.own_since
+                with self._write_lock:
+                    first = own and key not in self._own_used
+                    self._own_used.add(key)
+                return hit, not first
         if self.mode == CacheMode.REPLAY:
             lookup = (f"No recorded answer for {what or 'this request'} (model {request['model']!r}, "
                       f"prompt {request['prompt_version']}, key {key[:12]}) in {' or '.join(map(str, self.folders))}")

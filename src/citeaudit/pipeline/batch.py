@@ -18,6 +18,7 @@ passes (`dashboard.answer_cards`), called on the worker that holds the document.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -38,6 +39,7 @@ from citeaudit.errors import CiteAuditError, InputError, JudgeUnavailableError
 from citeaudit.judge.judge import Judge
 from citeaudit.pipeline.audit import Audit, audit_lines, audit_quotes, audit_sources
 from citeaudit.pipeline.jsonl import records
+from citeaudit.pipeline.parts import Parts, sources_digest
 from citeaudit.settings.options import AuditOptions
 from citeaudit.sources.document import Document
 from citeaudit.sources.registry import load_document
@@ -52,6 +54,9 @@ DECISION_COLUMNS = [ANSWER_ID, LINE, "status", "reasons"]
 SCHEDULERS = ("threads", "processes")
 LOCAL_WORKERS = 2  # worker processes of `--scheduler processes` unless `workers` is given
 DOCUMENT_CACHE_SIZE = 64
+# the row columns an answer's JSON records leave out (evidence, fingerprint) or give in another form
+# (`jsonl.records`: span as start and end, closest as whole words, no probabilities as three Nones)
+NOT_IN_RECORDS = (C.EVIDENCE, C.FINGERPRINT, C.SPAN, C.CLOSEST, C.PROBABILITIES)
 WRITING_MODES = (CacheMode.RECORD, CacheMode.REFRESH)
 
 
@@ -71,6 +76,7 @@ class _Job:
     reviews: tuple[Review, ...] = ()
     cards: Cards | None = None
     hold: bool = False
+    own_since: str | None = None  # a resumed batch's start (`judge.cache.CallCache.own_since`)
 
 
 _lock = threading.Lock()
@@ -96,10 +102,11 @@ def _judge(job: _Job) -> Judge | None:
     """One judge per worker process and settings, shared by its threads."""
     if job.locate_only:
         return None
-    key = (job.options, job.hold)
+    key = (job.options, job.hold, job.own_since)
     with _lock:
         if key not in _judges:
             _judges[key] = job.options.judge(hold=job.hold)
+            _judges[key].cache.own_since = job.own_since
         return _judges[key]
 
 
@@ -159,6 +166,32 @@ class Outcome:
     def decision(self) -> dict[str, object]:
         return {ANSWER_ID: self.answer_id, LINE: self.line, "status": self.status, "reasons": list(self.reasons)}
 
+    def saved(self) -> dict[str, Any]:
+        """The outcome as a finished partition keeps it (`parts.Parts`, JSON): its decision, source,
+        cards and records, and of its rows the columns the records do not give as they are."""
+        rows = {} if self.invalid else {column: [[int(v[0]), int(v[1])] if column == C.SPAN and v is not None else v
+                                                 for v in self.rows[column]] for column in NOT_IN_RECORDS}
+        return {"line": self.line, "answer_id": self.answer_id, "status": self.status, "reasons": list(self.reasons),
+                "invalid": self.invalid, "source": self.source, "cards": self.cards, "records": self.records,
+                "rows": rows}
+
+    @classmethod
+    def restored(cls, saved: dict[str, Any]) -> Outcome:
+        """The outcome `saved` kept: its rows rebuilt from its records and the columns kept beside them."""
+        records: list[dict[str, Any]] = saved["records"]
+        if saved["invalid"]:  # one error row, as `_error_outcome` makes it
+            rows = C.frame([{column: record.get(column) for column in ROW_COLUMNS} for record in records], ROW_COLUMNS)
+        else:  # as `audit_item` makes them: the audit's columns, then the answer's id and line
+            kept = saved["rows"]
+            kept[C.SPAN] = [tuple(span) if span is not None else None for span in kept[C.SPAN]]
+            columns = ROW_COLUMNS[2:]
+            rows = C.frame([{column: kept[column][n] if column in kept else record.get(column) for column in columns}
+                            for n, record in enumerate(records)], columns)
+            rows.insert(0, LINE, saved["line"])
+            rows.insert(0, ANSWER_ID, saved["answer_id"])
+        return cls(saved["line"], saved["answer_id"], rows, records, saved["status"], tuple(saved["reasons"]),
+                   invalid=saved["invalid"], source=saved["source"], cards=saved["cards"])
+
 
 def _error_outcome(item: Item, reason: str) -> Outcome:
     row = dict.fromkeys(ROW_COLUMNS)
@@ -210,6 +243,7 @@ class BatchResult:
 
     outcomes: list[Outcome] = field(default_factory=list)
     routing: Routing | None = None
+    resumed: int = 0  # partitions kept from an interrupted run of the same batch (`parts.Parts`)
 
     @property
     def rows(self) -> pd.DataFrame:
@@ -284,7 +318,8 @@ def check_workers(workers: int | None, scheduler: str) -> None:
 def run_batch(items: Sequence[Item], options: AuditOptions | None = None, scheduler: str = "threads", *,
               locate_only: bool = False, reviews: Iterable[Review] | str | Path | None = None,
               cards: Cards | None = None, partition_size: int | None = None,
-              progress: Callable[[int], None] | None = None, workers: int | None = None) -> BatchResult:
+              progress: Callable[[int], None] | None = None, workers: int | None = None,
+              parts: str | Path | None = None, resume: bool = False) -> BatchResult:
     """Audit every item on Dask with one set of settings, `options` (default
     `AuditOptions.from_env()`), read once here (`AuditOptions.pinned`).
 
@@ -292,9 +327,11 @@ def run_batch(items: Sequence[Item], options: AuditOptions | None = None, schedu
     the quote, line and response answers), `cards` (a renderer called on the worker for every
     answer that is not ACCEPT, e.g. `dashboard.answer_cards`: its HTML is `Outcome.cards`).
     `progress(n)` is called as each partition of n answers finishes; `workers` is the number of
-    worker processes of `scheduler="processes"` (default `LOCAL_WORKERS`).
+    worker processes of `scheduler="processes"` (default `LOCAL_WORKERS`). `parts`: a folder where
+    each partition is written as it finishes (`parts.Parts`); with `resume`, the partitions an
+    interrupted run of the same batch finished there are kept, not audited again.
 
-    Results are in dataset order and the same whatever the scheduler.
+    Results are in dataset order and the same whatever the scheduler, and resumed or not.
     """
     if options is not None and not isinstance(options, AuditOptions):
         raise TypeError(f"run_batch takes the settings as one AuditOptions, not {type(options).__name__}: "
@@ -309,28 +346,66 @@ def run_batch(items: Sequence[Item], options: AuditOptions | None = None, schedu
     if not items:
         return BatchResult(routing=routing)
     size = partition_size or max(1, min(50, -(-len(items) // 16)))
-    parts = list(partitions(items, size))
-    if scheduler == "threads":
-        return BatchResult(_run_threads(parts, job, progress), routing)
-    if not locate_only and options.cache_mode in WRITING_MODES:
-        job = replace(job, hold=True)  # the workers' new calls come back to be appended here
-    return BatchResult(_run_distributed(parts, job, scheduler, progress, workers), routing)
+    chunks = list(partitions(items, size))
+    kept = Parts(parts, _manifest(items, job, size, routing)) if parts is not None else None
+    done = {index: [Outcome.restored(answer) for answer in answers]
+            for index, answers in (kept.start(chunks, resume) if kept is not None else {}).items()}
+    if kept is not None and resume:
+        job = replace(job, own_since=kept.started)
+    if progress is not None and done:
+        progress(sum(len(outcomes) for outcomes in done.values()))
+    results = dict(done)
+
+    def finished(index: int, outcomes: list[Outcome]) -> None:
+        if kept is not None:
+            kept.write(index, chunks[index], [outcome.saved() for outcome in outcomes])
+        results[index] = outcomes
+        if progress is not None:
+            progress(len(outcomes))
+
+    todo = {index: chunk for index, chunk in enumerate(chunks) if index not in done}
+    if todo and scheduler == "threads":
+        _run_threads(todo, job, finished)
+    elif todo:
+        if not locate_only and options.cache_mode in WRITING_MODES:
+            job = replace(job, hold=True)  # the workers' new calls come back to be appended here
+        _run_distributed(todo, job, scheduler, finished, workers)
+    return BatchResult([outcome for index in range(len(chunks)) for outcome in results[index]], routing,
+                       resumed=len(done))
 
 
-def _run_threads(parts: list[list[Item]], job: _Job, progress: Callable[[int], None] | None) -> list[Outcome]:
+def _manifest(items: Sequence[Item], job: _Job, size: int, routing: Routing | None) -> dict[str, Any]:
+    """What a batch is, for `parts.Parts`: a resumed run must audit the same answers over the same
+    source bytes with the same settings, routing and arguments, in the same partitions."""
+    from importlib.metadata import version
+
+    options = job.options
+    return {"citeaudit": version("citeaudit"), "answers": len(items),
+            "answers_sha256": hashlib.sha256(repr(list(items)).encode("utf-8")).hexdigest(),
+            "sources_sha256": sources_digest(item.entry for item in items), "partition_size": size,
+            "settings": {"model": options.model, "strategy": str(options.strategy), "threshold": options.threshold,
+                         "use_calibration": options.use_calibration, "spot_check": options.spot_check,
+                         "contrast": [str(c) for c in options.contrast], "profile": options.profile,
+                         "evidence": str(options.evidence)},
+            "routing": routing.note() if routing is not None else None, "locate_only": job.locate_only,
+            "reviews_sha256": hashlib.sha256(repr(job.reviews).encode("utf-8")).hexdigest(),
+            "cards": job.cards is not None}
+
+
+def _run_threads(chunks: dict[int, list[Item]], job: _Job, finished: Callable[[int, list[Outcome]], None]) -> None:
     import dask
     from dask.callbacks import Callback
 
-    tasks = [dask.delayed(audit_partition, pure=False)(part, job) for part in parts]
+    tasks = {index: dask.delayed(audit_partition, pure=False)(chunk, job) for index, chunk in chunks.items()}
+    index_of = {task.key: index for index, task in tasks.items()}
 
-    class _Progress(Callback):
+    class _Finished(Callback):  # on the scheduler's thread, as each partition ends
         def _posttask(self, key: Key, result: object, dsk: Graph, state: dict[str, Any], worker_id: int | None) -> None:
-            if progress is not None and isinstance(result, tuple):
-                progress(len(result[0]))
+            if key in index_of and isinstance(result, tuple):
+                finished(index_of[key], result[0])
 
-    with _Progress():
-        done = dask.compute(*tasks, scheduler="threads")
-    return [outcome for outcomes, _ in done for outcome in outcomes]
+    with _Finished():
+        dask.compute(*tasks.values(), scheduler="threads")
 
 
 # Dask's worker profiler calls sys._current_frames() every 10 ms; on Python 3.11 a garbage collection
@@ -350,8 +425,8 @@ def local_cluster(workers: int | None = None) -> Any:
                             dashboard_address=":0")
 
 
-def _run_distributed(parts: list[list[Item]], job: _Job, scheduler: str,
-                     progress: Callable[[int], None] | None, workers: int | None = None) -> list[Outcome]:
+def _run_distributed(chunks: dict[int, list[Item]], job: _Job, scheduler: str,
+                     finished: Callable[[int, list[Outcome]], None], workers: int | None = None) -> None:
     from distributed import Client, as_completed
 
     cluster = None
@@ -363,16 +438,12 @@ def _run_distributed(parts: list[list[Item]], job: _Job, scheduler: str,
         address = scheduler
     try:
         with Client(address, timeout="20s") as client:
-            futures = [client.submit(audit_partition, part, job, pure=False) for part in parts]
-            order = {future.key: n for n, future in enumerate(futures)}
-            results: list[list[Outcome] | None] = [None] * len(parts)
+            futures = {client.submit(audit_partition, chunk, job, pure=False): index for index, chunk in chunks.items()}
             for future in as_completed(futures):
-                part, records = future.result()  # a worker's JudgeUnavailableError raises here
+                outcomes, records = future.result()  # a worker's JudgeUnavailableError raises here
                 if recordings is not None and records:
                     recordings.append(records)  # as each partition ends: a later failure loses none
-                results[order[future.key]] = part
-                if progress is not None:
-                    progress(len(part))
+                finished(futures[future], outcomes)
     except OSError as exc:
         raise InputError(f"cannot reach the Dask scheduler {scheduler} ({exc}). Start one "
                          "(dask scheduler; dask worker ADDRESS) or use --scheduler threads.") from None
@@ -381,7 +452,6 @@ def _run_distributed(parts: list[list[Item]], job: _Job, scheduler: str,
             recordings.close()
         if cluster is not None:
             cluster.close()
-    return [outcome for part in results if part is not None for outcome in part]
 
 
 def audit_dataset(path: str | Path, options: AuditOptions | None = None, scheduler: str = "threads",

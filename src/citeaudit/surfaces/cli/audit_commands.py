@@ -313,11 +313,14 @@ def report(source: tuple[str, ...], citations: str | None, document: str | None,
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), default=None,
               help="Write the dashboard: counts per decision and verdict, the answers to look at with their "
                    "cards, the sources with the most failing citations, the confidence histogram.")
+@click.option("--resume", is_flag=True,
+              help="Continue an interrupted batch of the same dataset and settings: keep the partitions it "
+                   "finished (kept in OUTPUT.parts/ while a batch with --output runs) and audit the rest.")
 @click.option("--allow-outside-sources", is_flag=True,
               help="Let the dataset's lines name sources outside its folder and the data folders (by default "
                    "such a line is an error: a dataset often comes from the system under audit).")
 def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str | None, output: str | None,
-          decisions: str | None, scheduler: str, workers: int | None, html_path: str | None,
+          decisions: str | None, scheduler: str, workers: int | None, html_path: str | None, resume: bool,
           allow_outside_sources: bool) -> NoReturn:
     """Audit a JSON Lines dataset of answers (any citation format, one answer per line) on Dask."""
     from tqdm.auto import tqdm
@@ -325,8 +328,16 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
     from citeaudit.citations.dataset import read_dataset
     from citeaudit.decide.reviews import load_reviews
     from citeaudit.pipeline.batch import check_scheduler, check_workers, run_batch
+    from citeaudit.pipeline.parts import discard, parts_folder
     from citeaudit.surfaces.dashboard import answer_cards, write_dashboard
 
+    if resume and output is None:
+        raise click.UsageError("--resume continues the partitions a batch keeps beside its --output: give the same "
+                               "--output as the interrupted run")
+    parts = parts_folder(output) if output is not None else None
+    if parts is not None and parts.exists() and not resume:
+        click.echo(f"{parts} holds the partitions of an interrupted batch: starting again (--resume continues it)",
+                   err=True)
     items = read_dataset(dataset, allow_outside_sources)
     if not items:
         _fail(f"{dataset} has no answers: give one JSON object per line")
@@ -338,7 +349,9 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
     with tqdm(total=len(items), desc="answers", unit="answer", file=sys.stderr) as bar:
         result = run_batch(items, settings, scheduler, locate_only=locate_only, reviews=stored,
                            cards=answer_cards if html_path is not None else None, progress=bar.update,
-                           workers=workers)
+                           workers=workers, parts=parts, resume=resume)
+    if result.resumed:
+        click.echo(f"resumed: {result.resumed} finished partitions kept from {parts}", err=True)
     counts = result.counts()
     invalid = sum(outcome.invalid for outcome in result.outcomes)
     click.echo(f"{len(items)} answers, {len(result.rows)} rows: "
@@ -365,4 +378,6 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
     if html_path:
         write_dashboard(result, html_path, title=f"Citation audit of {Path(dataset).name}")
         click.echo(f"wrote the dashboard to {html_path}")
+    if parts is not None:
+        discard(parts)  # every output is written whole
     sys.exit(result.exit_code)

@@ -1,0 +1,150 @@
+"""The partitions of one batch, written as they finish, so that an interrupted batch resumes.
+
+`citeaudit batch --output ROWS` keeps them in `ROWS.parts/` until the batch's outputs are written,
+then removes the folder:
+
+- `manifest.json`: what the batch is (the dataset's answers and the bytes of the sources they cite,
+  the settings and the routing, the partition size, the per-run arguments), written first;
+- `started`: when the batch began (UTC, to the second): the judge's answers recorded since then are
+  the batch's own, not `cached`, when a resumed run replays them;
+- `part-NNNNNN.jsonl`, one per finished partition: a header line (`part`, `lines`: the dataset
+  lines of its answers, `sha256` of the lines after it), then one JSON object per answer, as
+  `batch.Outcome.saved` gives it (its line, id, decision, source, report cards, and its JSON
+  records exactly as the rows file holds them).
+
+Each file is written whole (`stores.atomic_write_text`: a temporary file renamed into place), so a
+batch killed at any moment leaves the partitions that finished complete and the others absent. A
+resumed batch (`resume=True`) keeps a part only when its header names the partition it should hold,
+the answers' lines are that partition's and the digest matches; anything else is discarded and its
+partition audited again. The manifest must be the same: a batch over changed answers, sources or
+settings starts again, it never mixes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from citeaudit.errors import CiteAuditError, InputError
+from citeaudit.stores import atomic_write_text
+
+if TYPE_CHECKING:
+    from citeaudit.citations.dataset import Item
+
+MANIFEST, STARTED = "manifest.json", "started"
+
+
+def parts_folder(rows: str | Path) -> Path:
+    """Where the partitions of a batch whose rows go to `rows` are kept while it runs."""
+    rows = Path(rows)
+    return rows.with_name(rows.name + ".parts")
+
+
+def sources_digest(entries: Iterable[object]) -> str:
+    """SHA-256 over the bytes of every source file the answers name (each read once, in name order;
+    one that cannot be read counts as such: its answers are error rows)."""
+    from citeaudit.citations.dataset import LinesLine, QuoteLine, ResponseLine
+    from citeaudit.sources.reading import resolve_source
+
+    names: set[str] = set()
+    for entry in entries:
+        if isinstance(entry, QuoteLine):
+            names.add(entry.source)
+        elif isinstance(entry, LinesLine):
+            names.add(entry.document)
+        elif isinstance(entry, ResponseLine):
+            names.update(entry.documents)
+    digest = hashlib.sha256()
+    for name in sorted(names):
+        try:
+            state = hashlib.sha256(resolve_source(name, download=False).read_bytes()).hexdigest()
+        except (CiteAuditError, OSError):
+            state = "unreadable"
+        digest.update(f"{name}\0{state}\n".encode())
+    return digest.hexdigest()
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Parts:
+    """The folder of one batch's finished partitions (see the module's docstring)."""
+
+    def __init__(self, folder: str | Path, manifest: dict[str, Any]) -> None:
+        self.folder = Path(folder)
+        self.manifest = json.dumps(manifest, ensure_ascii=False, sort_keys=True, indent=1, allow_nan=False) + "\n"
+        self.discarded: list[str] = []  # parts of an earlier run that were not kept, and why
+        self.started = ""  # when the batch began (`start`)
+
+    def _part(self, index: int) -> Path:
+        return self.folder / f"part-{index:06d}.jsonl"
+
+    def start(self, partitions: Sequence[Sequence[Item]], resume: bool) -> dict[int, list[dict[str, Any]]]:
+        """Open the folder for a run over `partitions`: with `resume`, the finished partitions of an
+        earlier run of the same batch, by index (an `InputError` when the folder holds another
+        batch); without it, an empty folder (what an earlier run left is removed)."""
+        kept: dict[int, list[dict[str, Any]]] = {}
+        if resume and self.folder.is_dir():
+            manifest = self.folder / MANIFEST
+            if not manifest.is_file() or manifest.read_text(encoding="utf-8") != self.manifest:
+                raise InputError(f"{self.folder} holds the partitions of another batch (its answers, their sources, "
+                                 "the settings or the arguments differ, or its manifest is missing): run without "
+                                 "--resume to start again, or delete that folder.")
+            started = self.folder / STARTED
+            self.started = started.read_text(encoding="utf-8").strip() if started.is_file() else ""
+            kept = {index: found for index, part in enumerate(partitions)
+                    if (found := self._read(index, part)) is not None}
+            for path in sorted(self.folder.glob("part-*.jsonl")):
+                if path.name not in {self._part(index).name for index in kept}:
+                    path.unlink()
+            for stray in self.folder.glob(".*"):  # a temporary file a killed write left behind
+                stray.unlink(missing_ok=True)
+            return kept
+        if self.folder.exists():
+            shutil.rmtree(self.folder)
+        self.folder.mkdir(parents=True)
+        self.started = datetime.now(UTC).isoformat(timespec="seconds")  # as the recordings' `when`
+        atomic_write_text(self.folder / STARTED, self.started + "\n")
+        atomic_write_text(self.folder / MANIFEST, self.manifest)
+        return kept
+
+    def _read(self, index: int, part: Sequence[Item]) -> list[dict[str, Any]] | None:
+        """Partition `index`'s answers when its file is whole and holds exactly `part`'s answers."""
+        path = self._part(index)
+        if not path.is_file():
+            return None
+        text = path.read_text(encoding="utf-8")
+        head, _, body = text.partition("\n")
+        try:
+            header = json.loads(head)
+            lines = [line for line in body.split("\n") if line]
+            if header != {"part": index, "lines": [item.line for item in part], "sha256": _digest(body)}:
+                raise ValueError("its header does not match the partition")
+            answers = [json.loads(line) for line in lines]
+            if [answer.get("line") for answer in answers] != [item.line for item in part]:
+                raise ValueError("its answers are not the partition's")
+        except (ValueError, TypeError, AttributeError) as exc:
+            self.discarded.append(f"{path.name}: {exc}")
+            return None
+        return answers
+
+    def write(self, index: int, part: Sequence[Item], answers: Sequence[dict[str, Any]]) -> None:
+        """Keep partition `index`, whole, as it finishes: `answers` are its answers' JSON objects."""
+        body = "".join(_json(answer) + "\n" for answer in answers)
+        header = _json({"part": index, "lines": [item.line for item in part], "sha256": _digest(body)})
+        atomic_write_text(self._part(index), header + "\n" + body)
+
+
+def discard(folder: str | Path) -> None:
+    """The batch's outputs are written: its partitions are not needed any more."""
+    shutil.rmtree(folder, ignore_errors=True)
