@@ -78,26 +78,31 @@ def fit_logistic(features: Sequence[Sequence[float]] | np.ndarray, outcome: Sequ
     y = np.asarray(outcome, dtype=float)
     if len(x) == 0:
         raise ValueError("no judged row to fit a calibration on")
-    target = _smoothed_targets(y)
+    return _newton(np.column_stack([np.ones(len(x)), x]), _smoothed_targets(y), l2, None, iterations)
+
+
+def _newton(design: np.ndarray, target: np.ndarray, l2: float, start: np.ndarray | None,
+            iterations: int = 100) -> np.ndarray:
+    """`fit_logistic` on `design` (a column of ones, then the features) and the smoothed targets,
+    from `start` (the weights of a fit with another penalty on the same rows, or the base rate).
+    Newton's method converges to the same weights from either: steps under 1e-10 end it."""
     base = float(target.mean())
-    design = np.column_stack([np.ones(len(x)), x])
-    penalty = l2 * np.eye(design.shape[1])
-    penalty[0, 0] = 0.0
-    ridge = penalty + 1e-9 * np.eye(design.shape[1])  # the Hessian's constant part
-    w = np.zeros(design.shape[1])
-    w[0] = math.log(base / (1 - base))
+    prior = np.zeros(design.shape[1])
+    prior[0] = math.log(base / (1 - base))
+    penalty = np.full(design.shape[1], float(l2))
+    penalty[0] = 0.0
+    ridge = np.diag(penalty + 1e-9)  # the Hessian's constant part
+    transposed = np.ascontiguousarray(design.T)
+    w = prior.copy() if start is None else start.copy()
     for _ in range(iterations):
         p = _sigmoid(design @ w)
-        gradient = design.T @ (p - target) + penalty @ w
-        hessian = design.T @ (design * (p * (1 - p))[:, None]) + ridge
+        gradient = transposed @ (p - target) + penalty * w
+        hessian = (transposed * (p * (1 - p))) @ design + ridge
         step = np.linalg.solve(hessian, gradient)
         w = w - step
         if np.abs(step).max() < 1e-10:
             break
-    if not np.all(np.isfinite(w)):
-        w = np.zeros(design.shape[1])
-        w[0] = math.log(base / (1 - base))
-    return w
+    return w if np.all(np.isfinite(w)) else prior
 
 
 def fit_platt(scores: Sequence[float] | np.ndarray, correct: Sequence[float] | np.ndarray,
@@ -222,8 +227,11 @@ def choose_l2(features: np.ndarray, outcome: Sequence[float] | np.ndarray, strat
             test = fold == k
             if not test.any() or test.all():
                 continue
-            for g, l2 in enumerate(grid):
-                w = fit_logistic(features[~test], y[~test], l2)
+            design = np.column_stack([np.ones(int((~test).sum())), features[~test]])
+            target = _smoothed_targets(y[~test])
+            w = None
+            for g, l2 in enumerate(grid):  # each fit starts from the last: fewer steps to the same weights
+                w = _newton(design, target, l2, w if w is not None and np.all(np.isfinite(w)) else None)
                 p = np.clip(_sigmoid(w[0] + features[test] @ w[1:]), 1e-9, 1 - 1e-9)
                 losses[g] -= float(np.sum(y[test] * np.log(p) + (1 - y[test]) * np.log(1 - p)))
     best = losses.min()

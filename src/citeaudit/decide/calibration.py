@@ -37,7 +37,8 @@ COVER_MIN = 20  # judged citations a document needs before its share of no-to-ev
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-np.clip(z, -500.0, 500.0)))  # beyond ±500 it is 0 or 1 anyway
+    # beyond ±500 it is 0 or 1 anyway; np.clip's dispatch costs more than the sum (a fit: 100,000 calls)
+    return 1.0 / (1.0 + np.exp(-np.minimum(np.maximum(z, -500.0), 500.0)))
 
 
 def _sigmoid_one(z: float) -> float:
