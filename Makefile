@@ -46,12 +46,12 @@ demo: $(VENV)/.base
 		--cache-mode replay --output out/rfc7519_audit.jsonl; \
 	status=$$?; [ $$status -le 1 ] || exit $$status  # 1 = not every citation verified, a result
 
-# ruff and mypy, before the tests of `test` and `check`; the tests' mypy run keeps a cache of its own
-# (one shared cache, checked with other options, would be rebuilt by each run in turn)
+# ruff and mypy, before the tests of `test` and `check`; the root conftest.py is checked apart (the
+# tests' conftest.py is module `conftest` too), with a cache of its own, so neither run rebuilds the other's
 static: $(VENV)/.dev
 	$(PY) -m ruff check src tests tools notebooks conftest.py
-	$(PY) -m mypy src tools notebooks conftest.py
-	$(PY) -m mypy --no-check-untyped-defs --cache-dir .mypy_cache/tests tests  # test bodies narrow Optionals by asserting on them
+	$(PY) -m mypy src tools notebooks tests
+	$(PY) -m mypy --cache-dir .mypy_cache/root conftest.py
 
 # every test, on both cores (each worker that runs integration tests starts one llama.cpp server for
 # them all: tests/conftest.py, smollm2_server)

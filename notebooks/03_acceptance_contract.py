@@ -26,7 +26,7 @@ answer, sources, reviews = (json.loads((contract_dir / f"{name}.json").read_text
                             for name in ("answer", "sources", "reviews"))
 
 
-def show(title, answer, sources, reviews):
+def show(title: str, answer: object, sources: object, reviews: object) -> None:
     decision = ca.check_contract(answer, sources, reviews)
     print(f"{title}: {decision.status}")
     for reason in decision.reasons:

@@ -5,6 +5,7 @@ import json
 import random
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -110,7 +111,7 @@ def test_mixed_formats_and_malformed_lines_give_error_rows_and_the_others_go_on(
 
 
 def _alone(entry: dict, judge: Judge | None, locate_only: bool):
-    options = dict(judge=judge, locate_only=locate_only)
+    options: dict[str, Any] = dict(judge=judge, locate_only=locate_only)
     if "citations" in entry:
         return audit_quotes(entry["source"], entry["citations"] and _citations(entry["citations"]), **options)
     if "document" in entry:

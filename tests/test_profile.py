@@ -11,6 +11,7 @@ threshold lets about 48% stand at 97%).
 """
 
 import math
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -78,7 +79,7 @@ def analyst(table: pd.DataFrame, waiting_share: float = 1.0, overrides: int = 0)
     chosen = [*table[table[C.SPOT_CHECK].astype(bool)].index, *waiting.index[:round(len(waiting) * waiting_share)]]
     standing = table[(table[C.STATE] == State.STANDS) & ~table[C.SPOT_CHECK].astype(bool)]
     chosen += list(standing.index[:overrides])
-    return [Review(citation_id=table.at[i, C.ID], fingerprint=row_fingerprint(table.loc[i]),
+    return [Review(citation_id=table.at[i, C.ID], fingerprint=cast(str, row_fingerprint(table.loc[i])),
                    verdict=table.at[i, C.EXPECTED]) for i in chosen]
 
 

@@ -12,6 +12,7 @@ import sys
 import tempfile
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -287,11 +288,15 @@ def test_a_writer_killed_mid_write_leaves_a_readable_store(tmp_path):
 REQUEST = {"model": "m-1", "messages": [{"role": "user", "content": "q"}], "params": {}, "prompt_version": "v1"}
 
 
+def _reply(answer: str) -> tuple[dict, dict]:
+    return {"content": answer}, {}
+
+
 def record(folder: Path, *answers: str) -> list[dict]:
     requests = [{**REQUEST, "messages": [{"role": "user", "content": f"q{n}"}]} for n in range(len(answers))]
     with CallCache(folder, mode="record") as cache:
         for request, answer in zip(requests, answers):
-            cache.call(request, lambda answer=answer: ({"content": answer}, {}))
+            cache.call(request, partial(_reply, answer))
     return requests
 
 
