@@ -26,8 +26,9 @@ from IPython.display import HTML, display
 import citeaudit as ca
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
-# the cards of every answer to look at are drawn on the worker that holds its document
-result = ca.audit_dataset(ca.find_input(DATASET), options, scheduler=SCHEDULER, cards=ca.answer_cards)
+# the cards of every answer to look at are drawn on the worker that holds its document; the bar counts
+# answers and partitions done of the total, answers per second and the time left
+result = ca.audit_dataset(ca.find_input(DATASET), options, scheduler=SCHEDULER, cards=ca.answer_cards, progress=True)
 print(f"{len(result.outcomes)} answers, {len(result.rows)} citation rows; {options.routing().note()}")
 
 # %% [markdown]

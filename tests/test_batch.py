@@ -374,3 +374,16 @@ def test_a_datasets_sources_stay_in_its_folder_and_the_data_folders(tmp_path, re
     assert all(i.error is None for i in read_dataset(path, allow_outside_sources=True))
     result = _run([str(path), "--locate-only"])
     assert "A private line" not in result.output and "outside the dataset's folder" in result.output
+
+
+def test_progress_shows_answers_and_partitions_of_the_total_with_rate_and_time_left(capsys):
+    items = read_dataset(EXAMPLE)
+    run_batch(items, locate_only=True, partition_size=2, progress=True)
+    err = capsys.readouterr().err
+    partitions = -(-len(items) // 2)
+    final = err.replace("\r", "\n").strip().splitlines()[-1]
+    assert f"{len(items)}/{len(items)}" in final and f"partitions={partitions}/{partitions}" in final, final
+    assert "answer/s" in final and "<00:00" in final, final  # the rate and the time left
+    told: list[int] = []
+    run_batch(items, locate_only=True, partition_size=2, progress=told.append)
+    assert sorted(told, reverse=True) == [2] * (len(items) // 2) + [1] * (len(items) % 2)  # once per partition

@@ -318,7 +318,7 @@ def check_workers(workers: int | None, scheduler: str) -> None:
 def run_batch(items: Sequence[Item], options: AuditOptions | None = None, scheduler: str = "threads", *,
               locate_only: bool = False, reviews: Iterable[Review] | str | Path | None = None,
               cards: Cards | None = None, partition_size: int | None = None,
-              progress: Callable[[int], None] | None = None, workers: int | None = None,
+              progress: bool | Callable[[int], None] | None = None, workers: int | None = None,
               parts: str | Path | None = None, resume: bool = False) -> BatchResult:
     """Audit every item on Dask with one set of settings, `options` (default
     `AuditOptions.from_env()`), read once here (`AuditOptions.pinned`).
@@ -326,7 +326,9 @@ def run_batch(items: Sequence[Item], options: AuditOptions | None = None, schedu
     Per run: `locate_only` (no model asked), `reviews` (a list, or a review store path, applied to
     the quote, line and response answers), `cards` (a renderer called on the worker for every
     answer that is not ACCEPT, e.g. `dashboard.answer_cards`: its HTML is `Outcome.cards`).
-    `progress(n)` is called as each partition of n answers finishes; `workers` is the number of
+    `progress=True` draws a bar (`progress.BatchProgress`: answers and partitions done of the total,
+    answers per second, time left); a callable `progress(n)` is called instead as each partition of n
+    answers finishes (a partition kept by `resume` too); `workers` is the number of
     worker processes of `scheduler="processes"` (default `LOCAL_WORKERS`). `parts`: a folder where
     each partition is written as it finishes (`parts.Parts`); with `resume`, the partitions an
     interrupted run of the same batch finished there are kept, not audited again.
@@ -347,21 +349,29 @@ def run_batch(items: Sequence[Item], options: AuditOptions | None = None, schedu
         return BatchResult(routing=routing)
     size = partition_size or max(1, min(50, -(-len(items) // 16)))
     chunks = list(partitions(items, size))
+    if progress is True:
+        from citeaudit.pipeline.progress import BatchProgress
+
+        with BatchProgress(len(items), len(chunks)) as bar:
+            return run_batch(items, options, scheduler, locate_only=locate_only, reviews=stored, cards=cards,
+                             partition_size=size, progress=bar, workers=workers, parts=parts, resume=resume)
+    report = progress if callable(progress) else None
     kept = Parts(parts, _manifest(items, job, size, routing)) if parts is not None else None
     done = {index: [Outcome.restored(answer) for answer in answers]
             for index, answers in (kept.start(chunks, resume) if kept is not None else {}).items()}
     if kept is not None and resume:
         job = replace(job, own_since=kept.started)
-    if progress is not None and done:
-        progress(sum(len(outcomes) for outcomes in done.values()))
+    for outcomes in done.values():
+        if report is not None:
+            report(len(outcomes))
     results = dict(done)
 
     def finished(index: int, outcomes: list[Outcome]) -> None:
         if kept is not None:
             kept.write(index, chunks[index], [outcome.saved() for outcome in outcomes])
         results[index] = outcomes
-        if progress is not None:
-            progress(len(outcomes))
+        if report is not None:
+            report(len(outcomes))
 
     todo = {index: chunk for index, chunk in enumerate(chunks) if index not in done}
     if todo and scheduler == "threads":

@@ -323,8 +323,6 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
           decisions: str | None, scheduler: str, workers: int | None, html_path: str | None, resume: bool,
           allow_outside_sources: bool) -> NoReturn:
     """Audit a JSON Lines dataset of answers (any citation format, one answer per line) on Dask."""
-    from tqdm.auto import tqdm
-
     from citeaudit.citations.dataset import read_dataset
     from citeaudit.decide.reviews import load_reviews
     from citeaudit.pipeline.batch import check_scheduler, check_workers, run_batch
@@ -346,10 +344,9 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
     check_workers(workers, scheduler)
     if not locate_only:
         click.echo(settings.routing().note(), err=True)
-    with tqdm(total=len(items), desc="answers", unit="answer", file=sys.stderr) as bar:
-        result = run_batch(items, settings, scheduler, locate_only=locate_only, reviews=stored,
-                           cards=answer_cards if html_path is not None else None, progress=bar.update,
-                           workers=workers, parts=parts, resume=resume)
+    result = run_batch(items, settings, scheduler, locate_only=locate_only, reviews=stored,
+                       cards=answer_cards if html_path is not None else None, progress=True,
+                       workers=workers, parts=parts, resume=resume)
     if result.resumed:
         click.echo(f"resumed: {result.resumed} finished partitions kept from {parts}", err=True)
     counts = result.counts()
