@@ -60,7 +60,8 @@ import bench_corpus
 from citeaudit import AuditOptions
 from citeaudit.citations.dataset import Item, read_dataset
 from citeaudit.decide.fingerprint import fingerprint
-from citeaudit.pipeline.batch import BatchResult, local_cluster, run_batch
+from citeaudit.pipeline.batch import BatchResult, run_batch
+from citeaudit.pipeline.scheduling import local_cluster
 from citeaudit.sources.registry import load_document
 from citeaudit.testing import scripted_endpoint
 

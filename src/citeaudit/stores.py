@@ -305,7 +305,14 @@ def _file_in_the_way(folder: Path) -> Path | None:
 
 
 def atomic_write_text(path: str | Path, text: str) -> Path:
-    """Write `text` (UTF-8) to `path` all at once: readers see the old file or the new one, whole.
+    """Write `text` (UTF-8) to `path` all at once: readers see the old file or the new one, whole
+    (`atomic_write_chunks`)."""
+    return atomic_write_chunks(path, (text,))
+
+
+def atomic_write_chunks(path: str | Path, chunks: Iterable[str]) -> Path:
+    """Write the texts of `chunks` (UTF-8), one after the other, to `path` all at once: readers see
+    the old file or the new one, whole; the chunks are written as they come, never held together.
 
     A unique temporary file in the same folder is written, fsynced and renamed over `path`, so
     concurrent writers never share it; it is removed on any failure. An unwritable path, or one
@@ -316,7 +323,6 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
     if path.exists() and not path.is_file():
         raise InputError(f"cannot write {path}: it is not a regular file (a device, a folder, a pipe or a "
                          "socket), and citeaudit never replaces one. Choose a file path for the output.")
-    data = text.encode("utf-8")
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -327,7 +333,8 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
         with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp",
                                          delete=False) as handle:
             tmp = Path(handle.name)
-            handle.write(data)
+            for chunk in chunks:
+                handle.write(chunk.encode("utf-8"))
             handle.flush()
             os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())

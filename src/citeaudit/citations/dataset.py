@@ -14,9 +14,10 @@ answers are audited and scheduled is `batch.py`.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,10 +29,10 @@ from citeaudit.citations.records import QuoteCitation
 from citeaudit.errors import InputError, SourceError
 from citeaudit.printable import printable
 from citeaudit.settings import environment as config
-from citeaudit.sources.reading import MAX_TEXT_BYTES, read_bounded, resolve_source
+from citeaudit.sources.reading import MAX_TEXT_BYTES, TooLargeError, resolve_source
 
 ANSWER_ID, LINE = "answer_id", "line"
-MAX_DATASET_BYTES = 200_000_000  # a dataset is read whole; each answer text within it has the text limit
+MAX_DATASET_BYTES = 200_000_000  # a dataset is read line by line, up to this; each line has the text limit
 
 
 class _Line(BaseModel):
@@ -220,9 +221,32 @@ def _beside(path: str, base: Path | None) -> str:
 
 
 def read_dataset(path: str | Path, allow_outside_sources: bool = False) -> list[Item]:
-    """Every non-blank line of a JSON Lines dataset (UTF-8) as an `Item`; a repeated `answer_id`
-    is an error for the later line. An unreadable file raises `InputError`. A line whose source
-    lies outside the dataset's folder and the data folders is an error unless
+    """Every answer of a JSON Lines dataset, in a list: `iter_dataset`'s items."""
+    return list(iter_dataset(path, allow_outside_sources))
+
+
+def _raw_lines(path: Path) -> Iterator[bytes]:
+    """The dataset's lines as bytes, split on `\n` alone, read one at a time (a regular file over
+    `MAX_DATASET_BYTES` is refused before reading, anything else once it passes the limit)."""
+    if path.is_file() and path.stat().st_size > MAX_DATASET_BYTES:
+        raise TooLargeError(f"{path} is {path.stat().st_size:,} bytes; citeaudit reads a dataset of up to "
+                            f"{MAX_DATASET_BYTES:,} bytes. Split it and audit each part on its own.")
+    total = 0
+    with open(path, "rb") as handle:
+        for raw in handle:  # binary lines end at b"\n" only
+            total += len(raw)
+            if total > MAX_DATASET_BYTES:
+                raise TooLargeError(f"{path} holds more than {MAX_DATASET_BYTES:,} bytes (it is not a regular file, "
+                                    f"or it grew while read); citeaudit reads a dataset of up to "
+                                    f"{MAX_DATASET_BYTES:,} bytes. Split it and audit each part on its own.")
+            yield raw.removesuffix(b"\n")
+
+
+def iter_dataset(path: str | Path, allow_outside_sources: bool = False) -> Iterator[Item]:
+    """Every non-blank line of a JSON Lines dataset (UTF-8) as an `Item`, read line by line (a batch
+    holds a few partitions of a dataset, never the whole of it); a repeated `answer_id` is an error
+    for the later line. An unreadable file raises `InputError` (before the first item). A line whose
+    source lies outside the dataset's folder and the data folders is an error unless
     `allow_outside_sources` (`allowed_folders`).
 
     Lines are split on `\n` alone (a U+2028 or U+0085 inside a JSON string is text, not a line
@@ -231,24 +255,29 @@ def read_dataset(path: str | Path, allow_outside_sources: bool = False) -> list[
     """
     path = Path(path)
     try:
-        data = read_bounded(path, MAX_DATASET_BYTES, "dataset")
+        lines = _raw_lines(path)
+        first = next(lines, None)
     except OSError as exc:
         raise InputError(f"{path}: cannot read the dataset ({exc.strerror or exc}). Check the path.") from None
-    data = data.removeprefix(b"\xef\xbb\xbf")
-    items: list[Item] = []
+    return _items(path, first, lines, allow_outside_sources)
+
+
+def _items(path: Path, first: bytes | None, rest: Iterator[bytes], allow_outside_sources: bool) -> Iterator[Item]:
+    if first is None:
+        return
     allowed = allowed_folders(path.parent)  # once per dataset, not once per line
     seen: dict[str, int] = {}
-    for number, raw in enumerate(data.split(b"\n"), start=1):
+    for number, raw in enumerate(itertools.chain([first.removeprefix(b"\xef\xbb\xbf")], rest), start=1):
         if len(raw) > MAX_TEXT_BYTES:  # the text limit of `audit`, for an answer inside a dataset too
-            items.append(Item(number, f"line {number}", error=f"line {number}: {len(raw):,} bytes, over the "
-                                                               f"{MAX_TEXT_BYTES:,}-byte limit of a text. Fix: "
-                                                               "split the answer."))
+            yield Item(number, f"line {number}", error=f"line {number}: {len(raw):,} bytes, over the "
+                                                         f"{MAX_TEXT_BYTES:,}-byte limit of a text. Fix: "
+                                                         "split the answer.")
             continue
         try:
             line = raw.decode("utf-8").removesuffix("\r")
         except UnicodeDecodeError as exc:
-            items.append(Item(number, f"line {number}", error=f"line {number}: not UTF-8 text (byte {exc.start + 1} "
-                                                               "of the line). Fix: save the dataset as UTF-8."))
+            yield Item(number, f"line {number}", error=f"line {number}: not UTF-8 text (byte {exc.start + 1} "
+                                                         "of the line). Fix: save the dataset as UTF-8.")
             continue
         if not line.strip():
             continue
@@ -260,5 +289,4 @@ def read_dataset(path: str | Path, allow_outside_sources: bool = False) -> list[
                                                           "unique answer_id.")
             else:
                 seen[item.answer_id] = number
-        items.append(item)
-    return items
+        yield item

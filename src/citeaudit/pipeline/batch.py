@@ -26,7 +26,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
@@ -46,13 +46,9 @@ from citeaudit.sources.registry import load_document
 from citeaudit.sources.text import load_text
 from citeaudit.table import CacheMode, Status
 
-if TYPE_CHECKING:
-    from dask.typing import Graph, Key
-
 ROW_COLUMNS = [ANSWER_ID, LINE, *C.AUDIT_COLUMNS]
 DECISION_COLUMNS = [ANSWER_ID, LINE, "status", "reasons"]
 SCHEDULERS = ("threads", "processes")
-LOCAL_WORKERS = 2  # worker processes of `--scheduler processes` unless `workers` is given
 DOCUMENT_CACHE_SIZE = 64
 # the row columns an answer's JSON records leave out (evidence, fingerprint) or give in another form
 # (`jsonl.records`: span as start and end, closest as whole words, no probabilities as three Nones)
@@ -315,26 +311,10 @@ def check_workers(workers: int | None, scheduler: str) -> None:
                          "has its own (threads: this process; an address: the workers started there)")
 
 
-def run_batch(items: Sequence[Item], options: AuditOptions | None = None, scheduler: str = "threads", *,
-              locate_only: bool = False, reviews: Iterable[Review] | str | Path | None = None,
-              cards: Cards | None = None, partition_size: int | None = None,
-              progress: bool | Callable[[int], None] | None = None, workers: int | None = None,
-              parts: str | Path | None = None, resume: bool = False) -> BatchResult:
-    """Audit every item on Dask with one set of settings, `options` (default
-    `AuditOptions.from_env()`), read once here (`AuditOptions.pinned`).
-
-    Per run: `locate_only` (no model asked), `reviews` (a list, or a review store path, applied to
-    the quote, line and response answers), `cards` (a renderer called on the worker for every
-    answer that is not ACCEPT, e.g. `dashboard.answer_cards`: its HTML is `Outcome.cards`).
-    `progress=True` draws a bar (`progress.BatchProgress`: answers and partitions done of the total,
-    answers per second, time left); a callable `progress(n)` is called instead as each partition of n
-    answers finishes (a partition kept by `resume` too); `workers` is the number of
-    worker processes of `scheduler="processes"` (default `LOCAL_WORKERS`). `parts`: a folder where
-    each partition is written as it finishes (`parts.Parts`); with `resume`, the partitions an
-    interrupted run of the same batch finished there are kept, not audited again.
-
-    Results are in dataset order and the same whatever the scheduler, and resumed or not.
-    """
+def prepare(options: AuditOptions | None, scheduler: str, workers: int | None, locate_only: bool,
+            reviews: Iterable[Review] | str | Path | None, cards: Cards | None) -> tuple[_Job, Routing | None]:
+    """What every partition of a batch is audited with, its settings read once (`AuditOptions.pinned`),
+    and the routing in force (None when no model is asked); `InputError` for a bad scheduler or count."""
     if options is not None and not isinstance(options, AuditOptions):
         raise TypeError(f"run_batch takes the settings as one AuditOptions, not {type(options).__name__}: "
                         "run_batch(items, AuditOptions.from_env(...), locate_only=..., reviews=..., cards=...)")
@@ -342,57 +322,88 @@ def run_batch(items: Sequence[Item], options: AuditOptions | None = None, schedu
     check_workers(workers, scheduler)
     options = (options or AuditOptions.from_env()).pinned()
     stored = load_reviews(reviews) if isinstance(reviews, (str, Path)) else (reviews or ())
-    job = _Job(options, locate_only, tuple(stored), cards)
+    return _Job(options, locate_only, tuple(stored), cards), None if locate_only else options.routing()
+
+
+def default_partition_size(answers: int) -> int:
+    """Answers per partition unless given: about 16 partitions, 1 to 50 answers each."""
+    return max(1, min(50, -(-answers // 16)))
+
+
+def run_batch(items: Sequence[Item], options: AuditOptions | None = None, scheduler: str = "threads", *,
+              locate_only: bool = False, reviews: Iterable[Review] | str | Path | None = None,
+              cards: Cards | None = None, partition_size: int | None = None,
+              progress: bool | Callable[[int], None] | None = None, workers: int | None = None,
+              parts: str | Path | None = None, resume: bool = False) -> BatchResult:
+    """Audit every item on Dask with one set of settings, `options` (default
+    `AuditOptions.from_env()`), read once here (`AuditOptions.pinned`), and keep every outcome
+    (`stream.stream_batch` writes them instead, for a dataset of any size).
+
+    Per run: `locate_only` (no model calls), `reviews` (a store path or reviews, applied to all
+    the quote, line and response answers), `cards` (a renderer called on the worker for every
+    answer that is not ACCEPT, e.g. `dashboard.answer_cards`: its HTML is `Outcome.cards`).
+    `progress=True` draws a bar (`progress.BatchProgress`: answers and partitions done of the total,
+    answers per second, time left); a callable `progress(n)` is called instead as each partition of n
+    answers finishes (a partition kept by `resume` too); `workers` is the number of
+    worker processes of `scheduler="processes"` (default `scheduling.LOCAL_WORKERS`). `parts`: a folder where
+    each partition is written as it finishes (`parts.Parts`); with `resume`, the partitions an
+    interrupted run of the same batch finished there are kept, not audited again.
+
+    Results are in dataset order and the same whatever the scheduler, and resumed or not.
+    """
+    job, routing = prepare(options, scheduler, workers, locate_only, reviews, cards)
     items = list(items)
-    routing = None if locate_only else options.routing()
     if not items:
         return BatchResult(routing=routing)
-    size = partition_size or max(1, min(50, -(-len(items) // 16)))
+    size = partition_size or default_partition_size(len(items))
     chunks = list(partitions(items, size))
     if progress is True:
         from citeaudit.pipeline.progress import BatchProgress
 
         with BatchProgress(len(items), len(chunks)) as bar:
-            return run_batch(items, options, scheduler, locate_only=locate_only, reviews=stored, cards=cards,
+            return run_batch(items, job.options, scheduler, locate_only=locate_only, reviews=job.reviews, cards=cards,
                              partition_size=size, progress=bar, workers=workers, parts=parts, resume=resume)
     report = progress if callable(progress) else None
-    kept = Parts(parts, _manifest(items, job, size, routing)) if parts is not None else None
-    done = {index: [Outcome.restored(answer) for answer in answers]
-            for index, answers in (kept.start(chunks, resume) if kept is not None else {}).items()}
-    if kept is not None and resume:
-        job = replace(job, own_since=kept.started)
-    for outcomes in done.values():
-        if report is not None:
-            report(len(outcomes))
-    results = dict(done)
+    store = None
+    if parts is not None:
+        store = Parts(parts, manifest(describe(items), job, size, routing))
+        store.start(resume)
+        job = replace(job, own_since=store.started) if resume else job
+    results: dict[int, list[Outcome]] = {}
 
-    def finished(index: int, outcomes: list[Outcome]) -> None:
-        if kept is not None:
-            kept.write(index, chunks[index], [outcome.saved() for outcome in outcomes])
-        results[index] = outcomes
+    def finished(index: int, outcomes: list[Outcome] | None, saved: list[dict[str, Any]] | None) -> None:
+        results[index] = outcomes if outcomes is not None else [Outcome.restored(a) for a in saved or []]
         if report is not None:
-            report(len(outcomes))
+            report(len(results[index]))
 
-    todo = {index: chunk for index, chunk in enumerate(chunks) if index not in done}
-    if todo and scheduler == "threads":
-        _run_threads(todo, job, finished)
-    elif todo:
-        if not locate_only and options.cache_mode in WRITING_MODES:
-            job = replace(job, hold=True)  # the workers' new calls come back to be appended here
-        _run_distributed(todo, job, scheduler, finished, workers)
+    kept = drive(chunks, job, scheduler, workers, store, finished)
     return BatchResult([outcome for index in range(len(chunks)) for outcome in results[index]], routing,
-                       resumed=len(done))
+                       resumed=kept)
 
 
-def _manifest(items: Sequence[Item], job: _Job, size: int, routing: Routing | None) -> dict[str, Any]:
-    """What a batch is, for `parts.Parts`: a resumed run must audit the same answers over the same
-    source bytes with the same settings, routing and arguments, in the same partitions."""
+def describe(items: Iterable[Item]) -> dict[str, Any]:
+    """How many answers, a digest of them and one of the bytes of the sources they cite (read once
+    each), for `manifest`, in one pass over `items` (which may be a dataset read line by line)."""
+    digest, count = hashlib.sha256(), 0
+
+    def entries() -> Iterator[Entry | None]:
+        nonlocal count
+        for item in items:
+            count += 1
+            digest.update(repr(item).encode("utf-8") + b"\n")
+            yield item.entry
+
+    sources = sources_digest(entries())
+    return {"answers": count, "answers_sha256": digest.hexdigest(), "sources_sha256": sources}
+
+
+def manifest(described: dict[str, Any], job: _Job, size: int, routing: Routing | None) -> dict[str, Any]:
+    """What a batch is, for `parts.Parts`: a resumed run must audit the same answers (`describe`)
+    over the same source bytes with the same settings, routing and arguments, in the same partitions."""
     from importlib.metadata import version
 
     options = job.options
-    return {"citeaudit": version("citeaudit"), "answers": len(items),
-            "answers_sha256": hashlib.sha256(repr(list(items)).encode("utf-8")).hexdigest(),
-            "sources_sha256": sources_digest(item.entry for item in items), "partition_size": size,
+    return {"citeaudit": version("citeaudit"), **described, "partition_size": size,
             "settings": {"model": options.model, "strategy": str(options.strategy), "threshold": options.threshold,
                          "use_calibration": options.use_calibration, "spot_check": options.spot_check,
                          "contrast": [str(c) for c in options.contrast], "profile": options.profile,
@@ -402,66 +413,44 @@ def _manifest(items: Sequence[Item], job: _Job, size: int, routing: Routing | No
             "cards": job.cards is not None}
 
 
-def _run_threads(chunks: dict[int, list[Item]], job: _Job, finished: Callable[[int, list[Outcome]], None]) -> None:
-    import dask
-    from dask.callbacks import Callback
-
-    tasks = {index: dask.delayed(audit_partition, pure=False)(chunk, job) for index, chunk in chunks.items()}
-    index_of = {task.key: index for index, task in tasks.items()}
-
-    class _Finished(Callback):  # on the scheduler's thread, as each partition ends
-        def _posttask(self, key: Key, result: object, dsk: Graph, state: dict[str, Any], worker_id: int | None) -> None:
-            if key in index_of and isinstance(result, tuple):
-                finished(index_of[key], result[0])
-
-    with _Finished():
-        dask.compute(*tasks.values(), scheduler="threads")
+Done = Callable[[int, "list[Outcome] | None", "list[dict[str, Any]] | None"], None]
 
 
-# Dask's worker profiler calls sys._current_frames() every 10 ms; on Python 3.11 a garbage collection
-# during that call can deadlock the worker (cpython#106883, dask/distributed#8616), and the judge's
-# threads make it likely: a worker of a judged batch hung until the scheduler restarted it.
-NO_PROFILER = {"distributed.worker.profile.enabled": False}
+def drive(chunks: Iterable[list[Item]], job: _Job, scheduler: str, workers: int | None, store: Parts | None,
+          finished: Done) -> int:
+    """Audit the partitions `chunks` on `scheduler`, a few at a time (`scheduling`), skipping those
+    `store` kept from an interrupted run; each finished one is written to `store` and then given to
+    `finished(index, outcomes, saved)` (outcomes None for a kept one, saved None without a store).
+    Returns how many partitions were kept."""
+    from citeaudit.pipeline.scheduling import run_distributed, run_threads
 
+    kept = 0
 
-def local_cluster(workers: int | None = None) -> Any:
-    """The `LocalCluster` of `--scheduler processes`: `workers` processes (default `LOCAL_WORKERS`) of
-    one thread each, without the worker profiler."""
-    import dask
-    from distributed import LocalCluster
+    def todo() -> Iterator[tuple[int, list[Item]]]:
+        nonlocal kept
+        for index, chunk in enumerate(chunks):
+            saved = store.kept(index, chunk) if store is not None else None
+            if saved is None:
+                yield index, chunk
+            else:
+                kept += 1
+                finished(index, None, saved)
 
-    with dask.config.set(NO_PROFILER):  # the workers' nannies take the config as they start
-        return LocalCluster(n_workers=workers or LOCAL_WORKERS, threads_per_worker=1, processes=True,
-                            dashboard_address=":0")
+    def ran(index: int, outcomes: list[Outcome]) -> None:
+        saved = None
+        if store is not None:
+            saved = [outcome.saved() for outcome in outcomes]
+            store.write(index, [outcome.line for outcome in outcomes], saved)
+        finished(index, outcomes, saved)
 
-
-def _run_distributed(chunks: dict[int, list[Item]], job: _Job, scheduler: str,
-                     finished: Callable[[int, list[Outcome]], None], workers: int | None = None) -> None:
-    from distributed import Client, as_completed
-
-    cluster = None
-    recordings = job.options.call_cache() if job.hold else None
-    if scheduler == "processes":
-        cluster = local_cluster(workers)
-        address: Any = cluster
+    if scheduler == "threads":
+        run_threads(todo(), audit_partition, job, ran)
+    elif not job.locate_only and job.options.cache_mode in WRITING_MODES:
+        job = replace(job, hold=True)  # the workers' new calls come back to be appended here
+        run_distributed(todo(), audit_partition, job, scheduler, ran, workers, job.options.call_cache())
     else:
-        address = scheduler
-    try:
-        with Client(address, timeout="20s") as client:
-            futures = {client.submit(audit_partition, chunk, job, pure=False): index for index, chunk in chunks.items()}
-            for future in as_completed(futures):
-                outcomes, records = future.result()  # a worker's JudgeUnavailableError raises here
-                if recordings is not None and records:
-                    recordings.append(records)  # as each partition ends: a later failure loses none
-                finished(futures[future], outcomes)
-    except OSError as exc:
-        raise InputError(f"cannot reach the Dask scheduler {scheduler} ({exc}). Start one "
-                         "(dask scheduler; dask worker ADDRESS) or use --scheduler threads.") from None
-    finally:
-        if recordings is not None:
-            recordings.close()
-        if cluster is not None:
-            cluster.close()
+        run_distributed(todo(), audit_partition, job, scheduler, ran, workers)
+    return kept
 
 
 def audit_dataset(path: str | Path, options: AuditOptions | None = None, scheduler: str = "threads",

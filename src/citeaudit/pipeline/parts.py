@@ -15,9 +15,9 @@ then removes the folder:
 Each file is written whole (`stores.atomic_write_text`: a temporary file renamed into place), so a
 batch killed at any moment leaves the partitions that finished complete and the others absent. A
 resumed batch (`resume=True`) keeps a part only when its header names the partition it should hold,
-the answers' lines are that partition's and the digest matches; anything else is discarded and its
-partition audited again. The manifest must be the same: a batch over changed answers, sources or
-settings starts again, it never mixes.
+the answers' lines are that partition's and the digest matches (checked as the partition comes
+round); anything else is discarded and its partition audited again. The manifest must be the
+same: a batch over changed answers, sources or settings starts again, it never mixes.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,15 +85,16 @@ class Parts:
         self.manifest = json.dumps(manifest, ensure_ascii=False, sort_keys=True, indent=1, allow_nan=False) + "\n"
         self.discarded: list[str] = []  # parts of an earlier run that were not kept, and why
         self.started = ""  # when the batch began (`start`)
+        self._resume = False
 
     def _part(self, index: int) -> Path:
         return self.folder / f"part-{index:06d}.jsonl"
 
-    def start(self, partitions: Sequence[Sequence[Item]], resume: bool) -> dict[int, list[dict[str, Any]]]:
-        """Open the folder for a run over `partitions`: with `resume`, the finished partitions of an
-        earlier run of the same batch, by index (an `InputError` when the folder holds another
-        batch); without it, an empty folder (what an earlier run left is removed)."""
-        kept: dict[int, list[dict[str, Any]]] = {}
+    def start(self, resume: bool) -> None:
+        """Open the folder for a run: with `resume`, keep what an earlier run of the same batch
+        finished (an `InputError` when the folder holds another batch; each part is checked when
+        its partition comes, `kept`); without it, an empty folder (what an earlier run left is removed)."""
+        self._resume = resume
         if resume and self.folder.is_dir():
             manifest = self.folder / MANIFEST
             if not manifest.is_file() or manifest.read_text(encoding="utf-8") != self.manifest:
@@ -102,26 +103,21 @@ class Parts:
                                  "--resume to start again, or delete that folder.")
             started = self.folder / STARTED
             self.started = started.read_text(encoding="utf-8").strip() if started.is_file() else ""
-            kept = {index: found for index, part in enumerate(partitions)
-                    if (found := self._read(index, part)) is not None}
-            for path in sorted(self.folder.glob("part-*.jsonl")):
-                if path.name not in {self._part(index).name for index in kept}:
-                    path.unlink()
             for stray in self.folder.glob(".*"):  # a temporary file a killed write left behind
                 stray.unlink(missing_ok=True)
-            return kept
+            return
         if self.folder.exists():
             shutil.rmtree(self.folder)
         self.folder.mkdir(parents=True)
         self.started = datetime.now(UTC).isoformat(timespec="seconds")  # as the recordings' `when`
         atomic_write_text(self.folder / STARTED, self.started + "\n")
         atomic_write_text(self.folder / MANIFEST, self.manifest)
-        return kept
 
-    def _read(self, index: int, part: Sequence[Item]) -> list[dict[str, Any]] | None:
-        """Partition `index`'s answers when its file is whole and holds exactly `part`'s answers."""
+    def kept(self, index: int, part: Sequence[Item]) -> list[dict[str, Any]] | None:
+        """Partition `index`'s answers when a resumed run finds its file whole and holding exactly
+        `part`'s answers; else None (a file that does not check out is removed, and why is noted)."""
         path = self._part(index)
-        if not path.is_file():
+        if not self._resume or not path.is_file():
             return None
         text = path.read_text(encoding="utf-8")
         head, _, body = text.partition("\n")
@@ -135,14 +131,22 @@ class Parts:
                 raise ValueError("its answers are not the partition's")
         except (ValueError, TypeError, AttributeError) as exc:
             self.discarded.append(f"{path.name}: {exc}")
+            path.unlink()
             return None
         return answers
 
-    def write(self, index: int, part: Sequence[Item], answers: Sequence[dict[str, Any]]) -> None:
-        """Keep partition `index`, whole, as it finishes: `answers` are its answers' JSON objects."""
+    def write(self, index: int, lines: Sequence[int], answers: Sequence[dict[str, Any]]) -> None:
+        """Keep partition `index`, whole, as it finishes: `lines` are its answers' dataset lines,
+        `answers` their JSON objects."""
         body = "".join(_json(answer) + "\n" for answer in answers)
-        header = _json({"part": index, "lines": [item.line for item in part], "sha256": _digest(body)})
+        header = _json({"part": index, "lines": list(lines), "sha256": _digest(body)})
         atomic_write_text(self._part(index), header + "\n" + body)
+
+    def answers(self, count: int) -> Iterator[dict[str, Any]]:
+        """The answers of partitions 0 to `count` - 1, in dataset order, read one partition at a time."""
+        for index in range(count):
+            _, _, body = self._part(index).read_text(encoding="utf-8").partition("\n")
+            yield from (json.loads(line) for line in body.split("\n") if line)
 
 
 def discard(folder: str | Path) -> None:
