@@ -136,6 +136,13 @@ def _source_name(entry: Entry | None) -> str | None:
     return None  # a source-id answer carries its sources: each row names its own
 
 
+def brief(reasons: Sequence[str], width: int) -> str:
+    """The first line of the first reason, cut to `width` characters, and how many reasons follow."""
+    first = reasons[0].splitlines()[0] if reasons else ""
+    more = f" (+{len(reasons) - 1} more)" if len(reasons) > 1 else ""
+    return first[:width] + more
+
+
 @dataclass(frozen=True)
 class Outcome:
     """One answer's result: its rows (the audit table with answer_id and line), its JSON records,
@@ -153,10 +160,7 @@ class Outcome:
     cards: str | None = None
 
     def brief(self, width: int) -> str:
-        """The first line of the first reason, cut to `width` characters, and how many reasons follow."""
-        first = self.reasons[0].splitlines()[0] if self.reasons else ""
-        more = f" (+{len(self.reasons) - 1} more)" if len(self.reasons) > 1 else ""
-        return first[:width] + more
+        return brief(self.reasons, width)
 
     @property
     def decision(self) -> dict[str, object]:

@@ -323,58 +323,60 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
           decisions: str | None, scheduler: str, workers: int | None, html_path: str | None, resume: bool,
           allow_outside_sources: bool) -> NoReturn:
     """Audit a JSON Lines dataset of answers (any citation format, one answer per line) on Dask."""
-    from citeaudit.citations.dataset import read_dataset
+    import tempfile
+
     from citeaudit.decide.reviews import load_reviews
-    from citeaudit.pipeline.batch import check_scheduler, check_workers, run_batch
+    from citeaudit.pipeline.batch import brief, check_scheduler, check_workers
     from citeaudit.pipeline.parts import discard, parts_folder
+    from citeaudit.pipeline.stream import restore_result, stream_batch, write_outputs
     from citeaudit.surfaces.dashboard import answer_cards, write_dashboard
 
     if resume and output is None:
         raise click.UsageError("--resume continues the partitions a batch keeps beside its --output: give the same "
                                "--output as the interrupted run")
-    parts = parts_folder(output) if output is not None else None
-    if parts is not None and parts.exists() and not resume:
-        click.echo(f"{parts} holds the partitions of an interrupted batch: starting again (--resume continues it)",
-                   err=True)
-    items = read_dataset(dataset, allow_outside_sources)
-    if not items:
-        _fail(f"{dataset} has no answers: give one JSON object per line")
-    stored = load_reviews(reviews) if reviews else None
     check_scheduler(scheduler)
     check_workers(workers, scheduler)
+    parts = parts_folder(output) if output is not None else Path(tempfile.mkdtemp(prefix="citeaudit-batch-")) / "parts"
+    if output is not None and parts.exists() and not resume:
+        click.echo(f"{parts} holds the partitions of an interrupted batch: starting again (--resume continues it)",
+                   err=True)
+    stored = load_reviews(reviews) if reviews else None
     if not locate_only:
         click.echo(settings.routing().note(), err=True)
-    result = run_batch(items, settings, scheduler, locate_only=locate_only, reviews=stored,
-                       cards=answer_cards if html_path is not None else None, progress=True,
-                       workers=workers, parts=parts, resume=resume)
-    if result.resumed:
-        click.echo(f"resumed: {result.resumed} finished partitions kept from {parts}", err=True)
-    counts = result.counts()
-    invalid = sum(outcome.invalid for outcome in result.outcomes)
-    click.echo(f"{len(items)} answers, {len(result.rows)} rows: "
-               + ", ".join(f"{counts.get(s, 0)} {s}" for s in ("ACCEPT", "REVIEW", "REJECT"))
-               + (f" ({invalid} invalid lines)" if invalid else ""))
-    for outcome in result.outcomes:
-        if outcome.status != "ACCEPT":
-            click.echo(f"  {outcome.status:6} {printable(outcome.answer_id)} (line {outcome.line}): "
-                       f"{outcome.brief(160)}")
-    errors = sorted({e for o in result.outcomes if not o.invalid for e in o.rows["error"] if isinstance(e, str)})
-    for error in errors[:5]:
-        click.echo(f"error: {printable_lines(error)}", err=True)
-    if len(errors) > 5:
-        click.echo(f"error: ... and {len(errors) - 5} more kinds of row error (see the rows' `error`)", err=True)
-    if any((o.rows[C.ERROR_KIND] == ErrorKind.REPLAY_MISS).any() for o in result.outcomes):
-        click.echo("Record the missing answers with --cache-mode record (an OpenAI-compatible endpoint: "
-                   "OPENAI_BASE_URL, CITEAUDIT_MODEL), then replay them offline.", err=True)
-    if output:
-        result.write_rows(output)
-        click.echo(f"wrote {sum(len(o.records) for o in result.outcomes)} records to {output}")
-    if decisions:
-        result.write_decisions(decisions)
-        click.echo(f"wrote {len(result.outcomes)} decisions to {decisions}")
-    if html_path:
-        write_dashboard(result, html_path, title=f"Citation audit of {Path(dataset).name}")
-        click.echo(f"wrote the dashboard to {html_path}")
-    if parts is not None:
-        discard(parts)  # every output is written whole
-    sys.exit(result.exit_code)
+    try:
+        summary = stream_batch(dataset, settings, scheduler, parts=parts, locate_only=locate_only, reviews=stored,
+                               cards=answer_cards if html_path is not None else None, progress=True, workers=workers,
+                               resume=resume, allow_outside_sources=allow_outside_sources)
+        if not summary.answers:
+            _fail(f"{dataset} has no answers: give one JSON object per line")
+        if summary.resumed:
+            click.echo(f"resumed: {summary.resumed} finished partitions kept from {parts}", err=True)
+        click.echo(f"{summary.answers} answers, {summary.rows} rows: "
+                   + ", ".join(f"{summary.counts[s]} {s}" for s in ("ACCEPT", "REVIEW", "REJECT"))
+                   + (f" ({summary.invalid} invalid lines)" if summary.invalid else ""))
+        for answer in summary.saved():
+            if answer["status"] != "ACCEPT":
+                click.echo(f"  {answer['status']:6} {printable(answer['answer_id'])} (line {answer['line']}): "
+                           f"{brief(answer['reasons'], 160)}")
+        errors = sorted(summary.errors)
+        for error in errors[:5]:
+            click.echo(f"error: {printable_lines(error)}", err=True)
+        if len(errors) > 5:
+            click.echo(f"error: ... and {len(errors) - 5} more kinds of row error (see the rows' `error`)", err=True)
+        if summary.replay_miss:
+            click.echo("Record the missing answers with --cache-mode record (an OpenAI-compatible endpoint: "
+                       "OPENAI_BASE_URL, CITEAUDIT_MODEL), then replay them offline.", err=True)
+        write_outputs(summary, output, decisions)
+        if output:
+            click.echo(f"wrote {summary.rows} records to {output}")
+        if decisions:
+            click.echo(f"wrote {summary.answers} decisions to {decisions}")
+        if html_path:
+            write_dashboard(restore_result(summary), html_path, title=f"Citation audit of {Path(dataset).name}")
+            click.echo(f"wrote the dashboard to {html_path}")
+    except BaseException:
+        if output is None:
+            discard(parts.parent)  # a scratch folder: nothing to resume from
+        raise
+    discard(parts if output is not None else parts.parent)  # every output is written whole
+    sys.exit(summary.exit_code)
