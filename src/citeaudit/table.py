@@ -365,6 +365,15 @@ RECORD_FIELDS = [c.name for c in sorted((c for c in COLUMNS if c.output is not N
 OUTPUT_FIELDS = [name for name in RECORD_FIELDS if name not in RESPONSE_FIELDS]  # every record's fields
 
 
+def row_dicts(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """`table.to_dict("records")`, column by column: pandas indexes each column of each row (10 ms
+    for the five rows of an answer, a third of a batch's time); numpy scalars become Python's, as there."""
+    columns = [str(column) for column in table.columns]
+    values = [[v.item() if hasattr(v, "item") and type(v).__module__ == "numpy" else v for v in table[c].tolist()]
+              for c in table.columns]
+    return [dict(zip(columns, row)) for row in zip(*values)]
+
+
 def frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:
     """The table from row dicts: object columns, missing values as None (never NaN)."""
     import pandas as pd

@@ -83,7 +83,7 @@ def apply_reviews(table: pd.DataFrame, reviews: Iterable[Review], spot_check: fl
     prints: list[str | None] = []
     verdicts: list[Verdict | None] = []
     states: list[ReviewState] = []
-    for row in out.to_dict("records"):  # plain dicts: a Series per row costs more than the work
+    for row in C.row_dicts(out):  # plain dicts: a Series per row costs more than the work
         digest = row_fingerprint(row)
         found = latest.get(str(row[C.ID]))
         prints.append(digest)
@@ -111,7 +111,7 @@ def settle(table: pd.DataFrame, spot_check: float = DEFAULT_SPOT_CHECK) -> pd.Da
     """
     rate = check_rate(spot_check)
     out = table.copy()
-    records = out.to_dict("records")
+    records = C.row_dicts(out)
     states = [row_state(row) for row in records]
     finals = [row[C.REVIEW_VERDICT] if state == State.REVIEWED else
               row[C.VERDICT] if state in (State.STANDS, State.FABRICATED) else None

@@ -253,7 +253,7 @@ def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
     routes: list[Route] = []
     flags: list[list[Flag]] = []
     uncovered = coverage_gap(out, calibration) is not None
-    for row in out.to_dict("records"):
+    for row in C.row_dicts(out):
         row_flags = flags_of(row)
         if uncovered and isinstance(row.get(C.ANSWERS), dict) and not _fabricated(row):
             row_flags.append(Flag.UNCOVERED)
