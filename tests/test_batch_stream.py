@@ -74,3 +74,25 @@ def test_only_a_window_of_partitions_is_in_flight():
 
     scheduling.run_threads(chunks(), lambda chunk, job: (chunk, []), None, finished)
     assert done[0] == 200 and most[0] <= scheduling.IN_FLIGHT * (os.cpu_count() or 1)
+
+
+@pytest.mark.parametrize("problem", ["missing dataset", "empty dataset", "bad reviews"])
+def test_a_batch_without_output_leaves_no_scratch_folder(tmp_path, monkeypatch, recorded_cache, problem, answers):
+    import tempfile
+
+    from click.testing import CliRunner
+
+    from citeaudit.surfaces import cli
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    (tmp_path / "empty.jsonl").write_text("\n", encoding="utf-8")
+    (tmp_path / "reviews.jsonl").write_text('{"citation_id": "x"}\n', encoding="utf-8")  # a review without its fields
+    args = {"missing dataset": [str(tmp_path / "nowhere.jsonl")], "empty dataset": [str(tmp_path / "empty.jsonl")],
+            "bad reviews": [str(answers), "--reviews", str(tmp_path / "reviews.jsonl")]}[problem]
+    result = CliRunner().invoke(cli.main, ["batch", *args, "--locate-only"])
+    assert result.exit_code == 2, result.output
+    assert list(scratch.iterdir()) == []
+    ok = CliRunner().invoke(cli.main, ["batch", str(answers), "--locate-only"])
+    assert ok.exit_code == 1 and list(scratch.iterdir()) == [], ok.output  # removed after a batch that ran too

@@ -336,13 +336,14 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
                                "--output as the interrupted run")
     check_scheduler(scheduler)
     check_workers(workers, scheduler)
+    stored = load_reviews(reviews) if reviews else None
+    if not locate_only:
+        click.echo(settings.routing().note(), err=True)
+    # a bad argument has stopped the command by now: the scratch folder is made only for a batch that runs
     parts = parts_folder(output) if output is not None else Path(tempfile.mkdtemp(prefix="citeaudit-batch-")) / "parts"
     if output is not None and parts.exists() and not resume:
         click.echo(f"{parts} holds the partitions of an interrupted batch: starting again (--resume continues it)",
                    err=True)
-    stored = load_reviews(reviews) if reviews else None
-    if not locate_only:
-        click.echo(settings.routing().note(), err=True)
     try:
         summary = stream_batch(dataset, settings, scheduler, parts=parts, locate_only=locate_only, reviews=stored,
                                cards=answer_cards if html_path is not None else None, progress=True, workers=workers,
