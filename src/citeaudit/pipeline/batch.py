@@ -19,6 +19,7 @@ passes (`dashboard.answer_cards`), called on the worker that holds the document.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import threading
@@ -283,9 +284,11 @@ class BatchResult:
                                                for o in self.outcomes))
 
 
-def partitions(items: Sequence[Item], size: int) -> Iterator[list[Item]]:
-    for start in range(0, len(items), size):
-        yield list(items[start:start + size])
+def partitions(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
+    """`items` in lists of `size` (the last may be shorter), taken as they come (a dataset read line by line)."""
+    iterator = iter(items)
+    while chunk := list(itertools.islice(iterator, size)):
+        yield chunk
 
 
 def check_scheduler(scheduler: str) -> None:

@@ -10,7 +10,6 @@ partition back for it: its memory grows with the dataset, as the page does.
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citeaudit import table as C
-from citeaudit.citations.dataset import ANSWER_ID, LINE, Item, iter_dataset
+from citeaudit.citations.dataset import ANSWER_ID, LINE, iter_dataset
 from citeaudit.pipeline.batch import (
     BatchResult,
     Cards,
@@ -28,6 +27,7 @@ from citeaudit.pipeline.batch import (
     describe,
     drive,
     manifest,
+    partitions,
     prepare,
 )
 from citeaudit.pipeline.parts import Parts
@@ -78,12 +78,6 @@ class BatchSummary:
         return self.parts.answers(self.partitions) if self.parts is not None else iter(())
 
 
-def _chunks(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
-    iterator = iter(items)
-    while chunk := list(itertools.islice(iterator, size)):
-        yield chunk
-
-
 def stream_batch(path: str | Path, options: AuditOptions | None = None, scheduler: str = "threads", *,
                  parts: str | Path, locate_only: bool = False, reviews: Iterable[Review] | str | Path | None = None,
                  cards: Cards | None = None, partition_size: int | None = None,
@@ -117,7 +111,7 @@ def stream_batch(path: str | Path, options: AuditOptions | None = None, schedule
             report(len(saved or []))
 
     try:
-        summary.resumed = drive(_chunks(iter_dataset(path, allow_outside_sources), size), job, scheduler, workers,
+        summary.resumed = drive(partitions(iter_dataset(path, allow_outside_sources), size), job, scheduler, workers,
                                 store, finished)
     finally:
         if bar is not None:
