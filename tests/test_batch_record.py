@@ -87,3 +87,30 @@ def test_a_holding_cache_keeps_its_calls_until_taken(tmp_path):
     writer = CallCache(tmp_path, mode="replay")
     writer.append(held)
     assert writer.call(request, send) == (record, True) and len(sent) == 1
+
+
+def test_a_shipped_cache_answers_as_the_cache_it_was_exported_from(tmp_path):
+    """What a worker that reads no cache folder is given (`CallCache.export`, `ShippedCache`): the
+    answers of one model, replayed as the client's cache replays them, a miss said with the
+    client's folders, and new calls held for the client."""
+    from citeaudit.errors import CacheMissError
+    from citeaudit.judge.cache import ShippedCache
+
+    def ask(model, text):
+        return {"model": model, "messages": [{"role": "user", "content": text}], "params": {}, "prompt_version": "v"}
+
+    writer = CallCache(tmp_path, mode="record")
+    for model, text in (("m", "q1"), ("m", "q2"), ("other", "q1")):
+        writer.call(ask(model, text), lambda: ({"choices": [{"text": "a"}]}, {"total_tokens": 1}))
+    exported = writer.export("m")
+    assert len(exported) == 2 and len(writer.export("other")) == 1
+    shipped = ShippedCache(exported, "replay", writer.folders)
+    for text in ("q1", "q2"):
+        assert shipped.call(ask("m", text), lambda: pytest.fail("replay never calls")) == writer.call(ask("m", text), list)
+    with pytest.raises(CacheMissError, match=str(tmp_path)):
+        shipped.call(ask("other", "q1"), lambda: pytest.fail("replay never calls"))
+    recording = ShippedCache(exported, "record", writer.folders)
+    record, cached = recording.call(ask("m", "q3"), lambda: ({"choices": []}, {"total_tokens": 1}))
+    assert not cached and recording.take_held() == [record]
+    assert recording.call(ask("m", "q3"), lambda: pytest.fail("held: asked once")) == (record, True)
+    assert not (tmp_path / "local").exists() and len(read_recording(tmp_path / "m.jsonl")) == 2

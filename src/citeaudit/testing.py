@@ -266,15 +266,17 @@ def _handler(endpoint: Endpoint) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def scripted_endpoint(*steps: Step, delay: float = 0.0, endpoint: Endpoint | None = None) -> Iterator[Endpoint]:
+def scripted_endpoint(*steps: Step, delay: float = 0.0, endpoint: Endpoint | None = None,
+                      host: str = "127.0.0.1") -> Iterator[Endpoint]:
     """Serve an `Endpoint` (given, or made of `steps` and `delay`) over HTTP on a free port of
-    127.0.0.1 until the block ends; `endpoint.url` is its base URL (`http://127.0.0.1:PORT/v1`)."""
+    `host` (an address of this machine, default 127.0.0.1) until the block ends; `endpoint.url` is
+    its base URL (`http://HOST:PORT/v1`)."""
     endpoint = endpoint or Endpoint(*steps, delay=delay)
-    server = _Server(("127.0.0.1", 0), _handler(endpoint))
+    server = _Server((host, 0), _handler(endpoint))
     # a short poll: shutdown() waits for the serving loop's next poll (0.5 s by default)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
-    endpoint.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    endpoint.url = f"http://{host}:{server.server_address[1]}/v1"
     try:
         yield endpoint
     finally:

@@ -367,3 +367,50 @@ class CallCache:
         with self._write_lock:
             held, self._held = self._held, []
         return held
+
+    def export(self, model: str) -> dict[str, str]:
+        """Every answer of `model` this cache replays, by request key, as its store keeps it (JSON
+        text; the newest answer of a key recorded twice): what a Dask worker that cannot read the
+        cache folders is given (`ShippedCache`)."""
+        out: dict[str, str] = {}
+        for key in self.store.iterkeys():
+            if key in (MANIFEST_KEY, CONFLICTS_KEY):
+                continue
+            text = self.store.get(key)
+            if text is not None and json.loads(text).get("model") == model:
+                out[key] = text
+        return out
+
+
+class ShippedCache(CallCache):
+    """A `CallCache` whose recorded answers were read at the client and shipped (`CallCache.export`),
+    for a Dask worker that reads no cache folder: it answers from them in every mode as the client's
+    cache would, and, holding (`hold=True`), keeps what it records for the client to `append`.
+    `folders` are the client's (they name where its recordings are, in a replay miss's message);
+    nothing is read from or written to them here."""
+
+    def __init__(self, records: dict[str, str], mode: str, folders: tuple[Path, ...]) -> None:
+        self.hold = True
+        self._held = []
+        self._fresh = {}
+        self.directory, self.read_also = folders[0], tuple(folders[1:])
+        self.on_new = None
+        self.own_since = None
+        self._own_used = set()
+        self.mode = mode
+        self.warnings = []
+        self._write_lock = threading.Lock()
+        self._records = records
+
+    def _get(self, key: str) -> dict | None:
+        text = self._records.get(key)
+        return None if text is None else json.loads(text)
+
+    def append(self, records: list[dict]) -> None:
+        raise TypeError("a shipped cache holds its new records for the client (take_held), it appends nothing")
+
+    def close(self) -> None:
+        pass
+
+    def __len__(self) -> int:
+        return len(self._records)

@@ -5,10 +5,11 @@ for that answer (decision REJECT, the reason naming the line) and the other line
 The result is one table, one row per citation with an `answer_id` and `line` column before the
 audit table's columns, and one decision per answer. Partitions of answers run on Dask: the
 in-process threaded scheduler (default), a `LocalCluster` of worker processes, or an existing
-scheduler's address. Each worker loads and indexes a source document once (cached by path).
-Workers never write the recordings: in `record` and `refresh` mode a worker's judge holds the
-calls it makes and returns them with its partition, and the client appends them, so record and
-replay behave as in one process on every scheduler.
+scheduler's address. Each worker loads and indexes a source document once. On a cluster the
+workers read nothing of the client's: the sources' bytes and the recorded answers are shipped to
+them (`shipping`). Workers never write the recordings: in `record` and `refresh` mode a worker's
+judge holds the calls it makes and returns them with its partition, and the client appends them,
+so record and replay behave as in one process on every scheduler.
 
 The settings are one `AuditOptions`, read once at the client (`AuditOptions.pinned`) and shipped
 to every worker; what is per run (`locate_only`, `reviews`, `cards`) are arguments of `run_batch`.
@@ -41,7 +42,8 @@ from citeaudit.judge.judge import Judge
 from citeaudit.pipeline.audit import Audit, audit_lines, audit_quotes, audit_sources
 from citeaudit.pipeline.jsonl import records
 from citeaudit.pipeline.parts import Parts, sources_digest
-from citeaudit.settings.options import AuditOptions
+from citeaudit.pipeline.shipping import Recordings, Shipper, Sources, source_path
+from citeaudit.settings.options import AuditOptions, Endpoint
 from citeaudit.sources.document import Document
 from citeaudit.sources.registry import load_document
 from citeaudit.sources.text import load_text
@@ -74,11 +76,13 @@ class _Job:
     cards: Cards | None = None
     hold: bool = False
     own_since: str | None = None  # a resumed batch's start (`judge.cache.CallCache.own_since`)
+    endpoint: Endpoint | None = None  # the judge's endpoint, resolved at the client (None: locate-only)
 
 
 _lock = threading.Lock()
 _documents: OrderedDict[tuple[str, str, str | None], Document] = OrderedDict()
-_judges: dict[tuple, Judge] = {}
+_judges: OrderedDict[tuple, Judge] = OrderedDict()
+JUDGE_CACHE_SIZE = 4  # a long-lived worker keeps the judges (and shipped recordings) of its last few runs
 
 
 def cached_document(kind: str, source: str, format: str | None = None) -> Document:
@@ -95,32 +99,48 @@ def cached_document(kind: str, source: str, format: str | None = None) -> Docume
         return document
 
 
-def _judge(job: _Job) -> Judge | None:
-    """One judge per worker process and settings, shared by its threads."""
+def _judge(job: _Job, recordings: Recordings | None = None) -> Judge | None:
+    """One judge per worker process, settings and run, shared by its threads; with `recordings`
+    (shipped by the client: `shipping`), it answers from them and reads no cache folder."""
     if job.locate_only:
         return None
-    key = (job.options, job.hold, job.own_since)
+    key = (job.options, job.hold, job.own_since, job.endpoint, recordings.token if recordings is not None else None)
     with _lock:
         if key not in _judges:
-            _judges[key] = job.options.judge(hold=job.hold)
+            overrides = job.endpoint.overrides() if job.endpoint is not None else {}
+            if recordings is not None:
+                overrides["cache"] = recordings.cache()
+            _judges[key] = job.options.judge(hold=job.hold, **overrides)
             _judges[key].cache.own_since = job.own_since
+            while len(_judges) > JUDGE_CACHE_SIZE:
+                _judges.popitem(last=False)
+        _judges.move_to_end(key)
         return _judges[key]
 
 
-def audit_entry(entry: Entry, job: _Job) -> Audit:
-    """One answer, through the library's entry point for its format."""
-    options: dict[str, Any] = dict(options=job.options, judge=_judge(job), locate_only=job.locate_only,
+def _document(kind: str, name: str, format: str | None, sources: Sources | None) -> Document:
+    """A source the answer names: read by path in this process, or the copy the client shipped."""
+    if sources is None:
+        return cached_document(kind, name, format)
+    with source_path(sources[(name, kind != "lines")]) as path:
+        return cached_document(kind, str(path), format)
+
+
+def audit_entry(entry: Entry, job: _Job, sources: Sources | None = None, recordings: Recordings | None = None) -> Audit:
+    """One answer, through the library's entry point for its format; `sources` and `recordings`:
+    what the client shipped to a Dask worker (`shipping`; None: read here)."""
+    options: dict[str, Any] = dict(options=job.options, judge=_judge(job, recordings), locate_only=job.locate_only,
                                    reviews=list(job.reviews) or None, progress=False)
     if isinstance(entry, QuoteLine):
-        document = cached_document("quote", entry.source, entry.format)
+        document = _document("quote", entry.source, entry.format, sources)
         return audit_quotes(document, [c.to_citation() for c in entry.citations], **options)
     if isinstance(entry, LinesLine):
-        document = cached_document("lines", entry.document)
+        document = _document("lines", entry.document, None, sources)
         return audit_lines(LineAnswer(document, entry.answer, extract_line_citations(entry.answer)), **options)
     if isinstance(entry, ResponseLine):
         from citeaudit.pipeline.vendor_audit import audit_response
 
-        documents = [cached_document("quote", d, entry.format) for d in entry.documents]
+        documents = [_document("quote", d, entry.format, sources) for d in entry.documents]
         return audit_response(entry.response, documents, response_format=entry.response_format,
                               require_coverage=entry.require_coverage, **options)
     options.pop("reviews")  # a source-id answer's reviews are its line's "reviews" document
@@ -202,13 +222,13 @@ def _error_outcome(item: Item, reason: str) -> Outcome:
                    invalid=True, source=_source_name(item.entry))
 
 
-def audit_item(item: Item, job: _Job) -> Outcome:
+def audit_item(item: Item, job: _Job, sources: Sources | None = None, recordings: Recordings | None = None) -> Outcome:
     """One line of the dataset; an input problem is that answer's error row, never an exception.
     `JudgeUnavailableError` (the judge cannot be used at all) propagates and stops the batch."""
     if item.entry is None:
         return _error_outcome(item, item.error or f"line {item.line}: invalid")
     try:
-        audit = audit_entry(item.entry, job)
+        audit = audit_entry(item.entry, job, sources, recordings)
     except JudgeUnavailableError:
         raise
     except CiteAuditError as exc:  # unreadable or unknown source, bad document, invalid answer text
@@ -226,12 +246,14 @@ def audit_item(item: Item, job: _Job) -> Outcome:
                    source=_source_name(item.entry), cards=cards)
 
 
-def audit_partition(items: Sequence[Item], job: _Job) -> tuple[list[Outcome], list[dict]]:
+def audit_partition(items: Sequence[Item], job: _Job, sources: Sources | None = None,
+                    recordings: Recordings | None = None) -> tuple[list[Outcome], list[dict]]:
     """What one Dask task does: the answers of one partition, in order, and (with `job.hold`)
     the judge's new recordings for the client to append. A record made while this partition ran
-    may come back with another partition of the same worker; each comes back exactly once."""
-    outcomes = [audit_item(item, job) for item in items]
-    judge = _judge(job) if job.hold else None
+    may come back with another partition of the same worker; each comes back exactly once.
+    `sources` and `recordings`: what the client shipped to a worker of a cluster (`shipping`)."""
+    outcomes = [audit_item(item, job, sources, recordings) for item in items]
+    judge = _judge(job, recordings) if job.hold else None
     return outcomes, (judge.cache.take_held() if judge is not None else [])
 
 
@@ -329,7 +351,9 @@ def prepare(options: AuditOptions | None, scheduler: str, workers: int | None, l
     check_workers(workers, scheduler)
     options = (options or AuditOptions.from_env()).pinned()
     stored = load_reviews(reviews) if isinstance(reviews, (str, Path)) else (reviews or ())
-    return _Job(options, locate_only, tuple(stored), cards), None if locate_only else options.routing()
+    endpoint = None if locate_only else options.endpoint()
+    return (_Job(options, locate_only, tuple(stored), cards, endpoint=endpoint),
+            None if locate_only else options.routing())
 
 
 def default_partition_size(answers: int) -> int:
@@ -452,11 +476,17 @@ def drive(chunks: Iterable[list[Item]], job: _Job, scheduler: str, workers: int 
 
     if scheduler == "threads":
         run_threads(todo(), audit_partition, job, ran)
-    elif not job.locate_only and job.options.cache_mode in WRITING_MODES:
-        job = replace(job, hold=True)  # the workers' new calls come back to be appended here
-        run_distributed(todo(), audit_partition, job, scheduler, ran, workers, job.options.call_cache())
-    else:
-        run_distributed(todo(), audit_partition, job, scheduler, ran, workers)
+        return kept
+    # a cluster's workers read nothing of the client's: the sources and recordings go with the tasks
+    cache = None if job.locate_only else job.options.call_cache()
+    try:
+        writing = cache is not None and job.options.cache_mode in WRITING_MODES
+        run_distributed(todo(), audit_partition, replace(job, hold=cache is not None), scheduler, ran, workers,
+                        cache if writing else None,  # the workers' new calls come back to be appended here
+                        lambda client: Shipper(client, job.options.model, cache).arguments)
+    finally:
+        if cache is not None:
+            cache.close()
     return kept
 
 

@@ -28,7 +28,8 @@ LOCAL_WORKERS = 2  # worker processes of `--scheduler processes` unless `workers
 # threads make it likely: a worker of a judged batch hung until the scheduler restarted it.
 NO_PROFILER = {"distributed.worker.profile.enabled": False}
 
-Task = Callable[[list[Any], Any], tuple[list[Any], list[dict]]]  # (partition, job) -> (outcomes, recordings)
+Task = Callable[..., tuple[list[Any], list[dict]]]  # (partition, job, *shipped) -> (outcomes, recordings)
+Shipping = Callable[[Any], Callable[[list[Any]], tuple]]  # client -> (partition -> its further task arguments)
 Finished = Callable[[int, list[Any]], None]
 
 
@@ -67,9 +68,11 @@ def local_cluster(workers: int | None = None) -> Any:
 
 
 def run_distributed(chunks: Iterable[tuple[int, list[Any]]], task: Task, job: Any, scheduler: str,
-                    finished: Finished, workers: int | None = None, recordings: CallCache | None = None) -> None:
+                    finished: Finished, workers: int | None = None, recordings: CallCache | None = None,
+                    shipping: Shipping | None = None) -> None:
     """A LocalCluster (`scheduler="processes"`) or the Dask scheduler at an address; the workers'
-    new recordings come back with their partitions and are appended to `recordings`."""
+    new recordings come back with their partitions and are appended to `recordings` (which the
+    caller closes). `shipping(client)` gives each partition's further task arguments (`shipping.Shipper`)."""
     from distributed import Client, as_completed
 
     cluster = None
@@ -81,8 +84,9 @@ def run_distributed(chunks: Iterable[tuple[int, list[Any]]], task: Task, job: An
     try:
         with Client(address, timeout="20s") as client:
             window = IN_FLIGHT * max(1, sum(client.nthreads().values()))
+            more = shipping(client) if shipping is not None else (lambda chunk: ())
             pending = iter(chunks)
-            index_of = {client.submit(task, chunk, job, pure=False): index
+            index_of = {client.submit(task, chunk, job, *more(chunk), pure=False): index
                         for index, chunk in itertools.islice(pending, window)}
             running = as_completed(list(index_of))
             for future in running:
@@ -91,14 +95,12 @@ def run_distributed(chunks: Iterable[tuple[int, list[Any]]], task: Task, job: An
                     recordings.append(records)  # as each partition ends: a later failure loses none
                 finished(index_of.pop(future), outcomes)
                 for index, chunk in itertools.islice(pending, 1):
-                    following = client.submit(task, chunk, job, pure=False)
+                    following = client.submit(task, chunk, job, *more(chunk), pure=False)
                     index_of[following] = index
                     running.add(following)
     except OSError as exc:
         raise InputError(f"cannot reach the Dask scheduler {scheduler} ({exc}). Start one "
                          "(dask scheduler; dask worker ADDRESS) or use --scheduler threads.") from None
     finally:
-        if recordings is not None:
-            recordings.close()
         if cluster is not None:
             cluster.close()

@@ -42,6 +42,21 @@ def check_threshold(value: float, where: str = "threshold") -> float:
 
 
 @dataclass(frozen=True)
+class Endpoint:
+    """The judge's endpoint as the client resolved it (`OPENAI_BASE_URL`, `OPENAI_API_KEY`,
+    `CITEAUDIT_GRAMMAR`): what a Dask worker's judge calls, whatever the worker's environment
+    (`AuditOptions.endpoint`; the key travels to the workers, never into a repr)."""
+
+    base_url: str | None
+    api_key: str | None = field(repr=False)
+    grammar: bool
+
+    def overrides(self) -> dict[str, object]:
+        """The `Judge` arguments that call this endpoint (`AuditOptions.judge(**overrides)`)."""
+        return {"base_url": self.base_url, "api_key": self.api_key, "grammar": self.grammar}
+
+
+@dataclass(frozen=True)
 class AuditOptions:
     """How to judge and route: model, strategy, cache, threshold, calibration, concurrency, timeout.
 
@@ -144,10 +159,11 @@ class AuditOptions:
         return theirs.with_calibration(find_calibration(judge.model, judge.strategy, judge.cache.folders))
 
     def pinned(self) -> AuditOptions:
-        """These settings with their cache folders as absolute paths, read here once: what a Dask
-        worker gets, so that it audits with the client's folders whatever its working directory or
-        environment. A calibration already given is kept."""
-        copy = self.with_(cache_dir=self.folder.resolve(), user_dir=self.user_folder.resolve())
+        """These settings with their cache folders as absolute paths and the concurrency resolved,
+        read here once: what a Dask worker gets, so that it audits with the client's settings
+        whatever its working directory or environment. A calibration already given is kept."""
+        concurrency = self.concurrency or config.concurrency(default=config.default_concurrency(self.model))
+        copy = self.with_(cache_dir=self.folder.resolve(), user_dir=self.user_folder.resolve(), concurrency=concurrency)
         copy._calibration.extend(self._calibration)
         return copy
 
@@ -180,14 +196,18 @@ class AuditOptions:
 
     def judge(self, *, hold: bool = False, **overrides: object) -> Judge:
         """The judge these settings describe (the one factory of every surface); `overrides` go to
-        `Judge` (e.g. `base_url` of a local server), `hold` to its `CallCache`."""
+        `Judge` (e.g. `base_url` of a local server, or a `cache` of its own), `hold` to its `CallCache`."""
         from citeaudit.judge.judge import Judge
 
-        cache = self.call_cache(hold=hold)
+        cache = overrides.pop("cache", None) or self.call_cache(hold=hold)
         settings: dict[str, object] = dict(model=self.model, strategy=self.strategy, cache=cache,
                                            timeout=self.timeout, max_retries=self.retries)
         settings.update(overrides)
         return Judge(**settings)  # type: ignore[arg-type]
+
+    def endpoint(self) -> Endpoint:
+        """The judge's endpoint as this process's environment gives it, for a worker to call."""
+        return Endpoint(config.base_url(), config.api_key(), config.use_grammar(self.model))
 
     def calibration(self) -> Calibration | None:
         """The profile named by `profile` (`profiles/` of the user cache; missing: `InputError`), else
