@@ -133,7 +133,7 @@ def _fingerprint(row: Row) -> str | None:
     return row_fingerprint(row) if C.EVIDENCE in row else None
 
 
-def _label(row: pd.Series, position: int) -> str:
+def _label(row: C.Row, position: int) -> str:
     """How a reason names its citation: the id, or seed 000's `answer.claims[i] "C1"`."""
     if row[C.KIND] == Kind.SOURCE:
         return f"answer.claims[{position}] {quoted(row[C.ID])}"
@@ -202,7 +202,7 @@ def why_it_waits(row: pd.Series, threshold: float | None) -> str:
     return f"model says {words}, score {score:.2f} < threshold {threshold:.2f}"
 
 
-def _rejected_reason(row: pd.Series, label: str, final: str, by_review: bool, threshold: float | None) -> str:
+def _rejected_reason(row: C.Row, label: str, final: str, by_review: bool, threshold: float | None) -> str:
     if by_review:
         what = "contradicts it" if final == Verdict.CONTRADICTED else "does not support it"
         return f"{label}: review found that {_target(row)} {what}"
@@ -212,7 +212,7 @@ def _rejected_reason(row: pd.Series, label: str, final: str, by_review: bool, th
     return f"{label}: {verdict_words(row)} (model verdict stands: score {row[C.SCORE]:.2f}{against})"
 
 
-def _pending_reason(row: pd.Series, label: str, threshold: float | None) -> str:
+def _pending_reason(row: C.Row, label: str, threshold: float | None) -> str:
     if row.get(C.STATE) == State.UNCHECKED:
         return f"{label}: unchecked: {row[C.UNCHECKED_REASON]}"
     if _review_state(row) == ReviewState.STALE:
@@ -235,7 +235,7 @@ def decide(table: pd.DataFrame, input_errors: Sequence[str] = (), needs_review: 
     if C.STATE not in table.columns:
         table = settle(table)
     rejected, waiting, reviewed = [], [], 0
-    for position, (_, row) in enumerate(table.iterrows()):
+    for position, row in enumerate(C.row_dicts(table)):
         label, state, final = _label(row, position), row[C.STATE], row[C.FINAL_VERDICT]
         reviewed += state == State.REVIEWED
         if state in WAITING_STATES:

@@ -282,7 +282,7 @@ def route(table: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD,
     return out
 
 
-def score_note(row: pd.Series, calibrated: bool = False) -> str | None:
+def score_note(row: C.Row, calibrated: bool = False) -> str | None:
     """The one line that explains a verdict whose pass or fail differs from what P(supports) alone
     says (the model's `relation` is `supports` exactly when P(supports) ≥ 0.5): which number decided,
     and the number it overrode, each named once. None otherwise. Every surface that explains a score
@@ -312,7 +312,7 @@ def score_note(row: pd.Series, calibrated: bool = False) -> str | None:
     return f"{name} {p_pass:.2f} {sign} 0.5, so it {word}, although P(supports) {supports:.2f} {other} 0.5"
 
 
-def verdict_words(row: pd.Series) -> str:
+def verdict_words(row: C.Row) -> str:
     """The verdict as surfaces write it: a failing word is asserted only when the model's answers
     separate contradicted from unsupported (no `contradicted_or_unsupported` flag).
 

@@ -71,5 +71,5 @@ def open_spot_checks(table: pd.DataFrame) -> pd.DataFrame:
     review yet): what the review queue lists apart and the surfaces mark."""
     if C.SPOT_CHECK not in table.columns:
         return table.iloc[0:0]
-    mask = [drawn(row) and row[C.STATE] == State.STANDS for _, row in table.iterrows()]
+    mask = [drawn(row) and row[C.STATE] == State.STANDS for row in C.row_dicts(table)]
     return table[mask]

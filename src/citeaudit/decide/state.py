@@ -47,7 +47,7 @@ def row_state(row: Row) -> State:
     return routed_state(row)
 
 
-def drawn(row: pd.Series) -> bool:
+def drawn(row: C.Row) -> bool:
     """Whether the row was drawn as a spot check (its `spot_check` is true; absent: no)."""
     value = row.get(C.SPOT_CHECK)
     return bool(value) if isinstance(value, (bool, np.bool_)) else False

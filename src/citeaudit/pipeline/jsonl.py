@@ -10,7 +10,9 @@ that show it.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -29,10 +31,10 @@ def records(table: pd.DataFrame, document: Document | None = None) -> list[dict]
     # a vendor response's rows also say where its citation pointed and what of that held
     fields = [f for f in C.RECORD_FIELDS if f not in C.RESPONSE_FIELDS or f in table.columns]
     out = []
-    for _, row in table.iterrows():
+    for row in C.row_dicts(table):
         record = {}
         for field in fields:
-            value = row[field] if field in row.index else None
+            value = row.get(field)
             if field == C.SPAN and value is not None:
                 value = {"start": int(value[0]), "end": int(value[1])}
             if field == C.PROBABILITIES and value is None:
@@ -83,7 +85,7 @@ def clean_span(document: Document, span: tuple[int, int]) -> tuple[int, int]:
     return snap_to_words(document.clean, document.clean_offset(span[0]), document.clean_offset(span[1]))
 
 
-def closest_passage(row: pd.Series, document: Document | None) -> str | None:
+def closest_passage(row: Mapping[str, Any] | pd.Series, document: Document | None) -> str | None:
     """The source passage nearest the quote (a near match, or the best of a missing one), whole words."""
     if document is not None and row.get(C.QUOTE_STATUS) == QuoteStatus.NEAR and row.get(C.SPAN) is not None:
         lo, hi = clean_span(document, tuple(row[C.SPAN]))

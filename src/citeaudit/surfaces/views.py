@@ -50,7 +50,7 @@ def step1_view(table: pd.DataFrame, text: bool = True) -> pd.DataFrame:
     }).astype(object).where(lambda f: f.notna(), "-")
 
 
-def contrast_words(row: pd.Series) -> str | None:
+def contrast_words(row: C.Row) -> str | None:
     """What the contrast checks say of a row, one line (`check: why`, joined by " | "), or why they
     stayed silent (`contrast_note`), or None."""
     found = [f"{f['check']}: {f['says']}" for f in contrasts(row)]
@@ -69,6 +69,7 @@ def step2_view(table: pd.DataFrame, text: bool = True, calibrated: bool = False)
     scored by a calibration); `contrast` what the contrast checks found (`contrast_words`), when
     they found anything on any row."""
     probs = [p if isinstance(p, dict) else {} for p in table[C.PROBABILITIES]]
+    rows = C.row_dicts(table)
     nothing = pd.Series([None] * len(table), index=table.index, dtype=object)
     view = pd.DataFrame({
         "citation": table[C.ID],
@@ -77,16 +78,16 @@ def step2_view(table: pd.DataFrame, text: bool = True, calibrated: bool = False)
         **{str(r): [p.get(r) for p in probs] for r in Relation},
         "P(pass)": table.get(C.P_PASS, nothing),
         "score": table.get(C.SCORE, table[C.CONFIDENCE]),
-        "verdict": [verdict_words(row) if isinstance(row[C.VERDICT], str) else None for _, row in table.iterrows()],
+        "verdict": [verdict_words(row) if isinstance(row[C.VERDICT], str) else None for row in rows],
         "route": table[C.ROUTE],
         "flags": [", ".join(f) for f in table[C.FLAGS]],
     })
     if C.EXPECTED in table and table[C.EXPECTED].notna().any():
         view["expected"] = table[C.EXPECTED]
-    notes = [score_note(row, calibrated) for _, row in table.iterrows()]
+    notes = [score_note(row, calibrated) for row in rows]
     if any(notes):
         view["why"] = notes
-    contrast = [contrast_words(row) for _, row in table.iterrows()]
+    contrast = [contrast_words(row) for row in rows]
     if any(contrast):
         view["contrast"] = contrast
     for col in (*Relation, "P(pass)", "score"):
@@ -319,7 +320,7 @@ def quote_notes(table: pd.DataFrame, document: Document | None = None) -> list[s
     """Plain-text notes for the command line on quotes that are not verbatim: the quote as written
     and the closest passage (missing) or the word diff against it (near)."""
     notes = []
-    for _, row in table.iterrows():
+    for row in C.row_dicts(table):
         quote, status = row.get(C.QUOTE), row.get(C.QUOTE_STATUS)
         if not isinstance(quote, str) or status not in (QuoteStatus.NEAR, QuoteStatus.MISSING):
             continue

@@ -44,7 +44,7 @@ CHECKS: dict[ContrastCheck, Check] = {
 __all__ = ["CHECKS", "Finding", "check_contrast", "contrast_findings", "evidence_place", "silent_note"]
 
 
-def evidence_place(row: pd.Series) -> str:
+def evidence_place(row: C.Row) -> str:
     """How a finding names the evidence: `section 4.1.4`, `page 3`, `lines 2-3`, `source s1`, or `the evidence`."""
     found = row.get(C.FOUND_SECTION)
     if not isinstance(found, str) or not found:
@@ -96,7 +96,7 @@ def check_contrast(table: pd.DataFrame, kinds: Iterable[ContrastCheck] = DEFAULT
     out = table.copy()
     findings: list[list[dict] | None] = []
     notes: list[str | None] = []
-    for _, row in out.iterrows():
+    for row in C.row_dicts(out):
         claim, evidence = row.get(C.CLAIM), row.get(C.EVIDENCE)
         if not kinds or not isinstance(claim, str) or not isinstance(evidence, str):
             findings.append(None)

@@ -37,8 +37,11 @@ def _show(frame: pd.DataFrame) -> None:
     import pandas as pd
 
     shown = frame.map(lambda v: printable(v) if isinstance(v, str) else v)
+    # Japanese text is two columns wide; measuring every cell's width that way is slow, and for an
+    # ASCII table (most) it gives the same widths
+    wide = not all(v.isascii() for column in shown.columns for v in shown[column] if isinstance(v, str))
     with pd.option_context("display.width", 200, "display.max_columns", None, "display.max_colwidth", 40,
-                           "display.unicode.east_asian_width", True):  # Japanese text is two columns wide
+                           "display.unicode.east_asian_width", wide):
         click.echo(shown.to_string(index=False))
 
 
