@@ -248,6 +248,18 @@ class CacheMode(StrEnum):
     REFRESH = "refresh"
 
 
+class ThresholdRule(StrEnum):
+    """How `calibrate` recommends a threshold (`calibrate.domains.hold_out_calibration`): the one
+    fitted on all the sets pooled, or the lowest at which the worst held-out domain still reaches
+    the target."""
+
+    POOLED = "pooled"
+    WORST_DOMAIN = "worst-domain"
+
+
+THRESHOLD_RULES = tuple(str(rule) for rule in ThresholdRule)
+
+
 class LocalModelKey(StrEnum):
     """The local judge models that ship in PyPI packages (see `localmodel.py`)."""
 

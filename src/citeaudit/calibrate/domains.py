@@ -19,7 +19,7 @@ from citeaudit.decide.calibration import (
 )
 from citeaudit.decide.route import coverage_gap
 from citeaudit.settings import environment as config
-from citeaudit.table import Verdict
+from citeaudit.table import THRESHOLD_RULES, Verdict
 
 PROJECT_DOMAIN = "project"  # the project's own labelled sets (every citation file under data/)
 
@@ -202,9 +202,6 @@ def side_by_side(comparison: pd.DataFrame, held_out: dict[str, pd.DataFrame],
                 (coverage_ceiling(held, target) or {"coverage": float("nan")})["coverage"],
         }
     return pd.DataFrame(rows).T
-
-
-THRESHOLD_RULES = ("pooled", "worst-domain")
 
 
 @dataclass(frozen=True)

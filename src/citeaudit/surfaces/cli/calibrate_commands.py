@@ -13,6 +13,7 @@ from citeaudit.settings import environment as config
 from citeaudit.surfaces.cli.app import EXIT_JUDGE, _fail, _show, main
 from citeaudit.surfaces.cli.params import settings_options
 from citeaudit.table import (
+    THRESHOLD_RULES,
     CacheMode,
     Strategy,
 )
@@ -65,7 +66,6 @@ def thresholds(sources: tuple[str, ...], citation_files: tuple[str, ...], target
     click.echo(advice.statement)
 
 
-THRESHOLD_RULES = ("pooled", "worst-domain")  # how `calibrate` recommends a threshold
 
 
 CALIBRATION_HEADER = ("| strategy | calls per citation | judged | accuracy | balanced accuracy (one class: 0.333) "
