@@ -164,6 +164,11 @@ def brief(reasons: Sequence[str], width: int) -> str:
     return first[:width] + more
 
 
+def decision_record(answer_id: str, line: int, status: str, reasons: Sequence[str]) -> dict[str, object]:
+    """One answer's line of the decisions file (`DECISION_COLUMNS`)."""
+    return {ANSWER_ID: answer_id, LINE: line, "status": status, "reasons": list(reasons)}
+
+
 @dataclass(frozen=True)
 class Outcome:
     """One answer's result: its rows (the audit table with answer_id and line), its JSON records,
@@ -185,7 +190,7 @@ class Outcome:
 
     @property
     def decision(self) -> dict[str, object]:
-        return {ANSWER_ID: self.answer_id, LINE: self.line, "status": self.status, "reasons": list(self.reasons)}
+        return decision_record(self.answer_id, self.line, self.status, self.reasons)
 
     def saved(self) -> dict[str, Any]:
         """The outcome as a finished partition keeps it (`parts.Parts`, JSON): its decision, source,

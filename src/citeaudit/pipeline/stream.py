@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citeaudit import table as C
-from citeaudit.citations.dataset import ANSWER_ID, LINE, iter_dataset
+from citeaudit.citations.dataset import iter_dataset
 from citeaudit.pipeline.batch import (
     BatchResult,
     Cards,
     Outcome,
+    decision_record,
     default_partition_size,
     describe,
     drive,
@@ -127,9 +128,8 @@ def write_outputs(summary: BatchSummary, rows: str | Path | None = None,
         atomic_write_chunks(rows, (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n"
                                    for answer in summary.saved() for record in answer["records"]))
     if decisions is not None:
-        atomic_write_chunks(decisions, (json.dumps({ANSWER_ID: answer["answer_id"], LINE: answer["line"],
-                                                    "status": answer["status"], "reasons": answer["reasons"]},
-                                                   ensure_ascii=False) + "\n" for answer in summary.saved()))
+        lines = (decision_record(a["answer_id"], a["line"], a["status"], a["reasons"]) for a in summary.saved())
+        atomic_write_chunks(decisions, (json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
 
 
 def restore_result(summary: BatchSummary) -> BatchResult:
