@@ -61,6 +61,18 @@ def test_a_resumed_batch_keeps_the_whole_partitions_and_audits_the_others(tmp_pa
     assert len(list(folder.glob("part-*.jsonl"))) == 4
 
 
+def test_a_batch_whose_partitions_were_all_kept_starts_no_cluster(tmp_path, recorded_cache, monkeypatch):
+    """Resumed on `processes` after every partition finished: nothing left to audit, so no
+    LocalCluster is started (and nothing shipped to one); the outputs are the kept ones."""
+    from citeaudit.pipeline import scheduling
+
+    items, settings, folder = read_dataset(EXAMPLE), AuditOptions.from_env(), tmp_path / "parts"
+    whole = batch.run_batch(items, settings, parts=folder, partition_size=2)
+    monkeypatch.setattr(scheduling, "local_cluster", lambda workers=None: pytest.fail("a cluster was started"))
+    resumed = batch.run_batch(items, settings, "processes", parts=folder, partition_size=2, resume=True)
+    assert resumed.resumed == 3 and _outputs(resumed) == _outputs(whole)
+
+
 def _dataset(path: Path, answers: int) -> Path:
     """Answers of two quote citations each, every claim its own (no request repeats); the scripted
     endpoint answers by the claim."""

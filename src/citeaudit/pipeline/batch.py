@@ -482,11 +482,16 @@ def drive(chunks: Iterable[list[Item]], job: _Job, scheduler: str, workers: int 
     if scheduler == "threads":
         run_threads(todo(), audit_partition, job, ran)
         return kept
+    pending = todo()
+    first = next(pending, None)
+    if first is None:  # every partition was kept: no cluster to start, nothing to ship
+        return kept
+    pending = itertools.chain([first], pending)
     # a cluster's workers read nothing of the client's: the sources and recordings go with the tasks
     cache = None if job.locate_only else job.options.call_cache()
     try:
         writing = cache is not None and job.options.cache_mode in WRITING_MODES
-        run_distributed(todo(), audit_partition, replace(job, hold=cache is not None), scheduler, ran, workers,
+        run_distributed(pending, audit_partition, replace(job, hold=cache is not None), scheduler, ran, workers,
                         cache if writing else None,  # the workers' new calls come back to be appended here
                         lambda client: Shipper(client, job.options.model, cache).arguments)
     finally:
