@@ -3,6 +3,9 @@ locators Japanese and English answers write; quotes found whatever numerals, wid
 line breaks they were written with; misattribution told at the level a citation names; and
 malformed, hostile or huge XML refused with a clear error."""
 
+import json
+import sys
+
 import pytest
 from conftest import DATA
 from hypothesis import given, settings
@@ -88,48 +91,10 @@ def test_kanji_arabic_and_full_width_numerals_name_the_same_place(article, branc
     assert statute_place(("法" if prefix else "") + arabic.removeprefix("第")) == place
 
 
-# step 1 on both Acts (data/ja/*_step1_citations.json): id -> (status, found section, section match)
-STEP1 = {
-    "appi_exact": ("exact", "第27条第1項", True),
-    "appi_kanji_locator": ("exact", "第27条第1項", True),
-    "appi_article_only": ("exact", "第27条", True),
-    "appi_english_item": ("exact", "第27条第1項第1号", True),
-    "appi_short_locator": ("exact", "第27条第1項第1号", True),
-    "appi_wrong_article": ("exact", "第27条", False),
-    "appi_wrong_paragraph": ("exact", "第27条", False),
-    "appi_wrong_item": ("exact", "第27条", False),
-    "appi_arabic_numerals": ("exact", "第27条第2項", True),
-    "appi_full_width_numerals": ("exact", "第27条第2項", True),
-    "appi_line_break": ("exact", "第27条第1項", True),
-    "appi_brackets": ("exact", "第2条第1項", True),
-    "appi_ascii_quotes": ("exact", "第2条第1項", True),
-    "appi_enclosed": ("exact", "第27条第1項", True),
-    "appi_fabricated": ("missing", None, None),
-    "appi_fabricated_article": ("missing", None, None),
-    "appi_near": ("near", "第27条第1項", True),
-    "appi_elided": ("elided", "第27条第1項", True),
-    "uaa_exact": ("exact", "第3条", True),
-    "uaa_kanji": ("exact", "第3条", True),
-    "uaa_paragraph_of_one": ("exact", "第3条第1項", True),
-    "uaa_wrong_article": ("exact", "第3条", False),
-    "uaa_penalty_arabic": ("exact", "第11条", True),
-    "uaa_item": ("exact", "第12条第1項第1号", True),
-    "uaa_item_english": ("exact", "第12条第1項第1号", True),
-    "uaa_wrong_item": ("exact", "第12条", False),
-    "uaa_paragraph": ("exact", "第9条第3項", True),
-    "uaa_wrong_paragraph": ("exact", "第9条", False),
-    "uaa_definition_item": ("exact", "第2条第2項第3号", True),
-    "uaa_line_break": ("exact", "第9条第2項", True),
-    "uaa_fabricated": ("missing", None, None),
-    "uaa_unknown_article": ("exact", "第3条", False),
-    # 同条 and 同項 name their place through the citation before (in file order)
-    "uaa_same_anchor": ("exact", "第9条第3項", True),
-    "uaa_same_article_paragraph": ("exact", "第9条第4項", True),
-    "uaa_same_article_wrong_paragraph": ("exact", "第9条", False),
-    "uaa_same_item_anchor": ("exact", "第12条第1項第1号", True),
-    "uaa_same_paragraph_item": ("exact", "第12条第1項第3号", True),
-    "uaa_same_paragraph_wrong_item": ("exact", "第12条", False),
-}
+# step 1 on both Acts (data/ja/*_step1_citations.json): id -> (status, found section, section match),
+# as data/ja/step1_expected.json labels them (tools/statute_statuses.py prints them against the audit)
+STEP1 = {cid: (label["quote_status"], label["found_section"], label["section_match"])
+         for cid, label in json.loads((DATA / "ja" / "step1_expected.json").read_text(encoding="utf-8")).items()}
 CITATIONS = {APPI: DATA / "ja" / "appi_step1_citations.json", UAA: DATA / "ja" / "unauthorized-access_step1_citations.json"}
 
 
@@ -231,3 +196,17 @@ def test_the_japanese_worked_example_replays_as_the_readme_says(recorded_cache):
     assert sorted(standing.index) == ["breach_report_optional", "purpose_change_free"]
     assert set(table.loc[table["flags"].map(lambda f: "section_mismatch" in f)].index) == {
         "improper_acquisition_wrong_article", "succession_wrong_paragraph"}
+
+
+def test_the_readme_table_of_statute_statuses_is_what_the_tool_prints():
+    """The README's table of step-1 statuses on both Acts is `tools/statute_statuses.py`'s, and every
+    labelled citation is located as labelled."""
+    sys.path.insert(0, str(DATA.parent / "tools"))
+    import statute_statuses
+
+    rows = statute_statuses.located()
+    assert rows["as labelled"].all() and len(rows) == len(STEP1)
+    printed = [line.strip() for line in statute_statuses.summary(rows).to_string().splitlines()]
+    readme = (DATA.parent / "README.md").read_text(encoding="utf-8").splitlines()
+    at = next(n for n, line in enumerate(readme) if line.strip() == printed[0])  # the table, indented in a list
+    assert [line.strip() for line in readme[at:at + len(printed)]] == printed
