@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -37,11 +36,12 @@ from citeaudit.citations.dataset import ANSWER_ID, LINE, Entry, Item, LinesLine,
 from citeaudit.citations.lines import LineAnswer, extract_line_citations
 from citeaudit.decide.calibration import Routing
 from citeaudit.decide.reviews import Review, load_reviews
-from citeaudit.errors import CiteAuditError, InputError, JudgeUnavailableError
+from citeaudit.errors import CiteAuditError, JudgeUnavailableError
 from citeaudit.judge.judge import Judge
 from citeaudit.pipeline.audit import Audit, audit_lines, audit_quotes, audit_sources
 from citeaudit.pipeline.jsonl import records
 from citeaudit.pipeline.parts import Parts, sources_digest
+from citeaudit.pipeline.scheduling import check_scheduler, check_workers, run_distributed, run_threads
 from citeaudit.pipeline.shipping import Recordings, Shipper, Sources, source_path
 from citeaudit.settings.options import AuditOptions, Endpoint
 from citeaudit.sources.document import Document
@@ -51,7 +51,6 @@ from citeaudit.table import CacheMode, Status
 
 ROW_COLUMNS = [ANSWER_ID, LINE, *C.AUDIT_COLUMNS]
 DECISION_COLUMNS = [ANSWER_ID, LINE, "status", "reasons"]
-SCHEDULERS = ("threads", "processes")
 DOCUMENT_CACHE_SIZE = 64
 # the row columns an answer's JSON records leave out (evidence, fingerprint) or give in another form
 # (`jsonl.records`: span as start and end, closest as whole words, no probabilities as three Nones)
@@ -318,33 +317,6 @@ def partitions(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
         yield chunk
 
 
-def check_scheduler(scheduler: str) -> None:
-    """`InputError` for an unknown scheduler."""
-    if scheduler not in SCHEDULERS and not scheduler.startswith(("tcp://", "tls://", "inproc://", "ucx://")):
-        raise InputError(f"scheduler {scheduler!r} is not threads, processes or a Dask scheduler address "
-                         "(tcp://host:8786)")
-
-
-def max_workers() -> int:
-    """The most worker processes `--scheduler processes` starts: two per core, at least 4."""
-    return max(4, 2 * (os.cpu_count() or 1))
-
-
-def check_workers(workers: int | None, scheduler: str) -> None:
-    """`InputError` unless `workers` is None or a count of 1 or more for `scheduler="processes"`."""
-    if workers is None:
-        return
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InputError(f"workers must be a whole number of 1 or more worker processes, not {workers!r}")
-    if workers > max_workers():
-        raise InputError(f"workers {workers} is more worker processes than this machine can run usefully "
-                         f"({os.cpu_count() or 1} cores): give at most {max_workers()}, or start a Dask cluster "
-                         "of your own and pass its address as --scheduler tcp://host:8786")
-    if scheduler != "processes":
-        raise InputError(f"workers sets the worker processes of --scheduler processes; scheduler {scheduler!r} "
-                         "has its own (threads: this process; an address: the workers started there)")
-
-
 def prepare(options: AuditOptions | None, scheduler: str, workers: int | None, locate_only: bool,
             reviews: Iterable[Review] | str | Path | None, cards: Cards | None) -> tuple[_Job, Routing | None]:
     """What every partition of a batch is audited with, its settings read once (`AuditOptions.pinned`),
@@ -458,7 +430,6 @@ def drive(chunks: Iterable[list[Item]], job: _Job, scheduler: str, workers: int 
     `store` kept from an interrupted run; each finished one is written to `store` and then given to
     `finished(index, outcomes, saved)` (outcomes None for a kept one, saved None without a store).
     Returns how many partitions were kept."""
-    from citeaudit.pipeline.scheduling import run_distributed, run_threads
 
     kept = 0
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from citeaudit.judge.cache import CallCache
 
+SCHEDULERS = ("threads", "processes")  # besides the address of a running Dask scheduler
 IN_FLIGHT = 4  # partitions submitted and not yet finished, per worker thread (a few to keep each busy)
 LOCAL_WORKERS = 2  # worker processes of `--scheduler processes` unless `workers` is given
 # Dask's worker profiler calls sys._current_frames() every 10 ms; on Python 3.11 a garbage collection
@@ -31,6 +32,33 @@ NO_PROFILER = {"distributed.worker.profile.enabled": False}
 Task = Callable[..., tuple[list[Any], list[dict]]]  # (partition, job, *shipped) -> (outcomes, recordings)
 Shipping = Callable[[Any], Callable[[list[Any]], tuple]]  # client -> (partition -> its further task arguments)
 Finished = Callable[[int, list[Any]], None]
+
+
+def check_scheduler(scheduler: str) -> None:
+    """`InputError` for an unknown scheduler."""
+    if scheduler not in SCHEDULERS and not scheduler.startswith(("tcp://", "tls://", "inproc://", "ucx://")):
+        raise InputError(f"scheduler {scheduler!r} is not threads, processes or a Dask scheduler address "
+                         "(tcp://host:8786)")
+
+
+def max_workers() -> int:
+    """The most worker processes `--scheduler processes` starts: two per core, at least 4."""
+    return max(4, 2 * (os.cpu_count() or 1))
+
+
+def check_workers(workers: int | None, scheduler: str) -> None:
+    """`InputError` unless `workers` is None or a count of 1 or more for `scheduler="processes"`."""
+    if workers is None:
+        return
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"workers must be a whole number of 1 or more worker processes, not {workers!r}")
+    if workers > max_workers():
+        raise InputError(f"workers {workers} is more worker processes than this machine can run usefully "
+                         f"({os.cpu_count() or 1} cores): give at most {max_workers()}, or start a Dask cluster "
+                         "of your own and pass its address as --scheduler tcp://host:8786")
+    if scheduler != "processes":
+        raise InputError(f"workers sets the worker processes of --scheduler processes; scheduler {scheduler!r} "
+                         "has its own (threads: this process; an address: the workers started there)")
 
 
 def run_threads(chunks: Iterable[tuple[int, list[Any]]], task: Task, job: Any, finished: Finished) -> None:

@@ -326,8 +326,9 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
     import tempfile
 
     from citeaudit.decide.reviews import load_reviews
-    from citeaudit.pipeline.batch import brief, check_scheduler, check_workers
+    from citeaudit.pipeline.batch import brief
     from citeaudit.pipeline.parts import discard, parts_folder
+    from citeaudit.pipeline.scheduling import check_scheduler, check_workers
     from citeaudit.pipeline.stream import restore_result, stream_batch, write_outputs
     from citeaudit.surfaces.dashboard import answer_cards, write_dashboard
 
