@@ -11,7 +11,14 @@ import numpy as np
 import pandas as pd
 
 from citeaudit.calibrate.maps import blocked_rows, coverage_ceiling, default_inputs, fit_map
-from citeaudit.calibrate.scoring import FINE_GRID, judged_rows, labelled_rows, outcomes, pass_fail_right, standing_mask
+from citeaudit.calibrate.scoring import (
+    FINE_GRID,
+    judged_rows,
+    labelled_rows,
+    outcomes_with_p_pass,
+    pass_fail_right,
+    standing_mask,
+)
 from citeaudit.decide.calibration import (
     DEFAULT_TARGET,
     Calibration,
@@ -66,7 +73,8 @@ def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series
     `inputs`, default `default_inputs`) and its recommended threshold are fitted on the judged rows
     of every other domain read from log-probabilities (`fit_map`, the procedure of
     `fit_calibration`), and the domain's rows are scored with them by `route.judge_outcome`. Returns
-    one row per judged row: `domain`, `verdict`, `score`, `threshold` (the one fitted without the
+    one row per judged row: `domain`, `verdict`, `score`, `p_pass` (P(pass) by the map fitted without
+    the domain; NaN where it gives none), `threshold` (the one fitted without the
     domain), `blocked` (a blocking flag: never stands), `right` (pass or fail right), `gold_pass`,
     `said_no` (1.0 when the model said no to every yes/no question, 0.0 when not, NaN without
     answers), `stand` (at that threshold, by
@@ -95,7 +103,7 @@ def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series
         fitted = fit_map(train, target, inputs=inputs, documents=row_documents) if not train.empty else None
         t = fitted.threshold if fitted is not None else None
         test = rows[held_out]
-        verdicts, scores = outcomes(test, fitted)
+        verdicts, scores, p_pass = outcomes_with_p_pass(test, fitted)
         held_blocked = blocked[held_out].astype(bool).to_numpy()
         gaps = np.full(len(test), None, dtype=object)
         if fitted is not None and row_documents is not None:
@@ -109,6 +117,7 @@ def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series
             "domain": name,
             "verdict": pd.Series(verdicts, index=test.index, dtype=object),
             "score": scores,
+            "p_pass": p_pass,
             "threshold": t,
             "blocked": held_blocked,
             "right": pass_fail_right(verdicts, test["gold"]),

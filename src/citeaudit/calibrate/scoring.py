@@ -129,14 +129,22 @@ def judged_rows(table: pd.DataFrame) -> pd.DataFrame:
 def outcomes(rows: pd.DataFrame, calibration: Calibration | None = None) -> tuple[list, np.ndarray]:
     """Verdict and routing score of each of `judged_rows`, by the pipeline's own rule
     (`route.judge_outcome`); a row that gets no score (a map of answers it lacks) scores 0."""
-    verdicts, scores = [], []
+    verdicts, scores, _ = outcomes_with_p_pass(rows, calibration)
+    return verdicts, scores
+
+
+def outcomes_with_p_pass(rows: pd.DataFrame, calibration: Calibration | None = None
+                         ) -> tuple[list, np.ndarray, np.ndarray]:
+    """`outcomes` and each row's P(pass) (`route.Outcome.p_pass`; NaN where there is none)."""
+    verdicts, scores, p_pass = [], [], []
     evidence = rows["evidence"] if "evidence" in rows else pd.Series(None, index=rows.index, dtype=object)
     for probabilities, relation, confidence, method, answers, text in zip(
             rows["probabilities"], rows["relation"], rows["confidence"], rows["method"], rows["answers"], evidence):
-        verdict, score, _ = judge_outcome(probabilities, relation, confidence, method, answers, calibration, text)
+        verdict, score, p = judge_outcome(probabilities, relation, confidence, method, answers, calibration, text)
         verdicts.append(verdict)
         scores.append(0.0 if score is None else score)
-    return verdicts, np.array(scores, dtype=float)
+        p_pass.append(float("nan") if p is None else p)
+    return verdicts, np.array(scores, dtype=float), np.array(p_pass, dtype=float)
 
 
 def scored_rows(rows: pd.DataFrame, calibration: Calibration | None = None) -> tuple[np.ndarray, np.ndarray]:
