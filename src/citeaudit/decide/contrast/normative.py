@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from citeaudit.decide.contrast.passages import (
     FUNCTION_WORDS,
@@ -79,6 +80,11 @@ def markers(text: str, offset: int = 0) -> list[Marker]:
     >>> [(m.level, m.verb) for m in markers("the JWT MUST be rejected; it may not be used")]
     [('required', 'reject'), ('prohibited', 'us')]
     """
+    return list(_markers(text, offset))
+
+
+@lru_cache(maxsize=1024)  # pure, and asked again of the same evidence sentences by every claim clause
+def _markers(text: str, offset: int) -> tuple[Marker, ...]:
     found = []
     for match in MARKER.finditer(text):
         level = _MARKERS[int(next(k for k, v in match.groupdict().items() if v)[1:])][0]
@@ -92,7 +98,7 @@ def markers(text: str, offset: int = 0) -> list[Marker]:
                 verb = stem(word)
             break
         found.append(Marker(level, offset + match.start(), offset + match.end(), match.group(), verb))
-    return found
+    return tuple(found)
 
 
 def same_act(a: str, b: str) -> bool:

@@ -67,6 +67,11 @@ def readable(text: str) -> bool:
 
 def sentences(text: str) -> list[Sentence]:
     """The sentences of `text` with their offsets (leading and trailing space trimmed)."""
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=256)  # pure, and asked again of the same evidence by each check and claim clause
+def _sentences(text: str) -> tuple[Sentence, ...]:
     found, start = [], 0
     for match in _END.finditer(text):
         found.append((start, match.end()))
@@ -79,7 +84,7 @@ def sentences(text: str) -> list[Sentence]:
         right = len(piece.rstrip())
         if right > left:
             out.append(Sentence(lo + left, lo + right, piece[left:right]))
-    return out
+    return tuple(out)
 
 
 @lru_cache(maxsize=65536)
