@@ -43,7 +43,7 @@ from citeaudit.pipeline.jsonl import records
 from citeaudit.pipeline.parts import Parts, sources_digest
 from citeaudit.pipeline.scheduling import check_scheduler, check_workers, run_distributed, run_threads
 from citeaudit.pipeline.shipping import Recordings, Shipper, Sources, source_path
-from citeaudit.settings.options import AuditOptions, Endpoint
+from citeaudit.settings.options import AuditOptions, JudgeEndpoint
 from citeaudit.sources.document import Document
 from citeaudit.sources.registry import load_document
 from citeaudit.sources.text import load_text
@@ -75,7 +75,7 @@ class _Job:
     cards: Cards | None = None
     hold: bool = False
     own_since: str | None = None  # a resumed batch's start (`judge.cache.CallCache.own_since`)
-    endpoint: Endpoint | None = None  # the judge's endpoint, resolved at the client (None: locate-only)
+    endpoint: JudgeEndpoint | None = None  # the judge's endpoint, resolved at the client (None: locate-only)
 
 
 _lock = threading.Lock()

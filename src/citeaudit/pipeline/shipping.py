@@ -1,7 +1,7 @@
 """What a Dask worker needs that only the client can read, shipped with the work: the bytes of the
 sources a partition cites and the judge's recorded answers. A worker needs nothing but citeaudit
 installed; it never reads the client's paths (the dataset's folder, the data folders) or its cache
-folders, and calls the judge's endpoint as the client resolved it (`settings.options.Endpoint`).
+folders, and calls the judge's endpoint as the client resolved it (`settings.options.JudgeEndpoint`).
 
 - Sources (`Shipper.arguments`): the client finds each source a partition names as a worker in the
   same process would (`resolve_source`), reads it once (at most `MAX_FILE_BYTES`) and scatters its

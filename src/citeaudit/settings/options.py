@@ -42,7 +42,7 @@ def check_threshold(value: float, where: str = "threshold") -> float:
 
 
 @dataclass(frozen=True)
-class Endpoint:
+class JudgeEndpoint:
     """The judge's endpoint as the client resolved it (`OPENAI_BASE_URL`, `OPENAI_API_KEY`,
     `CITEAUDIT_GRAMMAR`): what a Dask worker's judge calls, whatever the worker's environment
     (`AuditOptions.endpoint`; the key travels to the workers, never into a repr)."""
@@ -205,9 +205,9 @@ class AuditOptions:
         settings.update(overrides)
         return Judge(**settings)  # type: ignore[arg-type]
 
-    def endpoint(self) -> Endpoint:
+    def endpoint(self) -> JudgeEndpoint:
         """The judge's endpoint as this process's environment gives it, for a worker to call."""
-        return Endpoint(config.base_url(), config.api_key(), config.use_grammar(self.model))
+        return JudgeEndpoint(config.base_url(), config.api_key(), config.use_grammar(self.model))
 
     def calibration(self) -> Calibration | None:
         """The profile named by `profile` (`profiles/` of the user cache; missing: `InputError`), else
