@@ -88,6 +88,19 @@ class ResponseLine(_Line):
 
 
 Entry = QuoteLine | LinesLine | SourceIdLine | ResponseLine
+
+
+def cited_sources(entry: object) -> Iterator[tuple[str, bool]]:
+    """The source files an answer names, as the dataset gives them, each with whether its loader
+    may download it (a pinned RFC; a line-cited document never is); none for a source-id answer,
+    which carries its sources, or an invalid line."""
+    if isinstance(entry, QuoteLine):
+        yield entry.source, True
+    elif isinstance(entry, LinesLine):
+        yield entry.document, False
+    elif isinstance(entry, ResponseLine):
+        for document in entry.documents:
+            yield document, True
 _KINDS: tuple[tuple[str, type[_Line], str], ...] = (
     ("citations", QuoteLine, '{"answer_id", "source", "citations": [...]}'),
     ("document", LinesLine, '{"answer_id", "document", "answer": "text with [L..] markers"}'),

@@ -10,9 +10,7 @@ that show it.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
@@ -85,7 +83,7 @@ def clean_span(document: Document, span: tuple[int, int]) -> tuple[int, int]:
     return snap_to_words(document.clean, document.clean_offset(span[0]), document.clean_offset(span[1]))
 
 
-def closest_passage(row: Mapping[str, Any] | pd.Series, document: Document | None) -> str | None:
+def closest_passage(row: C.Row, document: Document | None) -> str | None:
     """The source passage nearest the quote (a near match, or the best of a missing one), whole words."""
     if document is not None and row.get(C.QUOTE_STATUS) == QuoteStatus.NEAR and row.get(C.SPAN) is not None:
         lo, hi = clean_span(document, tuple(row[C.SPAN]))

@@ -48,17 +48,10 @@ def parts_folder(rows: str | Path) -> Path:
 def sources_digest(entries: Iterable[object]) -> str:
     """SHA-256 over the bytes of every source file the answers name (each read once, in name order;
     one that cannot be read counts as such: its answers are error rows)."""
-    from citeaudit.citations.dataset import LinesLine, QuoteLine, ResponseLine
+    from citeaudit.citations.dataset import cited_sources
     from citeaudit.sources.reading import resolve_source
 
-    names: set[str] = set()
-    for entry in entries:
-        if isinstance(entry, QuoteLine):
-            names.add(entry.source)
-        elif isinstance(entry, LinesLine):
-            names.add(entry.document)
-        elif isinstance(entry, ResponseLine):
-            names.update(entry.documents)
+    names = {name for entry in entries for name, _ in cited_sources(entry)}
     digest = hashlib.sha256()
     for name in sorted(names):
         try:

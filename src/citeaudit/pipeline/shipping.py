@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from citeaudit.citations.dataset import cited_sources
 from citeaudit.errors import CiteAuditError, SourceError
 
 if TYPE_CHECKING:
@@ -67,20 +68,6 @@ class Recordings:
         from citeaudit.judge.cache import ShippedCache
 
         return ShippedCache(self.records, self.mode, self.folders)
-
-
-def cited(item: Item) -> Iterator[tuple[str, bool]]:
-    """The sources an item names, each with whether its loader may download it (a pinned RFC)."""
-    from citeaudit.citations.dataset import LinesLine, QuoteLine, ResponseLine
-
-    entry = item.entry
-    if isinstance(entry, QuoteLine):
-        yield entry.source, True
-    elif isinstance(entry, LinesLine):
-        yield entry.document, False
-    elif isinstance(entry, ResponseLine):
-        for document in entry.documents:
-            yield document, True
 
 
 class Shipper:
@@ -120,7 +107,7 @@ class Shipper:
         """The sources `chunk` cites (each found and read once per batch) and the recordings."""
         sources: Sources = {}
         for item in chunk:
-            for key in cited(item):
+            for key in cited_sources(item.entry):
                 if key not in self._found:
                     self._found[key] = self._ship(*key)
                 sources[key] = self._found[key]
