@@ -119,9 +119,6 @@ class CallCache:
 
     def __init__(self, directory: str | Path | None = None, mode: str | None = None, hold: bool = False,
                  read_also: Iterable[str | Path] | None = None):
-        self.hold = hold
-        self._held: list[dict] = []
-        self._fresh: dict[str, dict] = {}
         if directory:
             self.directory = Path(directory)
             shipped = [] if read_also is None else [Path(p) for p in read_also]
@@ -129,21 +126,28 @@ class CallCache:
             self.directory = config.user_cache_dir()
             shipped = [config.cache_dir()] if read_also is None else [Path(p) for p in read_also]
         self.read_also = tuple(p for p in shipped if p.resolve() != self.directory.resolve())
+        self._start(mode or config.cache_mode(), hold)
+        self.store_dir = self.directory / "store"
+        self._check_folders()
+        self.store = self._open()
+
+    def _start(self, mode: str, hold: bool) -> None:
+        """The state of the calls themselves, whatever holds the recordings (`ShippedCache` too)."""
+        self.hold = hold
+        self._held: list[dict] = []
+        self._fresh: dict[str, dict] = {}
         self.on_new: Callable[[dict], None] | None = None  # told of each new record (a progress bar)
         # a resumed batch's start (`parts.Parts.started`): a record made since then was asked by this
         # batch, so its first use is not `cached`, as in a run that was never interrupted
         self.own_since: str | None = None
         self._own_used: set[str] = set()
-        self.mode = mode or config.cache_mode()
+        self.mode = mode
         if self.mode not in config.CACHE_MODES:
             raise InputError(f"cache mode {self.mode!r} is not one of {', '.join(config.CACHE_MODES)}.")
-        self.store_dir = self.directory / "store"
         self.warnings: list[str] = []
         # appends and the manifest update that follows them, one thread at a time: out of order,
         # the manifest would fall behind the recording and the next open would rebuild the store
         self._write_lock = threading.Lock()
-        self._check_folders()
-        self.store = self._open()
 
     def _check_folders(self) -> None:
         if self.directory.exists() and not self.directory.is_dir():
@@ -390,16 +394,8 @@ class ShippedCache(CallCache):
     nothing is read from or written to them here."""
 
     def __init__(self, records: dict[str, str], mode: str, folders: tuple[Path, ...]) -> None:
-        self.hold = True
-        self._held = []
-        self._fresh = {}
         self.directory, self.read_also = folders[0], tuple(folders[1:])
-        self.on_new = None
-        self.own_since = None
-        self._own_used = set()
-        self.mode = mode
-        self.warnings = []
-        self._write_lock = threading.Lock()
+        self._start(mode, hold=True)
         self._records = records
 
     def _get(self, key: str) -> dict | None:
