@@ -29,16 +29,16 @@ def judge_for(endpoint, folder, mode="record"):
 
 
 def test_rows_keep_their_order_and_requests_overlap(scripted, tmp_path):
+    """Overlap is read from the endpoint (how many requests it held at once), not from the wall
+    clock, which a loaded machine stretches: one at a time would hold one, and never more than the
+    concurrency asked for."""
     endpoint = scripted(0.2)
     judge = judge_for(endpoint, tmp_path / "cache")
-    started = time.perf_counter()
     table = audit_citations(citations(12), None, SOURCES, judge=judge, concurrency=6).table
-    seconds = time.perf_counter() - started
     assert list(table["id"]) == [f"c{i:02d}" for i in range(12)]
     assert list(table["relation"]) == [LETTERS["ABC"[i % 3]] for i in range(12)]
     assert table["error"].isna().all()
-    assert endpoint.most_in_flight > 1 and endpoint.requests == 12
-    assert seconds < 12 * 0.2  # one at a time could not be this fast
+    assert 1 < endpoint.most_in_flight <= 6 and endpoint.requests == 12
 
 
 def test_a_failed_row_keeps_its_error_and_the_others_are_judged(scripted, tmp_path):
