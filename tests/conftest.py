@@ -14,6 +14,11 @@ from citeaudit.testing import scripted_endpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
+# The llama.cpp servers the tests start share the machine's cores with the other pytest-xdist
+# workers' tests (and servers): llama.cpp's threads wait by spinning, so a server with more threads
+# than its share slows everything that runs beside it. On 2 cores and 2 workers, one thread each:
+# tests/test_local_judge.py took 200 s instead of 248 with a thread per core.
+SERVER_THREADS = max(1, (os.cpu_count() or 2) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
 
 # Property tests assert behaviour, not speed (speed lives in benchmarks): no per-example deadline.
 # Hypothesis's default of 200 ms failed a parser test in CI whose first example took 290 ms on a
@@ -98,7 +103,7 @@ def smollm2_server():
     own life, or of another configuration, starts its own."""
     from citeaudit import local_server
 
-    with local_server("smollm2", timeout=180) as running:
+    with local_server("smollm2", timeout=180, n_threads=SERVER_THREADS) as running:
         yield running
 
 

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 import pytest
-from conftest import DATA
+from conftest import DATA, SERVER_THREADS
 
 from citeaudit import CallCache, Judge, LocalModelError, audit_quotes, local_server, model_path
 from citeaudit.errors import JudgeUnavailableError
@@ -117,7 +117,7 @@ def test_one_token_logprobs_are_the_stock_servers_from_one_row(server, rfc7519):
         (build_messages("JWTs are large.", rfc7519.sections["1"].text, "section 1 of rfc7519.txt", "false"), None),
     ]
     params = {"temperature": 0.0, "max_tokens": 1, "logprobs": True, "top_logprobs": 20}
-    with local_server("smollm2", timeout=180, logits_all=True) as stock:
+    with local_server("smollm2", timeout=180, logits_all=True, n_threads=SERVER_THREADS) as stock:
         expected = [_ask(stock, m, **params, extra_body={"grammar": g} if g else None) for m, g in asked]
     got = [_ask(server, m, **params, extra_body={"grammar": g} if g else None) for m, g in asked]
     for mine, theirs in zip(got, expected, strict=True):
@@ -155,7 +155,7 @@ def test_disable_extra_bufts_clears_the_model_default(monkeypatch):
 
 def test_killed_server_is_reported_with_its_log_tail(tmp_cache):
     with (pytest.raises(LocalModelError, match="died: it was killed by signal SIGKILL") as raised,
-          local_server("smollm2", timeout=180) as running):
+          local_server("smollm2", timeout=180, n_threads=SERVER_THREADS) as running):
         # a generous timeout: the first call on a loaded 2-core machine can take tens of seconds
         judge = Judge(model=running.model, base_url=running.base_url, max_retries=1, timeout=120,
                       cache=CallCache(tmp_cache, mode="record"))
@@ -186,7 +186,8 @@ def test_check_passes_while_alive_and_quotes_the_log_after_exit(tmp_path):
 
 
 def test_a_failing_block_with_a_live_server_keeps_its_error_and_the_temporary_log_goes():
-    with pytest.raises(ValueError, match="the body's own error"), local_server("smollm2", timeout=180) as running:
+    with (pytest.raises(ValueError, match="the body's own error"),
+          local_server("smollm2", timeout=180, n_threads=SERVER_THREADS) as running):
         assert running.temporary_log and running.log.is_file()
         raise ValueError("the body's own error")
     assert not running.log.exists()
