@@ -141,6 +141,9 @@ def fitted_sets(strategy: str, public: list[str]) -> list[str]:
 
 
 STRATEGIES = ["choice", "examples", "yesno", "panel", "panel+examples"]
+# the two tests that read a strategy's `calibrated` run in one test process (`make test` runs
+# `pytest --dist loadgroup`): split over two, each ran the same minute-long command
+CALIBRATED_STRATEGIES = [pytest.param(s, marks=pytest.mark.xdist_group(f"calibrate-{s}")) for s in STRATEGIES]
 _CALIBRATED: dict[tuple[str, str], tuple[object, dict]] = {}
 
 
@@ -162,7 +165,7 @@ def calibrated(strategy: str, cache, public: list[str]) -> tuple[object, dict]:
     return _CALIBRATED[key]
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("strategy", CALIBRATED_STRATEGIES)
 def test_strategy_table_rows_are_what_calibrate_prints(recorded_cache, public_labelled, strategy):
     result, _ = calibrated(strategy, recorded_cache, public_labelled)
     printed = [squash(line) for line in result.stdout.splitlines()]
@@ -207,7 +210,7 @@ def test_within_one_domain_rows_are_what_calibrate_prints(recorded_cache, public
         assert squash(cells) == f"{mean[1]} | {mean[2]} | {inside[1]}", domain
 
 
-@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("strategy", CALIBRATED_STRATEGIES)
 def test_saved_calibrations_are_what_calibrate_fits(recorded_cache, public_labelled, strategy):
     """The committed cache/calibration files are reproduced by the README's command."""
     import json
