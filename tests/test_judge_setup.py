@@ -2,7 +2,6 @@
 here, against the real local llama.cpp server under another model name in the `integration` test."""
 
 import hashlib
-import json
 import re
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from citeaudit.judge.cache import read_recording, recording_name
 MODEL = "scripted-judge"
 SETS = ("--set", "rfc7519.txt:data/rfc7519_citations.json", "--set", "rfc6749.txt:data/eval_rfc6749.json")
 QUICK = ("--folds", "2", "--repeats", "0")
+NOTE, NOTE_CITATIONS = "data/formats/field-note.txt", "data/formats/field-note_citations.json"  # 4 judged, 1 fabricated
 
 
 def digest(folder):
@@ -122,28 +122,27 @@ def test_a_fit_of_the_shipped_judge_is_not_saved_and_says_why(recorded_cache):
 @pytest.mark.integration
 def test_setup_of_the_real_local_server_under_its_own_model_name(recorded_cache, monkeypatch, smollm2_server):
     """llama.cpp's server with SmolLM2 (not the shipped Qwen judge): one labelled set recorded, the
-    calibration fitted and saved in the user cache, and the next audit, offline, routes with it."""
+    calibration fitted and saved in the user cache, and the next audit, offline, routes with it.
+    The set is the field note's (short sections: the worked example's took about a minute on 2 cores)."""
     server = smollm2_server  # the run's shared server (conftest.py)
     shipped = digest(recorded_cache)
     monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
     setup = subprocess.run([sys.executable, "-m", "citeaudit.surfaces.cli", "judge-setup", "--model", server.model,
-                            "--strategy", "choice", "--concurrency", "1", "--limit", "4", "--set",
-                            "rfc7519.txt:data/rfc7519_citations.json", "--folds", "2", "--repeats", "0"],
+                            "--strategy", "choice", "--concurrency", "1", "--set",
+                            f"{NOTE}:{NOTE_CITATIONS}", "--folds", "2", "--repeats", "0"],
                            capture_output=True, text=True, timeout=600)  # a loaded 2-core machine is slow
     assert setup.returncode == 0, setup.stderr
     calls = int(re.search(r"(\d+) calls \(1 per judged citation\), 0 already recorded, \1 to ask", setup.stdout).group(1))
     recording = read_recording(recorded_cache / "local" / recording_name(server.model))
-    assert calls >= 2 and len(recording) == calls and all(r["response"]["top_logprobs"] for r in recording)
+    assert calls == 4 and len(recording) == calls and all(r["response"]["top_logprobs"] for r in recording)
     assert f"| {server.model} | choice | 1 | {calls} |" in setup.stdout and "(shipped) | choice |" in setup.stdout
     fitted = load_calibration(server.model, "choice", recorded_cache / "local")
     assert fitted is not None and fitted.fitted_on["judged"] == calls
     assert digest(recorded_cache) == shipped
 
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens: replay only
-    mine = recorded_cache.parent / "four.json"
-    mine.write_text(json.dumps(json.loads((ROOT / "data" / "rfc7519_citations.json").read_text())[:4]))
-    audited = run("audit", "--model", server.model, "--strategy", "choice", "--source", "rfc7519.txt",
-                  "--citations", str(mine))
+    audited = run("audit", "--model", server.model, "--strategy", "choice", "--source", NOTE,
+                  "--citations", NOTE_CITATIONS)
     assert audited.returncode in (0, 1), audited.stderr
     assert f"the calibration of {server.model} / choice" in audited.stdout and "No recorded answer" not in audited.stderr
 
