@@ -69,7 +69,9 @@ def test_a_heading_alone_is_no_closest_passage():
 def test_missing_quote_shows_the_quote_and_the_closest_passage_on_word_boundaries(located):
     missing = row(located, "jwt_fab_exp_access_token")
     passage = closest_passage(missing, located.document)
-    assert passage.startswith("processing.") and passage.endswith("date/time")  # not "rocessing"
+    # the window began inside "processing.", the last word of the sentence before: not "rocessing",
+    # nor that word, but the sentence it runs into
+    assert passage.startswith("The\n   processing of") and passage.endswith("date/time")
     page = quote_html(missing, located.document)
     assert "Not in the source" in page and "52.5/100" in page
     assert "the &quot;exp&quot; claim MUST be present and MUST NOT be more than one hour" in page

@@ -65,10 +65,20 @@ def snap_to_words(text: str, start: int, end: int) -> tuple[int, int]:
     'The identifier of the data object'
     >>> s, e = snap_to_words(text, 4, 12); text[s:e]
     'The identifier'
+    >>> s, e = snap_to_words(text, 2, 35); text[s:e]  # a cut word that ends a sentence is the sentence's
+    'The identifier of the data object'
     """
     start, end = max(0, start), min(len(text), end)
+    cut = 0 < start < len(text) and _is_word(text[start - 1]) and _is_word(text[start])
     while 0 < start < len(text) and _is_word(text[start - 1]) and _is_word(text[start]):
         start -= 1
+    if cut:  # the window began inside a word: drop it if it is the last word of the sentence before
+        word_end = start
+        while word_end < end and _is_word(text[word_end]):
+            word_end += 1
+        after = text[word_end:end]
+        if after[:1] in (".", "!", "?") and after[1:2].isspace() and after[2:].strip():
+            start = word_end
     while 0 < end < len(text) and _is_word(text[end - 1]) and _is_word(text[end]):
         end += 1
     while start < end and (text[start].isspace() or text[start] in ".,;:!?)]}"):
