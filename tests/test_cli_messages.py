@@ -172,3 +172,14 @@ def test_each_waiting_citation_says_why_and_gets_its_exact_review_command(record
     assert (row["review_state"], row["final_verdict"]) == ("current", "contradicted")
     assert "  oauth_code_lifetime_hours: citeaudit review" not in rerun.stdout
     assert f"--reviews {store} " in rerun.stdout  # the store given is the one the commands name
+
+
+@pytest.mark.parametrize("command", [["agreement"], ["calibrate", "--profile", "mine"]])
+def test_a_review_store_that_is_not_there_is_an_error_naming_it(command, recorded_cache, tmp_path):
+    """`agreement` and `calibrate --reviews` read reviews that exist: a path where no store is (a typo,
+    most likely) exits 2 naming it, instead of comparing or fitting on no review at all."""
+    missing = tmp_path / "reviwes.jsonl"
+    result = CliRunner().invoke(cli.main, [*command, "--reviews", str(missing), "--source", "rfc7519.txt",
+                                           "--citations", str(EXAMPLE)])
+    assert result.exit_code == 2 and f"'{missing}' does not exist" in result.output, result.output
+    assert not missing.exists()

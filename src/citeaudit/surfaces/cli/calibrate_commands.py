@@ -149,7 +149,7 @@ def map_formula(fitted: Calibration) -> str:
               help="pooled: the lowest threshold reaching the target on all the labelled sets together; "
                    "worst-domain: the lowest at which, each domain scored by the map fitted on the others, "
                    "the worst domain still reaches the target (needs two domains).")
-@click.option("--reviews", default=None, type=click.Path(dir_okay=False),
+@click.option("--reviews", default=None, type=click.Path(dir_okay=False, exists=True),
               help="Fit a profile on the current reviews of this store instead (the --citations need no "
                    "`expected`): the model's calibration is its prior; with --profile NAME.")
 @click.option("--profile", "profile_name", default=None, metavar="NAME",

@@ -110,8 +110,9 @@ def show_agreement(result: Agreement) -> None:
 
 
 @main.command("agreement")
-@click.option("--reviews", required=True, type=click.Path(dir_okay=False),
-              help="Review store (JSON Lines, or a seed-000 reviews.json) whose reviews are compared with the judge.")
+@click.option("--reviews", required=True, type=click.Path(dir_okay=False, exists=True),
+              help="Review store (JSON Lines, or a seed-000 reviews.json) whose reviews are compared with the judge "
+                   "(`citeaudit review` writes one; a path where none is, a typo most likely, is an error).")
 @input_options
 @settings_options
 @routing_options
