@@ -54,10 +54,9 @@ static: $(VENV)/.dev
 	$(PY) -m mypy --cache-dir .mypy_cache/root conftest.py
 
 # every test, on both cores (each worker that runs integration tests starts one llama.cpp server for
-# them all: tests/conftest.py, smollm2_server); tests marked with one xdist_group run in one worker
-# (they share a result that takes a minute to compute: tests/test_readme.py)
+# them all: tests/conftest.py, smollm2_server)
 test: $(VENV)/.test static
-	$(PY) -m pytest -n 2 --dist loadgroup --durations=25  # the 25 slowest, for whoever makes the run faster
+	$(PY) -m pytest -n 2 --durations=25  # the 25 slowest, for whoever makes the run faster
 
 # The fast tier: the unit tests, without the kinds marked in pyproject.toml (a llama.cpp server,
 # Chromium, a Dask LocalCluster, notebooks, the command line in a subprocess, other slow tests), on

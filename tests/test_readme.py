@@ -141,33 +141,29 @@ def fitted_sets(strategy: str, public: list[str]) -> list[str]:
 
 
 STRATEGIES = ["choice", "examples", "yesno", "panel", "panel+examples"]
-# the two tests that read a strategy's `calibrated` run in one test process (`make test` runs
-# `pytest --dist loadgroup`): split over two, each ran the same minute-long command
-CALIBRATED_STRATEGIES = [pytest.param(s, marks=pytest.mark.xdist_group(f"calibrate-{s}")) for s in STRATEGIES]
-_CALIBRATED: dict[tuple[str, str], tuple[object, dict]] = {}
 
 
 def calibrated(strategy: str, cache, public: list[str]) -> tuple[object, dict]:
-    """`make calibrate-qwen`'s command for one strategy (`calibrate --shipped` into this process's
-    copy of the recordings, `cache`): its output, which the README's tables show, and the
-    calibration file it wrote. Run once per strategy and test process: each run takes up to a
-    minute, and two tests read it."""
+    """`make calibrate-qwen`'s command for one strategy (`calibrate --shipped` into this test's copy
+    of the recordings, `cache`): its output, which the README's tables show, and the calibration
+    file it wrote (up to a minute: one run per strategy, which one test reads)."""
     import json
 
-    key = (strategy, str(cache))
-    if key not in _CALIBRATED:
-        written = cache / "calibration" / f"qwen2.5-coder-1.5b-instruct-q4_k_m.{strategy}.json"
-        written.unlink()  # rewritten below, as the Makefile's --shipped does
-        result = run("calibrate", "--shipped", "--model", "qwen", "--strategy", strategy,
-                     *fitted_sets(strategy, public))
-        assert result.returncode == 0, result.stderr
-        _CALIBRATED[key] = (result, json.loads(written.read_text()))
-    return _CALIBRATED[key]
+    written = cache / "calibration" / f"qwen2.5-coder-1.5b-instruct-q4_k_m.{strategy}.json"
+    written.unlink()  # rewritten below, as the Makefile's --shipped does
+    result = run("calibrate", "--shipped", "--model", "qwen", "--strategy", strategy, *fitted_sets(strategy, public))
+    assert result.returncode == 0, result.stderr
+    return result, json.loads(written.read_text())
 
 
-@pytest.mark.parametrize("strategy", CALIBRATED_STRATEGIES)
-def test_strategy_table_rows_are_what_calibrate_prints(recorded_cache, public_labelled, strategy):
-    result, _ = calibrated(strategy, recorded_cache, public_labelled)
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_calibrate_prints_the_readme_rows_and_writes_the_saved_calibration(recorded_cache, public_labelled, strategy):
+    """The README's rows of this strategy are what `make calibrate-qwen`'s command prints, and the
+    committed cache/calibration file is what it writes. One test for both: two tests ran the same
+    command twice whenever the test processes split them."""
+    import json
+
+    result, fitted = calibrated(strategy, recorded_cache, public_labelled)
     printed = [squash(line) for line in result.stdout.splitlines()]
     # its row of the strategy table, and (fitted with the public sets) of the side-by-side table
     shown = [squash(line) for line in README.splitlines() if line.startswith(f"| {strategy} |")]
@@ -188,6 +184,10 @@ def test_strategy_table_rows_are_what_calibrate_prints(recorded_cache, public_la
                                         r"confidence\)", squash(README)).groups()
         gap = next(line for line in printed if line.startswith("climate-fever held out, not covered:"))
         assert f"{share} of this document's {count} judged citations (at least {least} at 95% confidence)" in gap
+    saved = json.loads((ROOT / "cache" / "calibration" / f"qwen2.5-coder-1.5b-instruct-q4_k_m.{strategy}.json").read_text())
+    for key in ("a", "b", "weights", "l2", "name_a", "name_weights", "threshold", "cross_validated", "target",
+                "model", "strategy"):
+        assert_close(fitted[key], saved[key], key)
 
 
 @pytest.mark.parametrize("strategy", ["panel", "panel+examples"])
@@ -208,19 +208,6 @@ def test_within_one_domain_rows_are_what_calibrate_prints(recorded_cache, public
                            r"(.*) stand at least 95% right", result.stdout)
         assert mean and inside, result.stdout
         assert squash(cells) == f"{mean[1]} | {mean[2]} | {inside[1]}", domain
-
-
-@pytest.mark.parametrize("strategy", CALIBRATED_STRATEGIES)
-def test_saved_calibrations_are_what_calibrate_fits(recorded_cache, public_labelled, strategy):
-    """The committed cache/calibration files are reproduced by the README's command."""
-    import json
-
-    saved = ROOT / "cache" / "calibration" / f"qwen2.5-coder-1.5b-instruct-q4_k_m.{strategy}.json"
-    before = json.loads(saved.read_text())
-    _, fitted = calibrated(strategy, recorded_cache, public_labelled)
-    for key in ("a", "b", "weights", "l2", "name_a", "name_weights", "threshold", "cross_validated", "target",
-                "model", "strategy"):
-        assert_close(fitted[key], before[key], key)
 
 
 def assert_close(got: object, want: object, where: str) -> None:
