@@ -6,6 +6,7 @@ compares the figures, so the README cannot drift from what the code does.
 
 import math
 import re
+from pathlib import Path
 
 import pytest
 from conftest import DATA, ROOT
@@ -143,13 +144,18 @@ def fitted_sets(strategy: str, public: list[str]) -> list[str]:
 STRATEGIES = ["choice", "examples", "yesno", "panel", "panel+examples"]
 
 
+def calibration_file(folder: Path, strategy: str) -> Path:
+    """The shipped Qwen judge's calibration of `strategy` in a cache folder."""
+    return folder / "calibration" / f"qwen2.5-coder-1.5b-instruct-q4_k_m.{strategy}.json"
+
+
 def calibrated(strategy: str, cache, public: list[str]) -> tuple[object, dict]:
     """`make calibrate-qwen`'s command for one strategy (`calibrate --shipped` into this test's copy
     of the recordings, `cache`): its output, which the README's tables show, and the calibration
     file it wrote (up to a minute: one run per strategy, which one test reads)."""
     import json
 
-    written = cache / "calibration" / f"qwen2.5-coder-1.5b-instruct-q4_k_m.{strategy}.json"
+    written = calibration_file(cache, strategy)
     written.unlink()  # rewritten below, as the Makefile's --shipped does
     result = run("calibrate", "--shipped", "--model", "qwen", "--strategy", strategy, *fitted_sets(strategy, public))
     assert result.returncode == 0, result.stderr
@@ -184,7 +190,7 @@ def test_calibrate_prints_the_readme_rows_and_writes_the_saved_calibration(recor
                                         r"confidence\)", squash(README)).groups()
         gap = next(line for line in printed if line.startswith("climate-fever held out, not covered:"))
         assert f"{share} of this document's {count} judged citations (at least {least} at 95% confidence)" in gap
-    saved = json.loads((ROOT / "cache" / "calibration" / f"qwen2.5-coder-1.5b-instruct-q4_k_m.{strategy}.json").read_text())
+    saved = json.loads(calibration_file(ROOT / "cache", strategy).read_text())
     for key in ("a", "b", "weights", "l2", "name_a", "name_weights", "threshold", "cross_validated", "target",
                 "model", "strategy"):
         assert_close(fitted[key], saved[key], key)

@@ -46,9 +46,12 @@ L2_FOLDS, L2_REPEATS = 5, 2
 NAMING_MIN = 5  # a failing word is calibrated when at least this many of each failing kind were judged
 
 
-def _smoothed_targets(y: np.ndarray) -> np.ndarray:
-    """Platt's targets: (N₊ + 1)/(N₊ + 2) for a positive, 1/(N₋ + 2) for a negative."""
-    n_pos, n_neg = float(y.sum()), float(len(y) - y.sum())
+def _smoothed_targets(y: np.ndarray, train: np.ndarray | None = None) -> np.ndarray:
+    """Platt's targets, F × n: (N₊ + 1)/(N₊ + 2) for a positive, 1/(N₋ + 2) for a negative, N
+    counted over the rows of each fit (`train`, an F × n mask; default one fit on every row)."""
+    train = np.ones((1, len(y)), dtype=bool) if train is None else train
+    n_pos = (train * y).sum(axis=1, keepdims=True)
+    n_neg = train.sum(axis=1, keepdims=True) - n_pos
     return np.where(y > 0.5, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
 
 
@@ -78,8 +81,9 @@ def fit_logistic(features: Sequence[Sequence[float]] | np.ndarray, outcome: Sequ
     y = np.asarray(outcome, dtype=float)
     if len(x) == 0:
         raise ValueError("no judged row to fit a calibration on")
+    every = np.ones((1, len(x)), dtype=bool)  # one fit, on every row
     design = np.column_stack([np.ones(len(x)), x])
-    return _newton(design, np.ones((1, len(x)), dtype=bool), _smoothed_targets(y)[None], l2, None, iterations)[0]
+    return _newton(design, every, _smoothed_targets(y, every), l2, None, iterations)[0]
 
 
 def _newton(design: np.ndarray, train: np.ndarray, target: np.ndarray, l2: float, start: np.ndarray | None,
@@ -241,9 +245,7 @@ def choose_l2(features: np.ndarray, outcome: Sequence[float] | np.ndarray, strat
         return float(max(grid))
     train = ~held
     design = np.column_stack([np.ones(len(y)), features])
-    n_pos = (train * y).sum(axis=1, keepdims=True)
-    n_neg = train.sum(axis=1, keepdims=True) - n_pos
-    target = np.where(y > 0.5, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))  # `_smoothed_targets` per fit
+    target = _smoothed_targets(y, train)
     losses = np.zeros(len(grid))
     w = None
     for g, l2 in enumerate(grid):  # each fit starts from the last: fewer steps to the same weights

@@ -69,10 +69,10 @@ def snap_to_words(text: str, start: int, end: int) -> tuple[int, int]:
     'The identifier of the data object'
     """
     start, end = max(0, start), min(len(text), end)
-    cut = 0 < start < len(text) and _is_word(text[start - 1]) and _is_word(text[start])
+    began = start
     while 0 < start < len(text) and _is_word(text[start - 1]) and _is_word(text[start]):
         start -= 1
-    if cut:  # the window began inside a word: drop it if it is the last word of the sentence before
+    if start < began:  # the window began inside a word: drop it if it is the last word of the sentence before
         word_end = start
         while word_end < end and _is_word(text[word_end]):
             word_end += 1
