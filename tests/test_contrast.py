@@ -66,6 +66,40 @@ def test_a_claim_about_another_act_than_the_optional_one_is_left_alone():
     assert says("A validator has to reject a token whose aud claim does not name it.", AUD, ContrastCheck.NORMATIVE) == []
 
 
+ORDER = ("11.2.  Signing and Encryption Order\n\n   While syntactically the signing and encryption operations for "
+         "Nested\n   JWTs may be applied in any order, if both signing and encryption are\n   necessary, normally "
+         "producers should sign the message and then\n\n   encrypt the result (thus encrypting the signature).  "
+         "This prevents\n   attacks in which the signature is stripped.")
+JTI = ('4.1.7.  "jti" (JWT ID) Claim\n\n   The "jti" claim can be used\n   to prevent the JWT from being replayed.  '
+       "If the application\n   uses multiple issuers, collisions MUST be prevented among values\n   produced by "
+       "different issuers as well.  Use of this claim is OPTIONAL.")
+
+
+def test_a_level_on_the_acts_noun_counts_for_the_act():
+    # "collisions MUST be prevented": colliding is prohibited; "signing ... are necessary": signing is required
+    claim = 'The "jti" claim can stop replays, and when an application uses several issuers, values may collide.'
+    (line,) = says(claim, JTI, ContrastCheck.NORMATIVE, where="section 4.1.7")
+    assert line.startswith('the claim says optional ("may"); section 4.1.7 says prohibited ("MUST")')
+    assert says("When an application uses several issuers, values from different issuers must not collide.", JTI,
+                ContrastCheck.NORMATIVE, where="section 4.1.7") == []
+    claim = "When a Nested JWT may be both signed and encrypted, producers should normally sign first."
+    (finding,) = contrast_findings(claim, ORDER, None, "section 11.2", [ContrastCheck.NORMATIVE])
+    assert fired(claim, ORDER, finding) == (["may"], ["are\n   necessary"])
+    assert says("When a Nested JWT has to be both signed and encrypted, producers should normally sign first and "
+                "then encrypt.", ORDER, ContrastCheck.NORMATIVE, where="section 11.2") == []
+
+
+def test_a_sentence_runs_on_across_a_removed_page_break_and_a_marker_across_a_line_break():
+    from citeaudit.decide.contrast.passages import sentences
+
+    texts = [x.text for x in sentences(ORDER)]
+    assert texts[1].startswith("While") and texts[1].endswith("(thus encrypting the signature).")
+    assert [x.text for x in sentences("Heading\n\n   Body text.\n\n   o  a bullet")] == [
+        "Heading", "Body text.", "o  a bullet"]
+    assert [(m.level, m.verb) for m in markers("the JWT MUST\n   NOT be accepted")] == [("prohibited", "accept")]
+    assert [m.verb for m in markers("producers should normally sign it; they must apply it")] == ["sign", "appli"]
+
+
 def test_markers_read_bcp14_keywords_and_plain_words():
     levels = [(m.level, m.text) for m in markers("MUST NOT, SHOULD, is allowed to, need not, OPTIONAL, shall")]
     assert levels == [("prohibited", "MUST NOT"), ("recommended", "SHOULD"), ("optional", "is allowed to"),

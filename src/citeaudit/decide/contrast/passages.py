@@ -17,8 +17,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*[A-Za-z0-9]|[A-Za-z]")
-# a sentence ends at . ! ? ; or a blank line, followed by space; "e.g." and section numbers do not end one
-_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bet al)(?<!\d)[.!?;](?=\s)|\n\s*\n")
+# a sentence ends at . ! ? ; or a blank line, followed by space; "e.g." and section numbers do not end one,
+# nor does a blank line between a word and a lower-case word: that is where a page break was taken out
+# of an RFC's text ("sign the message and then\n\n   encrypt the result"), not a paragraph's end
+# (each alternative starts with the character it ends a sentence at, and looks behind only then: fast)
+_END = re.compile(r"[.!?;](?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bet al\.)(?<!\d.)(?=\s)|\n(?<![\w,]\n)\s*\n|"
+                  r"\n(?<=[\w,]\n)\s*\n(?!\s*[a-z]{2})")
 STOPWORDS = frozenset([
     "a", "an", "the", "and", "or", "but", "if", "then", "than", "that", "this", "these", "those", "there", "their",
     "them", "they", "it", "its", "it's", "is", "are", "was", "were", "be", "been", "being", "am", "to", "of", "in",
