@@ -183,3 +183,18 @@ def test_a_review_store_that_is_not_there_is_an_error_naming_it(command, recorde
                                            "--citations", str(EXAMPLE)])
     assert result.exit_code == 2 and f"'{missing}' does not exist" in result.output, result.output
     assert not missing.exists()
+
+
+def test_an_audit_says_when_its_review_store_is_not_there_yet(recorded_cache, tmp_path):
+    """`audit --reviews` with no store at the path applies no review and says so (a typo is seen at
+    once; a first audit names the store its printed review commands start), and creates nothing."""
+    missing = tmp_path / "reviwes.jsonl"
+    result = CliRunner().invoke(cli.main, ["audit", "--reviews", str(missing), "--source", "rfc7519.txt",
+                                           "--citations", str(EXAMPLE)])
+    assert f"no review store at {missing} yet: no review was applied" in result.output, result.output
+    assert f"--reviews {missing} " in result.output and not missing.exists()
+    store = tmp_path / "r.jsonl"
+    store.write_text("", encoding="utf-8")
+    again = CliRunner().invoke(cli.main, ["audit", "--reviews", str(store), "--source", "rfc7519.txt",
+                                          "--citations", str(EXAMPLE)])
+    assert "no review store" not in again.output

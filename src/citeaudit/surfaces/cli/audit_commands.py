@@ -62,9 +62,14 @@ def _audit_inputs(*, source: tuple[str, ...], response: str | None = None, respo
 
 
 def _review_command(inputs: Iterable[tuple[str, str | None]], reviews: str | None) -> ReviewCommand:
-    """The `citeaudit review` command of the audit's inputs (the options given, in order)."""
+    """The `citeaudit review` command of the audit's inputs (the options given, in order). A
+    `--reviews` store that is not there yet is said so: the audit applied no review (a first audit
+    names a store the printed commands then start, and a typo is seen at once)."""
     from citeaudit.decide.reviews import ReviewCommand, default_store
 
+    if reviews is not None and not Path(reviews).exists():
+        click.echo(f"\nno review store at {printable(reviews)} yet: no review was applied (the review commands below "
+                   "start it)")
     given = tuple((option, value) for option, value in inputs if value)
     return ReviewCommand(given, default_store(given, reviews))
 
