@@ -17,6 +17,7 @@ version and the layer.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import functools
 import json
@@ -64,6 +65,17 @@ def local_model(model: str) -> LocalModel:
 
 _LOADED: dict[str, HiddenStates] = {}
 _LOADING = threading.Lock()
+
+
+@atexit.register
+def _close_loaded() -> None:
+    """Free the loaded models while llama-cpp-python can still do it: left to the garbage collector
+    at interpreter exit, a `Llama` is freed after its library's globals are gone, and prints an
+    ignored AttributeError with its traceback (seen at the end of CI's test run)."""
+    with _LOADING:
+        for states in _LOADED.values():
+            states.llm.close()
+        _LOADED.clear()
 
 
 def read_vector(local: LocalModel, messages: list[ChatCompletionMessageParam]) -> tuple[np.ndarray, int]:
