@@ -252,6 +252,28 @@ def test_contract_example(recorded_cache):
     assert '"fingerprint": "6709ca2e' in (DATA / "contract" / "reviews.json").read_text()
 
 
+def test_jsick_as_a_domain_of_its_own_is_what_calibrate_prints(recorded_cache, public_labelled, tmp_path,
+                                                               monkeypatch):
+    """README "Japanese claims and the judge": `calibrate` given JSICK with the labelled sets reports it
+    as a domain of its own; the README's leave-one-domain-out table is what it prints (into a user
+    cache of this test's, never the shipped calibration)."""
+    from citeaudit.calibrate import public_sets
+
+    monkeypatch.setenv("CITEAUDIT_USER_CACHE", str(tmp_path / "user"))
+    built = public_sets.build(PUBLIC, tmp_path / "ja", domains=public_sets.JAPANESE)
+    document, citations = built["jsick"]
+    result = run("calibrate", "--model", "qwen", "--strategy", "panel", *LABELLED, *public_labelled,
+                 "--source", str(document), "--citations", str(citations))
+    assert result.returncode == 0, result.stderr
+    block = README.split("build/public/jsick_citations.json\n```")[1].split("leave-one-domain-out table:\n\n")[1]
+    rows = [squash(line) for line in block.split("\n\n")[0].splitlines()]
+    printed = {squash(line) for line in result.stdout.splitlines()}
+    assert len(rows) == 8 and any(row.startswith("| jsick |") for row in rows)
+    assert all(row in printed for row in rows), result.stdout
+    assert not (recorded_cache / "calibration" / "qwen2.5-coder-1.5b-instruct-q4_k_m.panel.json").read_text() \
+        .count("jsick")  # the shipped calibration is untouched
+
+
 def test_focused_evidence_table_is_what_bench_focus_prints(recorded_cache, public_labelled, capsys):
     """README "Focused evidence": tools/bench_focus.py's table, from the recordings (the focused
     answers of every long section are recorded: none is missing)."""
