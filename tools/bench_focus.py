@@ -87,17 +87,21 @@ def figures(held: pd.DataFrame) -> dict[str, Any]:
             "failing": int((~gold).sum())}
 
 
+def parts(section: pd.DataFrame) -> list[tuple[str, str, pd.Index]]:
+    """The citations each row of the comparison is about, as (domain, "all" or "long", index), non-empty:
+    each domain's, then each domain's long sections, then the long sections of every domain."""
+    names = sorted(set(section["domain"]))
+    found = [(name, "all", section.index[section["domain"] == name]) for name in names]
+    found += [(name, "long", section.index[(section["domain"] == name) & section["long"]]) for name in names]
+    found += [("every domain", "long", section.index[section["long"]])]
+    return [(domain, which, index) for domain, which, index in found if len(index)]
+
+
 def compare(section: pd.DataFrame, focused: pd.DataFrame) -> pd.DataFrame:
     """Per domain, and over the long sections of each domain and of all: both modes' figures on the
     same citations."""
     rows = []
-    parts = [(name, "all", section.index[section["domain"] == name]) for name in sorted(set(section["domain"]))]
-    parts += [(name, "long", section.index[(section["domain"] == name) & section["long"]])
-              for name in sorted(set(section["domain"]))]
-    parts += [("every domain", "long", section.index[section["long"]])]
-    for domain, which, index in parts:
-        if len(index) == 0:
-            continue
+    for domain, which, index in parts(section):
         whole, focus = figures(section.loc[index]), figures(focused.loc[index])
         rows.append({"domain": domain, "sections": which, "judged": whole["judged"],
                      "AUROC whole": f"{whole['AUROC']:.3f}", "AUROC focused": f"{focus['AUROC']:.3f}",
@@ -156,14 +160,12 @@ def main(argv: list[str] | None = None, public: list[tuple[str, str]] | None = N
     print(f"{len(both)} judged citations in {section['domain'].nunique()} domains, {int(long.sum())} of them with a "
           f"section over {FOCUS_CHARS} characters (asked differently by the two modes); unrecorded focused "
           f"answers: {unrecorded}\n")
-    print(compare(section.loc[both], focused.loc[both]).to_string(index=False))
+    section, focused = section.loc[both], focused.loc[both]
+    print(compare(section, focused).to_string(index=False))
     print("\nAUROC of the held-out P(pass) on the long sections, focused minus whole, with its 95% paired bootstrap "
           "interval:")
-    section, focused = section.loc[both], focused.loc[both]
-    parts = [(name, section.index[(section["domain"] == name) & section["long"]])
-             for name in sorted(set(section["domain"]))]
-    for name, index in [*parts, ("every domain", section.index[section["long"]])]:
-        if len(index) and 0 < section.loc[index, "gold_pass"].sum() < len(index):
+    for name, which, index in parts(section):
+        if which == "long" and 0 < section.loc[index, "gold_pass"].sum() < len(index):
             difference, low, high = auroc_difference(section.loc[index], focused.loc[index])
             print(f"  {name}: {difference:+.3f} ({low:+.3f} to {high:+.3f}), {len(index)} citations")
     return 0

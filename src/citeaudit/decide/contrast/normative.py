@@ -116,7 +116,7 @@ def _markers(text: str, offset: int) -> tuple[Marker, ...]:
             lower = word.lower()
             if lower in _SKIP or (lower.endswith("ly") and lower not in _LY_VERBS):  # "should normally sign"
                 continue
-            if word.lower() in FUNCTION_WORDS:  # "must be the integer 1", "is required for": the act is to be
+            if lower in FUNCTION_WORDS:  # "must be the integer 1", "is required for": the act is to be
                 verb = "be" if any(w.lower() == "be" for _, _, w in after[:i]) else ""
             else:
                 verb = stem(word)
@@ -186,11 +186,12 @@ def _candidates(text: str, evidence: str, quote: str | None) -> list:
 def _part(clause: str, at: int) -> str:
     """The statement of a claim sentence that holds offset `at` ("..., and X may collide" gives "X may
     collide")."""
-    cuts = [0, *(m.end() for m in _JOINED.finditer(clause)), len(clause)]
-    starts = [c for c in cuts[:-1] if c <= at]
-    begin = starts[-1]
-    end = next((m.start() for m in _JOINED.finditer(clause) if m.start() > begin), len(clause))
-    return clause[begin:end]
+    begin = 0
+    for joint in _JOINED.finditer(clause):
+        if joint.end() > at:
+            return clause[begin:joint.start()]
+        begin = joint.end()
+    return clause[begin:]
 
 
 def _same_act(clause: str, start: int, claim_markers: list[Marker], evidence: str, quote: str | None,
