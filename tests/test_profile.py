@@ -271,3 +271,18 @@ def test_fit_toward_a_strong_prior_is_the_prior():
     assert fit_toward(x, y, np.ones(50), prior, 1e9) == pytest.approx(prior, abs=1e-6)
     free = fit_toward(x, y, np.ones(50), prior, 0.3)
     assert free[1] > 1.0  # the reviews win over a weak prior
+
+
+def test_when_no_waiting_citation_is_left_the_refusal_asks_for_more_spot_checks():
+    """A promise checked too loosely is checked closer by more reviews: waiting citations while any
+    are left unreviewed, then spot checks at a higher rate (the one sample of the standing verdicts)."""
+    from citeaudit.calibrate.profile import _unchecked
+
+    loose = {"n_stand": 30, "right": 0.97, "low": 0.85}
+    waiting_left, = _unchecked(loose, 100, 0.95, unreviewed=12)
+    assert "review another 12 waiting citations" in waiting_left and "--spot-check" not in waiting_left
+    none_left, = _unchecked(loose, 100, 0.95, unreviewed=0)
+    assert "every waiting citation is reviewed" in none_left and "twice the --spot-check rate" in none_left
+    few, = _unchecked({"n_stand": 8, "right": 1.0, "low": 0.7}, 100, 0.95, unreviewed=0)
+    assert few.startswith("too few standing verdicts") and "twice the --spot-check rate" in few
+    assert _unchecked({"n_stand": 40, "right": 0.97, "low": 0.91}, 100, 0.95, unreviewed=0) == []

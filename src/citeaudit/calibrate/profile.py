@@ -388,28 +388,36 @@ def _needed(fit_rows: pd.DataFrame, sample: ReviewSample, after: dict, threshold
                         f"precision is unmeasured: {how}")
     if problems or threshold is None:  # nothing stands: the promise holds trivially
         return problems
-    return _unchecked(after, usable, target)
+    return _unchecked(after, usable, target, unreviewed)
 
 
-def _unchecked(after: dict, usable: int, target: float) -> list[str]:
+def _more(unreviewed: int) -> str:
+    """What to review next for a closer check of the promise: waiting citations while some are left,
+    then more spot checks (the one sample of the verdicts that stand)."""
+    if unreviewed > 0:
+        return f"review another {min(BATCH, unreviewed)} waiting citations (and the spot checks drawn) and fit again"
+    return ("every waiting citation is reviewed: audit again at twice the --spot-check rate (a higher rate draws every "
+            "citation a lower one drew), review the spot checks it adds and fit again")
+
+
+def _unchecked(after: dict, usable: int, target: float, unreviewed: int) -> list[str]:
     """Why the profile's threshold is not checked to keep the promise on the reviews (enough of them)."""
     if after["n_stand"] < MIN_STAND:
         share = after["n_stand"] / max(usable, 1)
         more = math.ceil(MIN_STAND / share) - usable if share > 0 else None
-        how = (f"review about {max(BATCH, more)} more waiting citations" if more is not None and more <= 150 else
+        how = (_more(0) if unreviewed <= 0 else
+               f"review about {max(BATCH, more)} more waiting citations" if more is not None and more <= 150 else
                "few of your citations stand under any threshold that keeps it, so more reviews may not change that")
         return [f"too few standing verdicts to check the promise: {after['n_stand']:g} reviewed citations stand in "
                 f"cross-validation, at least {MIN_STAND} needed: {how}"]
     if not after["right"] >= target:
         return [f"the promise does not hold: cross-validated on your reviews, {after['right']:.1%} of the standing "
-                f"verdicts are right, below {target:.0%}: review another {BATCH} waiting citations (and the spot "
-                "checks drawn) and fit again, or keep the calibration in force (raise --threshold if its spot checks "
-                "fall short too)"]
+                f"verdicts are right, below {target:.0%}: {_more(unreviewed)}, or keep the calibration in force (raise --threshold "
+                "if its spot checks fall short too)"]
     if not after["low"] >= target - PROMISE_SLACK:
         return [f"the promise is not checked closely enough: cross-validated on your reviews, {after['right']:.1%} of "
                 f"the standing verdicts are right, but its 95% interval reaches down to {after['low']:.1%}, more than "
-                f"{PROMISE_SLACK:.0%} below {target:.0%}: review another {BATCH} waiting citations (and the spot "
-                "checks drawn) and fit again"]
+                f"{PROMISE_SLACK:.0%} below {target:.0%}: {_more(unreviewed)}"]
     return []
 
 
@@ -447,7 +455,8 @@ def fit_profile(tables: Mapping[str, pd.DataFrame], base: Calibration | None, na
                       cross_validated={"before": before, "after": after})
     problems = tuple(_needed(rows, sample, after, fitted.threshold if enough else None, target)) if enough else \
         tuple(_needed(rows, sample, after, None, target)) or ("too few reviews to fit anything",)
-    if enough and problems and problems == tuple(_unchecked(after, int((rows["weight"] > 0).sum()), target)) \
+    if enough and problems and problems == tuple(_unchecked(after, int((rows["weight"] > 0).sum()), target,
+                                                                sample.strata["waiting"] - sample.count(Selection.WAITING))) \
             and before["n_stand"] and before["right"] < target:
         # enough reviews, and they say the calibration in force breaks its promise here, but no threshold of the
         # profile is checked to keep it: the profile lets nothing stand (everything to review) until one is
