@@ -243,12 +243,3 @@ def test_agreement_is_per_source_and_its_numbers_are_plain_json():
     assert list(result.groups["source"]) == ["a.txt", "b.txt"] and list(result.groups["agree"]) == [2, 0]
     assert json.loads(json.dumps(result.to_dict(), allow_nan=False)) == result.to_dict()
 
-
-@settings(max_examples=200, deadline=None)
-@given(st.text(alphabet="0123456789abcdef", min_size=64, max_size=64),
-       st.floats(0, 1), st.floats(0, 1))
-def test_a_higher_rate_draws_every_citation_a_lower_one_draws(fingerprint, a, b):
-    """What the profile's advice rests on: auditing again at a higher rate adds spot checks and keeps
-    the ones already reviewed drawn."""
-    low, high = sorted((a, b))
-    assert not is_spot_check(fingerprint, low) or is_spot_check(fingerprint, high)

@@ -412,8 +412,8 @@ def _unchecked(after: dict, usable: int, target: float, unreviewed: int) -> list
                 f"cross-validation, at least {MIN_STAND} needed: {how}"]
     if not after["right"] >= target:
         return [f"the promise does not hold: cross-validated on your reviews, {after['right']:.1%} of the standing "
-                f"verdicts are right, below {target:.0%}: {_more(unreviewed)}, or keep the calibration in force (raise --threshold "
-                "if its spot checks fall short too)"]
+                f"verdicts are right, below {target:.0%}: {_more(unreviewed)}, or keep the calibration in force "
+                "(raise --threshold if its spot checks fall short too)"]
     if not after["low"] >= target - PROMISE_SLACK:
         return [f"the promise is not checked closely enough: cross-validated on your reviews, {after['right']:.1%} of "
                 f"the standing verdicts are right, but its 95% interval reaches down to {after['low']:.1%}, more than "
@@ -455,8 +455,8 @@ def fit_profile(tables: Mapping[str, pd.DataFrame], base: Calibration | None, na
                       cross_validated={"before": before, "after": after})
     problems = tuple(_needed(rows, sample, after, fitted.threshold if enough else None, target)) if enough else \
         tuple(_needed(rows, sample, after, None, target)) or ("too few reviews to fit anything",)
-    if enough and problems and problems == tuple(_unchecked(after, int((rows["weight"] > 0).sum()), target,
-                                                                sample.strata["waiting"] - sample.count(Selection.WAITING))) \
+    unreviewed, usable = sample.strata["waiting"] - sample.count(Selection.WAITING), int((rows["weight"] > 0).sum())
+    if enough and problems and problems == tuple(_unchecked(after, usable, target, unreviewed)) \
             and before["n_stand"] and before["right"] < target:
         # enough reviews, and they say the calibration in force breaks its promise here, but no threshold of the
         # profile is checked to keep it: the profile lets nothing stand (everything to review) until one is
