@@ -123,48 +123,64 @@ def base_without(domain: str, parts: dict[str, tuple[list[Part], list[Part]]], s
     return replace(fitted, when=f"fitted without {domain}")
 
 
+def _drawn(tables: dict[str, pd.DataFrame], kind: str, seed: int) -> list[tuple[str, str, str]]:
+    """The rows to review of one kind, (citations, id, gold), in the seeded shuffle's order: the
+    spot checks drawn, or the waiting citations."""
+    rows = []
+    for citations, t in tables.items():
+        mask = t[C.SPOT_CHECK].astype(bool) if kind == "spot" else t[C.STATE] == State.WAITING
+        rows += [(_key(citations, i, seed), citations, str(i), str(g))
+                 for i, g in zip(t.loc[mask, C.ID], t.loc[mask, C.EXPECTED])]
+    return [(c, i, g) for _, c, i, g in sorted(rows)]
+
+
 def simulate(domain: str, first: list[Part], held: list[Part], options: AuditOptions, shipped: Calibration,
              max_reviews: int, seed: int, say=print) -> dict:
-    rate = options.spot_check
+    rate = start_rate = options.spot_check
     routed_first = {p.citations: routed(p, shipped, rate) for p in first}
-    queue: list[tuple[str, str, str]] = []  # (citations, id, gold): spot checks first, then the waiting ones
-    for kind in ("spot", "waiting"):
-        rows = []
-        for p in first:
-            t = routed_first[p.citations]
-            mask = t[C.SPOT_CHECK].astype(bool) if kind == "spot" else t[C.STATE] == State.WAITING
-            rows += [(_key(p.citations, i, seed), p.citations, str(i), str(g))
-                     for i, g in zip(t.loc[mask, C.ID], t.loc[mask, C.EXPECTED])]
-        queue += [(c, i, g) for _, c, i, g in sorted(rows)]
+    # spot checks first, then the waiting ones
+    queue = _drawn(routed_first, "spot", seed) + _drawn(routed_first, "waiting", seed)
     spot_rows = pd.concat([t[t[C.SPOT_CHECK].astype(bool)] for t in routed_first.values()])
     spot_right = int(pass_fail_right(spot_rows[C.VERDICT], spot_rows[C.EXPECTED]).sum())
-    before = held_out(held, shipped, rate)
+    before = held_out(held, shipped, start_rate)
     reviews: dict[str, list[Review]] = {p.citations: [] for p in first}
     in_force, fit, history = None, None, []
     done = 0
-    while done < min(len(queue), max_reviews):
-        for citations, cid, gold in queue[done:min(done + BATCH, len(queue), max_reviews)]:
-            reviews[citations].append(bound_review(routed_first[citations], cid, gold))
-        done = min(done + BATCH, len(queue), max_reviews)
-        tables = {p.citations: routed(p, shipped, rate, reviews[p.citations]) for p in first}
-        fit = fit_profile(tables, shipped, f"bench-{domain}")
-        if fit.saveable:
-            in_force = fit
-        after = held_out(held, in_force.profile, rate) if in_force else before
-        history.append((done, fit.saveable, fit.profile.threshold, after, fit.problems))
-        cv = fit.after
-        say(f"  {domain}: {done} reviews, profile {'saved' if fit.saveable else 'refused'}"
-            f" (threshold {fit.profile.threshold}; cross-validated {cv['n_stand']:g} stand, {cv['right']:.1%} right, "
-            f"{cv['low']:.0%}-{cv['high']:.0%}); in force: {'profile' if in_force else 'shipped'}; held out "
-            f"{' | '.join(cells(after))}" + ("" if fit.saveable else f"; refused: {fit.problems[0][:140]}"))
+    while True:
+        while done < min(len(queue), max_reviews):
+            for citations, cid, gold in queue[done:min(done + BATCH, len(queue), max_reviews)]:
+                reviews[citations].append(bound_review(routed_first[citations], cid, gold))
+            done = min(done + BATCH, len(queue), max_reviews)
+            tables = {p.citations: routed(p, shipped, rate, reviews[p.citations]) for p in first}
+            fit = fit_profile(tables, shipped, f"bench-{domain}")
+            if fit.saveable:
+                in_force = fit
+            after = held_out(held, in_force.profile, start_rate) if in_force else before
+            history.append((done, fit.saveable, fit.profile.threshold, after, fit.problems))
+            cv = fit.after
+            say(f"  {domain}: {done} reviews (spot-check rate {rate:g}), profile "
+                f"{'saved' if fit.saveable else 'refused'} (threshold {fit.profile.threshold}; cross-validated "
+                f"{cv['n_stand']:g} stand, {cv['right']:.1%} right, {cv['low']:.0%}-{cv['high']:.0%}); in force: "
+                f"{'profile' if in_force else 'shipped'}; held out {' | '.join(cells(after))}"
+                + ("" if fit.saveable else f"; refused: {fit.problems[0][:140]}"))
+        # the queue is empty and the last fit was refused, or lets nothing stand: the analyst does what the
+        # refusal says when no waiting citation is left, audits again at twice the spot-check rate (a higher
+        # rate draws every citation a lower one drew) and reviews the spot checks it adds, while reviews remain
+        settled = fit is not None and fit.saveable and not fit.profile.fitted_on.get("nothing_stands")
+        if fit is None or settled or done >= max_reviews or rate >= 1.0:
+            break
+        rate = min(1.0, 2 * rate)
+        routed_first = {p.citations: routed(p, shipped, rate) for p in first}
+        queued = {(c, i) for c, i, _ in queue}
+        queue += [row for row in _drawn(routed_first, "spot", seed) if row[:2] not in queued]
     low, high = wilson_interval(spot_right, len(spot_rows))
     shipped_precision = before["right"] / before["stand"] if before["stand"] else None
-    after = held_out(held, in_force.profile, rate) if in_force else before
+    after = held_out(held, in_force.profile, start_rate) if in_force else before
     profile_precision = after["right"] / after["stand"] if in_force and after["stand"] else None
     in_force_cv = in_force.after if in_force else None
     return {
         "domain": domain, "reviews": done, "queue": len(queue), "before": before, "after": after,
-        "profile": in_force.profile if in_force else None, "history": history,
+        "profile": in_force.profile if in_force else None, "history": history, "rate": rate,
         "spot": (spot_right, len(spot_rows), low, high),
         "spot_covers": None if shipped_precision is None or not len(spot_rows) else low <= shipped_precision <= high,
         "cv": in_force_cv,

@@ -77,8 +77,9 @@ BATCH = 25  # what "review another batch" means in the messages
 EXPECT_MARGIN = 0.02  # how far above the target the map must expect the standing reviews to be right
 # the cross-validated share right must be the target or more, and its 95% interval must not reach
 # further than this below it: a point estimate from a hundred reviews alone let profiles 87-94%
-# right held out be saved (`make bench-profiles`, the README's figures)
-PROMISE_SLACK = 0.05
+# right held out be saved (`make bench-profiles`, the README's figures). At the interval's honest
+# effective sample size (one fold assignment's) about 30 standing reviews, all but one right, pass
+PROMISE_SLACK = 0.10
 
 
 class ProfileRefused(InputError):
@@ -243,11 +244,13 @@ def fit_on(rows: pd.DataFrame, base: Calibration, target: float) -> tuple[Calibr
     return replace(fitted, threshold=threshold), form, strength
 
 
-def figures(frame: pd.DataFrame, rows: pd.DataFrame, stand: np.ndarray) -> dict:
+def figures(frame: pd.DataFrame, rows: pd.DataFrame, stand: np.ndarray, copies: int = 1) -> dict:
     """Weighted shares over the sampled reviews (overrides weigh 0): `stand` (the standing share of
     the audited citations), `right` (of them, right on pass or fail), `false_verified` (of the failing
     ones, standing `verified`), and the reviews behind each (`n_*`), and `low`-`high`: the 95% Wilson
-    interval of `right` at its effective sample size (Σw)²/Σw²."""
+    interval of `right` at its effective sample size (Σw)²/Σw². `rows` may hold each review `copies`
+    times (one per fold assignment of a repeated cross-validation): the same reviews scored again
+    are no new sample, so the effective sample size is divided by `copies`."""
     from citeaudit.decide.agreement import wilson_interval
 
     w = rows["weight"].to_numpy(dtype=float)
@@ -257,7 +260,7 @@ def figures(frame: pd.DataFrame, rows: pd.DataFrame, stand: np.ndarray) -> dict:
     sampled, standing = w > 0, stand & (w > 0)
     mass, stand_mass = w[sampled].sum(), w[standing].sum()
     right_share = (w[standing & right].sum() / stand_mass) if stand_mass > 0 else float("nan")
-    n_eff = stand_mass ** 2 / (w[standing] ** 2).sum() if stand_mass > 0 else 0.0
+    n_eff = stand_mass ** 2 / (w[standing] ** 2).sum() / copies if stand_mass > 0 else 0.0
     low, high = wilson_interval(round(right_share * n_eff), round(n_eff)) if n_eff >= 1 else (0.0, 1.0)
     fail_mass = w[sampled & failing].sum()
     return {
@@ -297,7 +300,7 @@ def cross_validate_profile(rows: pd.DataFrame, base: Calibration, target: float,
         frame["right"] = frame["right"].astype(bool)
         frames.append(frame)
         stands.append(stand)
-    pooled = figures(pd.concat(frames), pd.concat([rows] * repeats), np.concatenate(stands))
+    pooled = figures(pd.concat(frames), pd.concat([rows] * repeats), np.concatenate(stands), copies=repeats)
     for key in ("n_reviews", "n_stand", "n_stand_right", "n_false_verified"):
         pooled[key] = pooled[key] / repeats
     pooled["repeats"], pooled["folds"] = repeats, folds
