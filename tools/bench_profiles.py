@@ -10,14 +10,16 @@ from the recordings of the default strategy with the shipped calibration:
 3. an analyst (the gold label plays the human) reviews the spot checks, then the waiting citations in
    the shuffled order, in batches of 25, up to --max-reviews; after each batch a profile is fitted
    on the reviews so far (`fit_profile`) and kept if it may be saved (else the last saved one, or
-   the shipped calibration, stays);
+   the shipped calibration, stays); when the queue is empty and the last fit was refused or lets
+   nothing stand, the analyst does what the refusal says: audits the first part again at twice the
+   spot-check rate and reviews the spot checks that adds, while reviews remain;
 4. the held-out part is routed by the shipped calibration and by the profile in force: the share of
    its judged citations that stand, the share of those right on pass or fail, and the failing
    citations left standing as `verified`.
 
 It also says whether the spot checks' 95% interval (shipped calibration, first part) covers the
 shipped calibration's held-out precision, and whether the profile's cross-validated interval covers
-the profile's. Offline, about a minute: `python tools/bench_profiles.py` (`make bench-profiles`).
+the profile's. Offline, about 3 minutes: `python tools/bench_profiles.py` (`make bench-profiles`).
 """
 
 from __future__ import annotations
