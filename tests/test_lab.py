@@ -32,11 +32,11 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _api(base: str, path: str, method: str = "GET", body: dict | None = None):
+def _api(base: str, path: str, method: str = "GET", body: dict | None = None, timeout: float = 10):
     request = urllib.request.Request(f"{base}{path}", method=method,
                                      data=None if body is None else json.dumps(body).encode(),
                                      headers={"Authorization": f"token {TOKEN}", "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=timeout) as response:
         text = response.read().decode()
         return json.loads(text) if text else None
 
@@ -257,7 +257,8 @@ def test_jupyterlab_runs_notebook_00_through_its_kernel(lab):
     assert python3["display_name"] == "Python 3 (citeaudit .venv)"
     assert Path(python3["argv"][0]).resolve() == Path(sys.executable).resolve()
 
-    kernel = _api(base, "/api/kernels", "POST", {"name": "python3", "path": ""})
+    # the server answers once it has started the kernel's process: seconds on a loaded machine
+    kernel = _api(base, "/api/kernels", "POST", {"name": "python3", "path": ""}, timeout=60)
     client = BlockingKernelClient(connection_file=str(runtime / f"kernel-{kernel['id']}.json"))
     client.load_connection_file()
     # No heartbeat channel: it calls a kernel dead when one ping goes unanswered for a second, which a
