@@ -242,4 +242,3 @@ def test_agreement_is_per_source_and_its_numbers_are_plain_json():
     result = agreement({"a.txt": a, "b.txt": b}, CALIBRATED)
     assert list(result.groups["source"]) == ["a.txt", "b.txt"] and list(result.groups["agree"]) == [2, 0]
     assert json.loads(json.dumps(result.to_dict(), allow_nan=False)) == result.to_dict()
-

@@ -182,7 +182,7 @@ def simulate(domain: str, first: list[Part], held: list[Part], options: AuditOpt
     in_force_cv = in_force.after if in_force else None
     return {
         "domain": domain, "reviews": done, "queue": len(queue), "before": before, "after": after,
-        "profile": in_force.profile if in_force else None, "history": history, "rate": rate,
+        "profile": in_force.profile if in_force else None, "history": history,
         "spot": (spot_right, len(spot_rows), low, high),
         "spot_covers": None if shipped_precision is None or not len(spot_rows) else low <= shipped_precision <= high,
         "cv": in_force_cv,

@@ -371,8 +371,7 @@ def _needed(fit_rows: pd.DataFrame, sample: ReviewSample, after: dict, threshold
             target: float) -> list[str]:
     """Why the profile may not be saved, each with how many more reviews of which kind."""
     problems = []
-    usable = int((fit_rows["weight"] > 0).sum())
-    unreviewed = sample.strata["waiting"] - sample.count(Selection.WAITING)
+    usable, unreviewed = sample.usable, sample.unreviewed
     if usable < MIN_REVIEWS:
         problems.append(f"too few reviews: {usable} waiting or spot-checked citations reviewed, at least "
                         f"{MIN_REVIEWS} needed: review {MIN_REVIEWS - usable} more waiting citations"
@@ -458,8 +457,7 @@ def fit_profile(tables: Mapping[str, pd.DataFrame], base: Calibration | None, na
                       cross_validated={"before": before, "after": after})
     problems = tuple(_needed(rows, sample, after, fitted.threshold if enough else None, target)) if enough else \
         tuple(_needed(rows, sample, after, None, target)) or ("too few reviews to fit anything",)
-    unreviewed, usable = sample.strata["waiting"] - sample.count(Selection.WAITING), int((rows["weight"] > 0).sum())
-    if enough and problems and problems == tuple(_unchecked(after, usable, target, unreviewed)) \
+    if enough and problems and problems == tuple(_unchecked(after, sample.usable, target, sample.unreviewed)) \
             and before["n_stand"] and before["right"] < target:
         # enough reviews, and they say the calibration in force breaks its promise here, but no threshold of the
         # profile is checked to keep it: the profile lets nothing stand (everything to review) until one is

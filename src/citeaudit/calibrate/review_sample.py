@@ -35,6 +35,16 @@ class ReviewSample:
     def count(self, selection: Selection) -> int:
         return int((self.rows["selection"] == selection).sum())
 
+    @property
+    def usable(self) -> int:
+        """Reviews that sample something (waiting citations and spot checks; overrides weigh 0)."""
+        return int((self.rows["weight"] > 0).sum())
+
+    @property
+    def unreviewed(self) -> int:
+        """Waiting citations of the audited tables that no current review settles yet."""
+        return self.strata["waiting"] - self.count(Selection.WAITING)
+
 
 def _blocked(row: pd.Series) -> bool:
     """A blocking flag other than `uncovered` (the coverage check is the calibration's own)."""
