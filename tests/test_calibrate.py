@@ -4,9 +4,12 @@ import math
 import re
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 import pytest
 from conftest import DATA, ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeaudit import Judge, audit_quotes
 from citeaudit import table as C
@@ -20,7 +23,13 @@ from citeaudit.calibrate.scoring import (
     reliability,
     threshold_table,
 )
-from citeaudit.decide.calibration import Calibration, load_calibration, save_calibration
+from citeaudit.decide.calibration import (
+    Calibration,
+    feature_values,
+    load_calibration,
+    remembered_features,
+    save_calibration,
+)
 from citeaudit.decide.route import judge_outcome
 from citeaudit.errors import InputError
 
@@ -212,6 +221,40 @@ def test_logistic_weighs_the_input_that_separates():
     assert w.shape == (3,) and w[2] > 0 and abs(w[1]) < 1e-6 and all(math.isfinite(v) for v in w)
     shrunk = fit_logistic(x, [0, 0, 0, 1, 1, 1], l2=10.0)
     assert 0 < shrunk[2] < w[2]  # the ridge penalty pulls the weights towards 0
+
+
+@pytest.mark.parametrize("l2", [0.1, 1.0, 10.0])
+def test_the_logistic_fit_is_scikit_learns_on_platts_targets(l2):
+    """`fit_logistic` is scikit-learn's `LogisticRegression` fitted as its docstring says: each row
+    twice, a positive weighted by its smoothed target and a negative by the rest, C = 1/l2."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(60, 3))
+    y = (x @ [1.5, -0.5, 0.0] + rng.normal(size=60) > 0).astype(float)
+    positives = y.sum()
+    target = np.where(y > 0.5, (positives + 1) / (positives + 2), 1 / (len(y) - positives + 2))
+    theirs = LogisticRegression(C=1 / l2, solver="newton-cholesky", tol=1e-10, max_iter=200).fit(
+        np.vstack([x, x]), np.r_[np.ones(len(y)), np.zeros(len(y))], sample_weight=np.r_[target, 1 - target])
+    ours = fit_logistic(x, y, l2)
+    assert np.allclose(ours, np.r_[theirs.intercept_, theirs.coef_[0]], rtol=1e-6, atol=1e-8)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.fixed_dictionaries({"true": st.floats(0, 1), "false": st.floats(0, 1)}), min_size=1, max_size=5),
+       st.integers(0, 10_000))
+def test_remembered_features_are_the_features_of_each_answers_dict(answers, chars):
+    """Within `remembered_features` a dict's inputs are looked up, never another dict's (equal
+    values or not); outside it, nothing is remembered."""
+    keys = ["true", "false", "true*evidence_chars"]
+    fresh = [feature_values(keys, a, chars) for a in answers]
+    with remembered_features():
+        assert [feature_values(keys, a, chars) for a in answers] == fresh
+        assert [feature_values(keys, dict(a), chars) for a in answers] == fresh  # copies: new dicts, same values
+        assert [feature_values(keys[:1], a, chars) for a in answers] == [f and f[:1] for f in fresh]
+    changed = answers[0]
+    changed["true"] = 1 - changed["true"]
+    assert feature_values(keys, changed, chars) == feature_values(keys, dict(changed), chars)
 
 
 def test_a_calibration_of_the_answers_reads_each_question(tmp_path):

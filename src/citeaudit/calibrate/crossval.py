@@ -13,6 +13,7 @@ from citeaudit.calibrate.maps import FOLDS, blocked_rows, default_inputs, fit_ma
 from citeaudit.calibrate.scoring import LABELS, judged_rows, labelled_rows, outcomes, pass_fail_right
 from citeaudit.decide.calibration import (
     DEFAULT_TARGET,
+    remembered_features,
 )
 from citeaudit.decide.route import stands
 from citeaudit.table import Verdict
@@ -20,6 +21,7 @@ from citeaudit.table import Verdict
 REPEATS = 20  # fold assignments of the repeated cross-validation
 
 
+@remembered_features()
 def cross_validate(table: pd.DataFrame, target: float = DEFAULT_TARGET, folds: int = FOLDS,
                    seed: int = 0, inputs: str | None = None) -> tuple[dict, pd.DataFrame]:
     """Held-out figures of the calibration procedure, and each judged row's held-out outcome.
@@ -131,6 +133,7 @@ def strategy_metrics(table: pd.DataFrame) -> dict:
     }
 
 
+@remembered_features()
 def repeated_cross_validation(table: pd.DataFrame, target: float = DEFAULT_TARGET, folds: int = FOLDS,
                               repeats: int = REPEATS, inputs: str | None = None) -> dict:
     """`cross_validate` with `repeats` fold assignments (seeds 0, 1, ...): the mean, spread and

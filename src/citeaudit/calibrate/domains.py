@@ -22,6 +22,7 @@ from citeaudit.calibrate.scoring import (
 from citeaudit.decide.calibration import (
     DEFAULT_TARGET,
     Calibration,
+    remembered_features,
     said_no_to_all,
 )
 from citeaudit.decide.route import coverage_gap
@@ -64,6 +65,7 @@ def aligned(labels: Sequence[str] | pd.Series, table: pd.DataFrame) -> pd.Series
     return labels if isinstance(labels, pd.Series) else pd.Series(list(labels), index=table.index)
 
 
+@remembered_features()
 def leave_one_domain_out(table: pd.DataFrame, domains: Sequence[str] | pd.Series, target: float = DEFAULT_TARGET,
                          inputs: str | None = None, documents: Sequence[str] | pd.Series | None = None) -> pd.DataFrame:
     """Each judged row scored by a map and threshold fitted on the other domains only.

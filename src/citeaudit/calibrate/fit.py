@@ -49,6 +49,7 @@ from citeaudit.calibrate.scoring import (
 from citeaudit.decide.calibration import (
     DEFAULT_TARGET,
     Calibration,
+    remembered_features,
 )
 from citeaudit.errors import InputError
 
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 
+@remembered_features()
 def fit_calibration(table: pd.DataFrame, model: str, strategy: str, target: float = DEFAULT_TARGET,
                     folds: int = FOLDS, sets: Sequence[str] = (), inputs: str | None = None,
                     repeats: int = REPEATS, documents: Sequence[str] | None = None) -> Calibration:

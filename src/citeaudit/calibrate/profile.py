@@ -62,6 +62,7 @@ from citeaudit.decide.calibration import (
     _sigmoid,
     feature_values,
     log_odds,
+    remembered_features,
     save_profile_file,
 )
 from citeaudit.decide.route import stands_where
@@ -423,6 +424,7 @@ def _unchecked(after: dict, usable: int, target: float, unreviewed: int) -> list
     return []
 
 
+@remembered_features()
 def fit_profile(tables: Mapping[str, pd.DataFrame], base: Calibration | None, name: str,
                 target: float | None = None, folds: int = PROFILE_FOLDS, repeats: int = PROFILE_REPEATS) -> ProfileFit:
     """Fit profile `name` on the current reviews of `tables` (settled audit tables, one per

@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -96,10 +98,45 @@ def no_count(answers: Iterable[object]) -> tuple[int, int]:
     return sum(said_no_to_all(a) for a in answered), len(answered)
 
 
+# A fit scores the same rows with many maps of the same inputs: within `remembered_features`, the
+# inputs of one answers dict are worked out once. Keyed by the dict's id, kept beside it, so that no
+# other dict can take that id while the entry lives.
+_REMEMBERED: ContextVar[dict[tuple, tuple[dict, list[float] | None]] | None] = ContextVar(
+    "citeaudit_remembered_features", default=None)
+
+
+@contextmanager
+def remembered_features() -> Iterator[None]:
+    """Within it, `feature_values` of the same answers dict (the very object), evidence length and
+    keys is computed once and looked up after: for fits, which score each row thousands of times.
+    The answers dicts must not change inside. Nested, the outer one is used; other threads and code
+    outside compute as always."""
+    if _REMEMBERED.get() is not None:
+        yield
+        return
+    token = _REMEMBERED.set({})
+    try:
+        yield
+    finally:
+        _REMEMBERED.reset(token)
+
+
 def feature_values(keys: Iterable[str], answers: object, evidence_chars: int | None) -> list[float] | None:
-    """`feature_value` of each key, or None when any is missing (the row cannot be mapped)."""
+    """`feature_value` of each key, or None when any is missing (the row cannot be mapped). The
+    list returned is not to be changed (`remembered_features` may hand it out again)."""
     if not isinstance(answers, dict):
         return None
+    remembered = _REMEMBERED.get()
+    if remembered is None:
+        return _feature_values(keys, answers, evidence_chars)
+    key = (id(answers), evidence_chars, tuple(keys))
+    hit = remembered.get(key)
+    if hit is None or hit[0] is not answers:
+        hit = remembered[key] = (answers, _feature_values(keys, answers, evidence_chars))
+    return hit[1]
+
+
+def _feature_values(keys: Iterable[str], answers: dict, evidence_chars: int | None) -> list[float] | None:
     values = []
     for key in keys:
         value = feature_value(key, answers, evidence_chars)
