@@ -48,11 +48,15 @@ _CHUNK = 1 << 20
 
 
 class Records(list):
-    """The records of a store, in file order, plus `warnings`: one message per skipped torn line."""
+    """The records of a store, in file order, plus `warnings`: one message per skipped torn line,
+    and, when asked for (`parse_records(..., texts=True)`), `texts`: each record's line as read, the
+    JSON text of the same value, in the same order."""
 
-    def __init__(self, records: Iterable[dict] = (), warnings: Iterable[str] = ()) -> None:
+    def __init__(self, records: Iterable[dict] = (), warnings: Iterable[str] = (),
+                 texts: Iterable[str] = ()) -> None:
         super().__init__(records)
         self.warnings: list[str] = list(warnings)
+        self.texts: list[str] = list(texts)
 
 
 def encode_record(record: dict) -> bytes:
@@ -103,16 +107,18 @@ def _looks_torn(line: bytes) -> bool:
     return line.lstrip().startswith(b'{"')
 
 
-def parse_records(data: bytes, path: str | Path, required: tuple[str, ...] = ()) -> Records:
-    """The records in `data`, the bytes of the store at `path` (named in messages and warnings)."""
+def parse_records(data: bytes, path: str | Path, required: tuple[str, ...] = (), texts: bool = False) -> Records:
+    """The records in `data`, the bytes of the store at `path` (named in messages and warnings);
+    with `texts`, each record's line too (`Records.texts`)."""
     path = Path(path)
-    records, warnings, foreign, torn_only = [], [], None, True
+    records, warnings, foreign, torn_only, kept = [], [], None, True, []
     lines = data.split(b"\n")
     for n, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
-            value = strictjson.loads(raw.decode("utf-8"))
+            text = raw.decode("utf-8")
+            value = strictjson.loads(text)
         except strictjson.RepeatedKeyError as exc:  # before ValueError: a whole line, not a torn one
             keys = ", ".join(map(repr, sorted(exc.keys)))
             raise StoreError(f"{path}: line {n} gives the key(s) {keys} twice; citeaudit never writes that. "
@@ -124,6 +130,8 @@ def parse_records(data: bytes, path: str | Path, required: tuple[str, ...] = ())
             continue
         if _is_record(value, required):
             records.append(value)
+            if texts:
+                kept.append(text)
         elif foreign is None:
             foreign = n
     if not records and (foreign or not torn_only):
@@ -136,7 +144,7 @@ def parse_records(data: bytes, path: str | Path, required: tuple[str, ...] = ())
         )
     for message in warnings:
         logger.warning(message)
-    return Records(records, warnings)
+    return Records(records, warnings, kept)
 
 
 def _needs(required: tuple[str, ...]) -> str:

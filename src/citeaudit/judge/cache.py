@@ -93,7 +93,9 @@ def read_recording(path: Path) -> Records:
 
 
 def _stored(record: dict) -> str:
-    """A record as the store keeps it: JSON, ASCII-escaped (sqlite cannot hold a lone surrogate)."""
+    """A record as the store keeps it: JSON, ASCII-escaped (sqlite cannot hold a lone surrogate).
+    A rebuild keeps each record's line as read instead: text decoded from UTF-8 never holds one,
+    and the recording writes a lone surrogate escaped (`stores.encode_record`)."""
     return json.dumps(record, sort_keys=True, separators=(",", ":"))
 
 
@@ -234,14 +236,14 @@ class CallCache:
             answers: dict[str, object] = {}
             conflicts: dict[str, list[str]] = {}
             for name, data in contents.items():
-                records = parse_records(data, self._path(name), RECORD_KEYS)
+                records = parse_records(data, self._path(name), RECORD_KEYS, texts=True)
                 self.warnings.extend(records.warnings)
-                for record in records:  # the newest answer of a key is used, and a changed one reported
-                    response = record["response"]  # compared as parsed JSON: equal values, equal answers
+                for record, line in zip(records, records.texts):  # the newest answer of a key is used,
+                    response = record["response"]  # a changed one reported; compared as parsed JSON
                     if answers.setdefault(record["key"], response) != response:
                         conflicts.setdefault(name, []).append(record["key"])
                         answers[record["key"]] = response
-                    store.set(record["key"], _stored(record))
+                    store.set(record["key"], line)  # the record's JSON as recorded: it is read, not re-encoded
             text = canonical_json({name: sorted(set(keys)) for name, keys in conflicts.items()}) if conflicts else None
             store.set(CONFLICTS_KEY, text)
             store.set(MANIFEST_KEY, manifest)
