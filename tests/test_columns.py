@@ -2,10 +2,15 @@
 stages use are derived from the declarations, the JSON Lines record keeps the command line's order,
 and every judge column is the `Judgement` field of its name."""
 
+import math
 from dataclasses import fields
 
+import numpy as np
+import pandas as pd
 import pytest
 from conftest import DATA
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeaudit import Judgement, audit_quotes
 from citeaudit import table as C
@@ -65,3 +70,28 @@ def test_a_vendor_responses_records_carry_its_own_fields_in_their_place():
     written = records(audit.table, audit.document)
     assert written and all(list(record) == C.RECORD_FIELDS for record in written)
 
+
+
+CELLS = st.one_of(st.none(), st.just(float("nan")), st.just(pd.NA), st.integers(), st.booleans(), st.floats(),
+                  st.text(max_size=5), st.lists(st.integers(), max_size=3),
+                  st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+                  st.lists(st.lists(st.integers(), min_size=2, max_size=2), min_size=1, max_size=2))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["a", "b", "c", "extra"]), CELLS, max_size=4), max_size=5))
+def test_a_table_keeps_each_value_as_one_cell_and_reads_back_as_pandas_records(rows):
+    """`frame`: object columns, a missing value (absent, None, NaN, NA) as None, a list or dict one
+    cell, keys outside the columns left out; `row_dicts` reads it back as pandas' `to_dict`."""
+    columns = ["a", "b", "c"]
+    table = C.frame(rows, columns)
+    assert list(table.columns) == columns and len(table) == len(rows)
+    assert all(dtype is np.dtype(object) for dtype in table.dtypes)
+    for n, row in enumerate(rows):
+        for column in columns:
+            value, cell = row.get(column), table[column].iloc[n]
+            if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+                assert cell is None
+            else:
+                assert cell is value
+    assert repr(C.row_dicts(table)) == repr(table.to_dict("records"))

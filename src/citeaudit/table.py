@@ -378,19 +378,39 @@ OUTPUT_FIELDS = [name for name in RECORD_FIELDS if name not in RESPONSE_FIELDS] 
 
 
 def row_dicts(table: pd.DataFrame) -> list[dict[str, Any]]:
-    """`table.to_dict("records")`, column by column: pandas indexes each column of each row (10 ms
-    for the five rows of an answer, a third of a batch's time); numpy scalars become Python's, as there."""
+    """`table.to_dict("records")`, read as one array: pandas' own indexes each column of each row,
+    and a Series per column costs more than an answer's few rows; numpy scalars become Python's, as
+    there."""
     columns = [str(column) for column in table.columns]
-    values = [[v.item() if hasattr(v, "item") and type(v).__module__ == "numpy" else v for v in table[c].tolist()]
-              for c in table.columns]
-    return [dict(zip(columns, row)) for row in zip(*values)]
+    return [dict(zip(columns, map(_python, row))) for row in table.to_numpy(dtype=object).tolist()]
+
+
+def _python(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") and type(value).__module__ == "numpy" else value
 
 
 def frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:
-    """The table from row dicts: object columns, missing values as None (never NaN)."""
+    """The table from row dicts: object columns, missing values as None (never NaN), keys not in
+    `columns` left out. Each column is filled cell by cell, so a list or dict stays one cell."""
+    import numpy as np
     import pandas as pd
 
-    table = pd.DataFrame(rows, columns=columns, dtype=object)
+    data = {}
     for column in columns:
-        table[column] = table[column].astype(object).where(table[column].notna(), None)
-    return table
+        cells = np.empty(len(rows), dtype=object)
+        for n, row in enumerate(rows):
+            value = row.get(column)
+            cells[n] = None if _missing(value) else value
+        data[column] = cells
+    return pd.DataFrame(data, columns=columns, dtype=object, copy=False)
+
+
+def _missing(value: Any) -> bool:
+    """What pandas' `notna` calls missing in a cell: None, NaN, NA, NaT (never a list or dict)."""
+    if value is None:
+        return True
+    if isinstance(value, (str, bool, int, dict, list, tuple)):
+        return False
+    import pandas as pd
+
+    return bool(pd.api.types.is_scalar(value) and pd.isna(value))
