@@ -71,7 +71,6 @@ def test_a_vendor_responses_records_carry_its_own_fields_in_their_place():
     assert written and all(list(record) == C.RECORD_FIELDS for record in written)
 
 
-
 CELLS = st.one_of(st.none(), st.just(float("nan")), st.just(pd.NA), st.integers(), st.booleans(), st.floats(),
                   st.text(max_size=5), st.lists(st.integers(), max_size=3),
                   st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),

@@ -93,9 +93,7 @@ def read_recording(path: Path) -> Records:
 
 
 def _stored(record: dict) -> str:
-    """A record as the store keeps it: JSON, ASCII-escaped (sqlite cannot hold a lone surrogate).
-    A rebuild keeps each record's line as read instead: text decoded from UTF-8 never holds one,
-    and the recording writes a lone surrogate escaped (`stores.encode_record`)."""
+    """A record as the store keeps it: JSON, ASCII-escaped (sqlite cannot hold a lone surrogate)."""
     return json.dumps(record, sort_keys=True, separators=(",", ":"))
 
 
@@ -243,7 +241,9 @@ class CallCache:
                     if answers.setdefault(record["key"], response) != response:
                         conflicts.setdefault(name, []).append(record["key"])
                         answers[record["key"]] = response
-                    store.set(record["key"], line)  # the record's JSON as recorded: it is read, not re-encoded
+                    # the line as recorded, not encoded again: text decoded from UTF-8 never holds a lone
+                    # surrogate (a recording writes one escaped, `stores.encode_record`), so sqlite takes it
+                    store.set(record["key"], line)
             text = canonical_json({name: sorted(set(keys)) for name, keys in conflicts.items()}) if conflicts else None
             store.set(CONFLICTS_KEY, text)
             store.set(MANIFEST_KEY, manifest)
