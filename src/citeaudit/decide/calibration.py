@@ -24,6 +24,7 @@ from typing import Annotated
 import numpy as np
 from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, Strict, StrictStr, ValidationError
 
+from citeaudit import strictjson
 from citeaudit.errors import InputError
 from citeaudit.judge.answers import wilson_lower_bound
 from citeaudit.settings import environment as config
@@ -263,12 +264,12 @@ class Calibration:
         return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
 
     @classmethod
-    def from_json(cls, text: str, where: str = "calibration") -> Calibration:
+    def from_json(cls, text: str, where: str = "calibration", fix: str = "") -> Calibration:
         """A calibration file, validated field by field (`CalibrationFile`); anything else is an
-        `InputError` naming the file, the field and the fix."""
-        fix = "recreate it with `citeaudit calibrate` (or delete it: the model then routes uncalibrated)"
+        `InputError` naming the file, the field and the fix (`fix`, else how to recreate a calibration)."""
+        fix = fix or "recreate it with `citeaudit calibrate` (or delete it: the model then routes uncalibrated)"
         try:
-            data = json.loads(text)
+            data = strictjson.loads(text)
         except ValueError as exc:
             raise InputError(f"{where} is not a calibration file: not JSON ({exc}); {fix}.") from None
         try:
@@ -396,7 +397,7 @@ def load_profile(name: str, folder: Path, model: str, strategy: str) -> Calibrat
         text = read_bounded(path, 1_000_000, "profile file").decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{path} is not a profile: not UTF-8 text; {fix}.") from None
-    profile = Calibration.from_json(text, str(path))
+    profile = Calibration.from_json(text, str(path), fix)
     if (profile.model, profile.strategy) != (model, str(strategy)):
         raise InputError(f"profile {name!r} ({path}) was fitted for {profile.model} / {profile.strategy}, not "
                          f"{model} / {strategy}: give that --model and --strategy, or {fix}.")

@@ -25,11 +25,26 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import numpy as np
+from pydantic import (
+    AllowInfNan,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic.types import Strict
 
+from citeaudit import strictjson
 from citeaudit.errors import InputError, JudgeError
+from citeaudit.sources.reading import read_bounded
 from citeaudit.stores import atomic_write_text
 
 if TYPE_CHECKING:
@@ -119,6 +134,18 @@ def probe_weights(local: LocalModel, prompt_version: str, layer: str) -> ProbeWe
     return _load_weights(str(path), stamp, local.sha256, prompt_version, layer)
 
 
+def refit_advice(path: str | Path) -> str:
+    """How to replace the probe at `path`: `tools/bench_probe.py --save` writes the shipped cache's
+    probe, which a probe elsewhere (the user cache's, read first) would still hide."""
+    from citeaudit.settings import environment as config
+
+    shipped = config.cache_dir() / "calibration" / Path(path).name
+    advice = f"fit it again with `python tools/bench_probe.py --save` (it writes {shipped})"
+    if Path(path).resolve() != shipped.resolve():
+        advice += f", and delete {path}, which is read before it"
+    return advice
+
+
 @functools.lru_cache(maxsize=8)
 def _load_weights(path: str, stamp: int, sha256: str, prompt_version: str, layer: str) -> ProbeWeights:
     return ProbeWeights.load(path, sha256, prompt_version, layer)  # `stamp`: a rewritten file is read again
@@ -168,10 +195,6 @@ def _pack(values: np.ndarray) -> str:
     return base64.b64encode(np.asarray(values, dtype="<f4").tobytes()).decode("ascii")
 
 
-def _unpack(text: str, shape: tuple[int, ...]) -> np.ndarray:
-    return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(np.float64).reshape(shape)
-
-
 @dataclass(frozen=True)
 class ProbeWeights:
     """A fitted probe: z = (x − mean) / scale, P = softmax(coef · z + intercept) over `CLASSES`."""
@@ -185,6 +208,7 @@ class ProbeWeights:
     coef: np.ndarray = field(repr=False)
     intercept: np.ndarray = field(repr=False)
     fitted_on: dict[str, int] = field(default_factory=dict)  # citations per domain
+    path: str = field(default="", compare=False)  # the file it was read from ("": fitted in this process)
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         z = (np.atleast_2d(x) - self.mean) / self.scale
@@ -206,25 +230,35 @@ class ProbeWeights:
         return atomic_write_text(path, self.to_json())
 
     @classmethod
-    def load(cls, path: str | Path, model_sha256: str, prompt_version: str, layer: str) -> ProbeWeights:
-        """The probe saved at `path`, refused (`InputError`) when it was fitted on vectors of
-        another model file, prompt version or layer, or is not a probe file."""
+    def read(cls, path: str | Path) -> ProbeWeights:
+        """The probe saved at `path`, checked where it enters (`ProbeFile`: finite numbers, a scale
+        above 0, every array of the file's `dimensions`); anything else is an `InputError` naming
+        the file, the field and the fix."""
         path = Path(path)
+        fix = refit_advice(path)
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-            d = int(raw["dimensions"])
-            if raw.get("classes") != list(CLASSES):
-                raise ValueError(f"classes {raw.get('classes')}, not {list(CLASSES)}")
-            weights = cls(str(raw["model_sha256"]), str(raw["prompt_version"]), str(raw["layer"]), float(raw["c"]),
-                          _unpack(raw["mean"], (d,)), _unpack(raw["scale"], (d,)),
-                          _unpack(raw["coef"], (len(CLASSES), d)), np.array(raw["intercept"], dtype=float),
-                          {str(k): int(v) for k, v in raw.get("fitted_on", {}).items()})
+            text = read_bounded(path, PROBE_FILE_BYTES, "probe file").decode("utf-8")
         except FileNotFoundError:
             raise InputError(f"{path}: no probe file there; fit one with "
                              "`python tools/bench_probe.py --save`") from None
-        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{path} is not a probe file ({exc}); fit it again with "
-                             "`python tools/bench_probe.py --save`") from None
+        except UnicodeDecodeError:
+            raise InputError(f"{path} is not a probe file (not UTF-8 text); {fix}") from None
+        try:
+            checked = ProbeFile.model_validate(strictjson.loads(text))
+        except ValidationError as exc:
+            problems = "; ".join(f"`{'.'.join(map(str, e['loc'])) or 'the file'}`: {e['msg']}" for e in exc.errors())
+            raise InputError(f"{path} is not a probe file ({problems}); {fix}") from None
+        except ValueError as exc:
+            raise InputError(f"{path} is not a probe file (not JSON: {exc}); {fix}") from None
+        return cls(checked.model_sha256, checked.prompt_version, checked.layer, checked.c, checked.arrays["mean"],
+                   checked.arrays["scale"], checked.arrays["coef"], np.array(checked.intercept, dtype=float),
+                   dict(checked.fitted_on), str(path))
+
+    @classmethod
+    def load(cls, path: str | Path, model_sha256: str, prompt_version: str, layer: str) -> ProbeWeights:
+        """The probe saved at `path` (`read`), refused (`InputError`) when it was fitted on vectors
+        of another model file, prompt version or layer, or is not a probe file."""
+        weights = cls.read(path)
         wanted = {"model file SHA-256": model_sha256, "prompt version": prompt_version, "layer": layer}
         held = {"model file SHA-256": weights.model_sha256, "prompt version": weights.prompt_version,
                 "layer": weights.layer}
@@ -234,3 +268,60 @@ class ProbeWeights:
                              "hidden states it was fitted on. Fit one for this judge with "
                              "`python tools/bench_probe.py --save`.")
         return weights
+
+
+PROBE_FILE_BYTES = 64_000_000  # a probe of 1,536 dimensions is 41 KB; one of 8,192 about 250 KB
+FiniteFloat = Annotated[float, Strict(), AllowInfNan(False)]
+
+
+class ProbeFile(BaseModel):
+    """What a probe file must hold before it maps a hidden state: the classes in `CLASSES`' order, a
+    penalty above 0, `dimensions` (1 or more) numbers of mean and scale (finite; scale above 0) and
+    3 × `dimensions` coefficients, three finite intercepts; `arrays` holds the first three decoded."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model_sha256: StrictStr
+    prompt_version: StrictStr
+    layer: StrictStr
+    c: Annotated[FiniteFloat, Field(gt=0.0)]
+    classes: list[StrictStr]
+    dimensions: Annotated[StrictInt, Field(ge=1, le=1_000_000)]
+    fitted_on: dict[StrictStr, Annotated[StrictInt, Field(ge=0)]] = {}
+    mean: StrictStr
+    scale: StrictStr
+    coef: StrictStr
+    intercept: Annotated[list[FiniteFloat], Field(min_length=len(CLASSES), max_length=len(CLASSES))]
+    _arrays: dict[str, np.ndarray] = PrivateAttr(default_factory=dict)  # filled by `_decoded`
+
+    @property
+    def arrays(self) -> dict[str, np.ndarray]:
+        """`mean`, `scale` and `coef` decoded (float64, in their shapes)."""
+        return self._arrays
+
+    @field_validator("classes")
+    @classmethod
+    def _classes(cls, value: list[str]) -> list[str]:
+        if value != list(CLASSES):
+            raise ValueError(f"classes {value}, not {list(CLASSES)}")
+        return value
+
+    @model_validator(mode="after")
+    def _decoded(self) -> ProbeFile:
+        d = self.dimensions
+        shapes = {"mean": (d,), "scale": (d,), "coef": (len(CLASSES), d)}
+        for name, shape in shapes.items():
+            try:
+                raw = base64.b64decode(getattr(self, name), validate=True)
+            except ValueError:
+                raise ValueError(f"`{name}` is not base64") from None
+            size = int(np.prod(shape))
+            if len(raw) != 4 * size:
+                raise ValueError(f"`{name}` holds {len(raw) // 4} numbers, not {size} ({' × '.join(map(str, shape))})")
+            values = np.frombuffer(raw, dtype="<f4").astype(np.float64).reshape(shape)
+            if not np.isfinite(values).all():
+                raise ValueError(f"`{name}` holds numbers that are not finite (NaN or infinite)")
+            self._arrays[name] = values
+        if not (self._arrays["scale"] > 0).all():
+            raise ValueError("`scale` holds a number that is not above 0 (a standardization divides by it)")
+        return self

@@ -338,7 +338,9 @@ class Judge:
         layer = str(self._ask_params(ask)["hidden_state"])
         weights = hidden_states.probe_weights(hidden_states.local_model(self.model), ask.prompt_version, layer)
         if len(vector) != len(weights.mean):
-            raise JudgeError(f"a hidden state of {len(vector)} numbers, but the probe reads {len(weights.mean)}")
+            raise JudgeError(f"a hidden state of {len(vector)} numbers, but the probe {weights.path} reads "
+                             f"{len(weights.mean)}: it was fitted on other vectors; "
+                             f"{hidden_states.refit_advice(weights.path)}")
         return VECTOR.from_probabilities(weights.probabilities(vector)[0], cached)
 
     def _sampled_method(self) -> str:

@@ -199,11 +199,31 @@ class AuditOptions:
         `Judge` (e.g. `base_url` of a local server, or a `cache` of its own), `hold` to its `CallCache`."""
         from citeaudit.judge.judge import Judge
 
+        self.check_probe()
         cache = overrides.pop("cache", None) or self.call_cache(hold=hold)
         settings: dict[str, object] = dict(model=self.model, strategy=self.strategy, cache=cache,
                                            timeout=self.timeout, max_retries=self.retries)
         settings.update(overrides)
         return Judge(**settings)  # type: ignore[arg-type]
+
+    def check_probe(self) -> None:
+        """For a strategy that reads the local model's hidden state (`probe`, `stacked`): the probe
+        file it would read (the user cache's, else the shipped one) checked before anything is
+        judged, so that a damaged one is an `InputError` naming it (exit 2), not a row error per
+        citation. No file, or a model that is not local, stays a row error (the judge says why)."""
+        from citeaudit.judge.localmodel import MODELS
+        from citeaudit.judge.strategies import get_strategy
+
+        if not get_strategy(str(self.strategy)).reads_hidden_states or self.model not in {
+                m.name for m in MODELS.values()}:
+            return
+        from citeaudit.judge.hidden_states import ProbeWeights, probe_weights_path
+
+        for folder in self.folders:
+            path = probe_weights_path(self.model, folder)
+            if path.is_file():
+                ProbeWeights.read(path)
+                return
 
     def endpoint(self) -> JudgeEndpoint:
         """The judge's endpoint as this process's environment gives it, for a worker to call."""

@@ -1,0 +1,133 @@
+"""Hostile inputs, round three (issue 53): every file the tool reads is checked where it enters, and
+no setting switches a safeguard off by accident. Each test here failed before its fix."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from conftest import DATA
+
+from citeaudit.errors import InputError
+from citeaudit.judge.hidden_states import ProbeWeights, probe_weights_path
+from citeaudit.judge.localmodel import MODELS
+from citeaudit.settings.environment import DEFAULT_STRATEGY
+from citeaudit.surfaces import cli
+
+EXAMPLE = DATA / "rfc7519_citations.json"
+QWEN = MODELS["qwen"]
+
+
+def invoke(*args: str, env: dict[str, str] | None = None):
+    """The command line in this process: (exit code, everything it printed)."""
+    result = CliRunner().invoke(cli.main, list(args), env=env)
+    assert "Traceback" not in result.output, result.output
+    return result.exit_code, result.output
+
+
+def _pack(values: np.ndarray) -> str:
+    return base64.b64encode(np.asarray(values, dtype="<f4").tobytes()).decode("ascii")
+
+
+def shipped_probe(cache: Path) -> tuple[Path, dict]:
+    path = probe_weights_path(QWEN.name, cache)
+    return path, json.loads(path.read_text(encoding="utf-8"))
+
+
+# (1) numbers in the files the tool reads: probe weights, profiles, calibrations
+
+
+def damaged_probes(raw: dict) -> dict[str, dict]:
+    d = int(raw["dimensions"])
+    ones = np.ones(d)
+    return {
+        "NaN intercept": {**raw, "intercept": [float("nan"), 0.0, 0.0]},
+        "infinite intercept": {**raw, "intercept": [float("inf"), 0.0, 0.0]},
+        "NaN in the coefficients": {**raw, "coef": _pack(np.full((3, d), np.nan))},
+        "infinite mean": {**raw, "mean": _pack(ones * np.inf)},
+        "a zero in the scale": {**raw, "scale": _pack(np.concatenate([[0.0], ones[1:]]))},
+        "a negative scale": {**raw, "scale": _pack(-ones)},
+        "a scale of the wrong length": {**raw, "scale": _pack(ones[:-1])},
+        "two intercepts": {**raw, "intercept": [0.0, 0.0]},
+        "no dimensions": {**raw, "dimensions": 0, "mean": "", "scale": "", "coef": ""},
+        "a NaN penalty": {**raw, "c": float("nan")},
+    }
+
+
+@pytest.mark.parametrize("damage", list(damaged_probes({"dimensions": 2, "intercept": []})))
+def test_a_probe_file_with_numbers_it_cannot_use_is_refused_on_load(damage, recorded_cache):
+    path, raw = shipped_probe(recorded_cache)
+    path.write_text(json.dumps(damaged_probes(raw)[damage]), encoding="utf-8")
+    with pytest.raises(InputError, match=rf"{path.name} is not a probe file .*tools/bench_probe.py --save"):
+        ProbeWeights.load(path, QWEN.sha256, "relation-v2", "last")
+
+
+def test_audit_with_a_damaged_probe_exits_2_naming_the_file_before_any_verdict(recorded_cache, tmp_path):
+    path, raw = shipped_probe(recorded_cache)
+    path.write_text(json.dumps({**raw, "intercept": [float("nan"), 0.0, 0.0]}), encoding="utf-8")
+    code, out = invoke("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--model", "qwen",
+                       "--strategy", "probe", "--output", str(tmp_path / "out.jsonl"))
+    assert code == 2, out
+    assert str(path) in out and "bench_probe.py --save" in out and "verified" not in out
+
+
+def test_a_probe_of_the_wrong_dimension_names_the_file_and_how_to_refit(recorded_cache, tmp_path):
+    path, raw = shipped_probe(recorded_cache)
+    d = 8
+    small = {**raw, "dimensions": d, "mean": _pack(np.zeros(d)), "scale": _pack(np.ones(d)),
+             "coef": _pack(np.zeros((3, d)))}
+    path.write_text(json.dumps(small), encoding="utf-8")
+    output = tmp_path / "out.jsonl"
+    code, out = invoke("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--model", "qwen",
+                       "--strategy", "probe", "--output", str(output))
+    assert code == 1, out  # fails closed: every judged row is an error, routed to review
+    errors = [json.loads(line)["error"] for line in output.read_text(encoding="utf-8").splitlines()]
+    judged = [e for e in errors if e and "hidden state of 1536 numbers" in e]
+    assert judged, errors
+    assert all(str(path) in e and "tools/bench_probe.py --save" in e for e in judged)
+
+
+@pytest.mark.parametrize("field,value", [("a", float("nan")), ("threshold", 0.0), ("b", float("inf")),
+                                         ("weights", {"no": float("nan")})])
+def test_a_bad_profile_says_a_fix_that_works(field, value, recorded_cache, tmp_path, monkeypatch):
+    from citeaudit.decide.calibration import load_calibration, load_profile, profile_path
+
+    calibration = load_calibration(QWEN.name, "choice", recorded_cache)
+    assert calibration is not None
+    raw = json.loads(calibration.to_json())
+    user = tmp_path / "user"
+    path = profile_path("mine", user)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({**raw, field: value}), encoding="utf-8")
+    with pytest.raises(InputError) as refused:
+        load_profile("mine", user, QWEN.name, "choice")
+    message = str(refused.value)
+    assert str(path) in message and "routes uncalibrated" not in message
+    assert "--profile mine" in message and "leave out --profile" in message
+    code, out = invoke("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--profile", "mine",
+                       env={"CITEAUDIT_USER_CACHE": str(user)})
+    assert code == 2 and "leave out --profile" in out
+    path.unlink()  # the advice followed: without --profile the model's calibration routes
+    code, out = invoke("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE),
+                       env={"CITEAUDIT_USER_CACHE": str(user)})
+    assert code in (0, 1), out
+
+
+def test_a_calibration_with_a_non_finite_number_exits_2_naming_it(recorded_cache, tmp_path):
+    from citeaudit.decide.calibration import calibration_path
+
+    user = tmp_path / "user"
+    shipped = calibration_path(QWEN.name, DEFAULT_STRATEGY, recorded_cache)
+    mine = calibration_path(QWEN.name, DEFAULT_STRATEGY, user)
+    mine.parent.mkdir(parents=True)
+    shutil.copy(shipped, mine)
+    mine.write_text(json.dumps({**json.loads(shipped.read_text(encoding="utf-8")), "a": float("nan")}),
+                    encoding="utf-8")
+    code, out = invoke("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE),
+                       env={"CITEAUDIT_USER_CACHE": str(user)})
+    assert code == 2 and str(mine) in out and "citeaudit calibrate" in out
