@@ -131,3 +131,35 @@ def test_a_calibration_with_a_non_finite_number_exits_2_naming_it(recorded_cache
     code, out = invoke("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE),
                        env={"CITEAUDIT_USER_CACHE": str(user)})
     assert code == 2 and str(mine) in out and "citeaudit calibrate" in out
+
+
+# (2) deep XML never recurses
+
+
+@pytest.mark.parametrize("fmt", [None, "egov"])
+@pytest.mark.parametrize("nest", ["Part", "Subitem1"])
+def test_deeply_nested_xml_is_refused_with_a_clear_error_not_a_recursion(fmt, nest, tmp_path):
+    from citeaudit.errors import SourceError
+    from citeaudit.sources import load_document
+
+    depth = 10_000
+    inner = "<Item Num=\"1\"><ItemTitle>一</ItemTitle><ItemSentence><Sentence>法令</Sentence></ItemSentence>"
+    body = (f"<{nest}>" * depth) + "<Sentence>本文</Sentence>" + (f"</{nest}>" * depth)
+    xml = (f'<?xml version="1.0" encoding="UTF-8"?><Law><LawBody><LawTitle>深い法</LawTitle><MainProvision>'
+           f'<Article Num="1"><ArticleTitle>第一条</ArticleTitle><Paragraph Num="1"><ParagraphSentence>'
+           f'<Sentence>条文</Sentence></ParagraphSentence>{inner}{body}</Item></Paragraph></Article>'
+           f'{body}</MainProvision></LawBody></Law>')
+    path = tmp_path / "deep.xml"
+    path.write_text(xml, encoding="utf-8")
+    with pytest.raises(SourceError, match=r"deep\.xml.*nested .* deep"):
+        load_document(path, format=fmt)
+    code, out = invoke("audit", "--source", str(path), "--citations", str(EXAMPLE), "--locate-only",
+                       *(["--format", fmt] if fmt else []))
+    assert code == 2 and "deep.xml" in out, out
+
+
+def test_ordinary_nesting_still_loads(tmp_path):
+    from citeaudit.sources import load_document
+
+    document = load_document("unauthorized-access-act-128-1999.egov.xml")
+    assert document.sections

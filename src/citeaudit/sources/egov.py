@@ -15,7 +15,9 @@ an item alone says nothing without the paragraph it completes). Article captions
 Any locator `japanese.statute_place` reads resolves (第二十七条第一項, 27条1項, Article 27(1)(i)).
 
 Parsed with defusedxml: a document type with entities (an XML bomb) or external references is
-refused, and so is malformed XML, with a `SourceError` naming the file and the line.
+refused, and so is malformed XML, with a `SourceError` naming the file and the line; so is XML
+nested deeper than `MAX_DEPTH` (expat builds the tree without recursing, the reader walks it
+recursively, so the depth is measured, without recursion, before it walks).
 """
 
 from __future__ import annotations
@@ -168,6 +170,19 @@ class _Reader:
                 self.walk(child, supplementary)
 
 
+MAX_DEPTH = 200  # the reader walks the tree recursively; an Act of e-Gov nests about 15 deep
+
+
+def _depth(root: ET.Element) -> int:
+    """How deep the elements under `root` nest (root alone: 1), found without recursion."""
+    deepest, stack = 0, [(root, 1)]
+    while stack:
+        element, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in element)
+    return deepest
+
+
 def _num(value: str | None, fallback: int) -> int:
     """A paragraph's or item's number: e-Gov writes "1:2" for items 1 to 2 deleted together."""
     head = (value or "").split(":")[0]
@@ -196,6 +211,11 @@ def load_egov(source: str | Path) -> Document:
     except ET.ParseError as exc:
         raise SourceError(f"{path}: not well-formed XML ({exc}). Pass the file the e-Gov law API returns, "
                           "unchanged, or pass --format text to read it as plain text.") from None
+    deepest = _depth(root)
+    if deepest > MAX_DEPTH:
+        raise SourceError(f"{path}: refused, its elements are nested {deepest:,} deep; e-Gov law XML is nested at "
+                          f"most a few dozen deep and citeaudit reads up to {MAX_DEPTH}. Pass the file the e-Gov "
+                          "law API returns, unchanged.")
     body = root.find(".//LawBody") if root.tag != "LawBody" else root
     if body is None:
         raise SourceError(f"{path}: no <LawBody> element; this is not e-Gov law XML. "
