@@ -163,3 +163,58 @@ def test_ordinary_nesting_still_loads(tmp_path):
 
     document = load_document("unauthorized-access-act-128-1999.egov.xml")
     assert document.sections
+
+
+# (3) an endless input is refused by a bounded line reader
+
+
+def test_a_line_without_end_is_never_held_whole(tmp_path, monkeypatch):
+    import os
+    import threading
+    import tracemalloc
+
+    from citeaudit.citations import dataset
+    from citeaudit.errors import SourceError
+
+    monkeypatch.setattr(dataset, "MAX_DATASET_BYTES", 4_000_000)
+    monkeypatch.setattr(dataset, "MAX_TEXT_BYTES", 100_000)
+    fifo = tmp_path / "endless.jsonl"
+    os.mkfifo(fifo)
+
+    zeros = b"\0" * 1_000_000  # made before memory is traced (the writer's thread is traced too)
+
+    def feed() -> None:  # 8 MB of zeros and no line break, like /dev/zero, then the end
+        try:
+            with open(fifo, "wb") as pipe:
+                for _ in range(8):
+                    pipe.write(zeros)
+        except BrokenPipeError:
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    tracemalloc.start()
+    try:
+        with pytest.raises(SourceError, match=r"endless\.jsonl holds more than 4,000,000 bytes"):
+            list(dataset.iter_dataset(fifo))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000, f"{peak:,} bytes held to read a line that never ends"
+
+
+def test_a_line_over_the_text_limit_is_that_lines_error_and_the_next_line_is_read(tmp_path, monkeypatch):
+    from citeaudit.citations import dataset
+
+    monkeypatch.setattr(dataset, "MAX_TEXT_BYTES", 1_000)
+    path = tmp_path / "long.jsonl"
+    first = (DATA / "batch" / "example.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    path.write_bytes(b"x" * 5_000 + b"\n" + first.encode("utf-8") + b"\n")
+    items = list(dataset.iter_dataset(path))
+    assert "line 1: 5,000 bytes, over the 1,000-byte limit" in (items[0].error or "")
+    assert items[1].line == 2
+
+
+def test_batch_of_dev_zero_exits_2():
+    code, out = invoke("batch", "/dev/zero", "--locate-only")
+    assert code == 2 and "/dev/zero holds more than" in out, out

@@ -29,7 +29,7 @@ from citeaudit.citations.records import QuoteCitation
 from citeaudit.errors import InputError, SourceError
 from citeaudit.printable import printable
 from citeaudit.settings import environment as config
-from citeaudit.sources.reading import MAX_TEXT_BYTES, TooLargeError, resolve_source
+from citeaudit.sources.reading import MAX_TEXT_BYTES, bounded_lines, resolve_source
 
 ANSWER_ID, LINE = "answer_id", "line"
 MAX_DATASET_BYTES = 200_000_000  # a dataset is read line by line, up to this; each line has the text limit
@@ -238,21 +238,15 @@ def read_dataset(path: str | Path, allow_outside_sources: bool = False) -> list[
     return list(iter_dataset(path, allow_outside_sources))
 
 
-def _raw_lines(path: Path) -> Iterator[bytes]:
-    """The dataset's lines as bytes, split on `\n` alone, read one at a time (a regular file over
-    `MAX_DATASET_BYTES` is refused before reading, anything else once it passes the limit)."""
-    if path.is_file() and path.stat().st_size > MAX_DATASET_BYTES:
-        raise TooLargeError(f"{path} is {path.stat().st_size:,} bytes; citeaudit reads a dataset of up to "
-                            f"{MAX_DATASET_BYTES:,} bytes. Split it and audit each part on its own.")
-    total = 0
-    with open(path, "rb") as handle:
-        for raw in handle:  # binary lines end at b"\n" only
-            total += len(raw)
-            if total > MAX_DATASET_BYTES:
-                raise TooLargeError(f"{path} holds more than {MAX_DATASET_BYTES:,} bytes (it is not a regular file, "
-                                    f"or it grew while read); citeaudit reads a dataset of up to "
-                                    f"{MAX_DATASET_BYTES:,} bytes. Split it and audit each part on its own.")
-            yield raw.removesuffix(b"\n")
+Line = tuple[bytes, int]  # a line's bytes (cut past the text limit) and its length (`reading.bounded_lines`)
+
+
+def _raw_lines(path: Path) -> Iterator[Line]:
+    """The dataset's lines as bytes, split on `\n` alone, each with its length, read one at a time
+    (`reading.bounded_lines`: a line over the text limit is held cut, so an endless line is never
+    read whole; a regular file over `MAX_DATASET_BYTES` is refused before reading, anything else
+    once it passes the limit)."""
+    return bounded_lines(path, MAX_DATASET_BYTES, MAX_TEXT_BYTES, "dataset")
 
 
 def iter_dataset(path: str | Path, allow_outside_sources: bool = False) -> Iterator[Item]:
@@ -275,14 +269,15 @@ def iter_dataset(path: str | Path, allow_outside_sources: bool = False) -> Itera
     return _items(path, first, lines, allow_outside_sources)
 
 
-def _items(path: Path, first: bytes | None, rest: Iterator[bytes], allow_outside_sources: bool) -> Iterator[Item]:
+def _items(path: Path, first: Line | None, rest: Iterator[Line], allow_outside_sources: bool) -> Iterator[Item]:
     if first is None:
         return
     allowed = allowed_folders(path.parent)  # once per dataset, not once per line
     seen: dict[str, int] = {}
-    for number, raw in enumerate(itertools.chain([first.removeprefix(b"\xef\xbb\xbf")], rest), start=1):
-        if len(raw) > MAX_TEXT_BYTES:  # the text limit of `audit`, for an answer inside a dataset too
-            yield Item(number, f"line {number}", error=f"line {number}: {len(raw):,} bytes, over the "
+    for number, (raw, length) in enumerate(itertools.chain([(first[0].removeprefix(b"\xef\xbb\xbf"), first[1])],
+                                                            rest), start=1):
+        if length > MAX_TEXT_BYTES:  # the text limit of `audit`, for an answer inside a dataset too
+            yield Item(number, f"line {number}", error=f"line {number}: {length:,} bytes, over the "
                                                          f"{MAX_TEXT_BYTES:,}-byte limit of a text. Fix: "
                                                          "split the answer.")
             continue

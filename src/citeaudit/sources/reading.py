@@ -9,6 +9,7 @@ these, so every text has the same limit and the same errors.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from citeaudit.errors import SourceError
@@ -118,6 +119,38 @@ def read_bounded(path: str | Path, limit: int, what: str = "file") -> bytes:
                                     f"grew while read); citeaudit reads a {what} of up to {limit:,} bytes. "
                                     "Split it and audit each part on its own.")
     return b"".join(chunks)
+
+
+def bounded_lines(path: str | Path, limit: int, line_limit: int, what: str = "file") -> Iterator[tuple[bytes, int]]:
+    """The lines of `path` split on `\n` alone (without it), each with its length in bytes, read
+    one at a time and never more than `line_limit` + 1 bytes of one line held: a longer line is
+    given cut there, with its whole length (the caller refuses it), and the rest of it is skipped
+    in chunks. A regular file over `limit` is refused before reading, anything else (a pipe,
+    `/dev/zero`, a file that grows) as soon as the bytes read pass `limit` (`TooLargeError`)."""
+    path = Path(path)
+    fix = f"citeaudit reads a {what} of up to {limit:,} bytes. Split it and audit each part on its own."
+    if path.is_file() and path.stat().st_size > limit:
+        raise TooLargeError(f"{path} is {path.stat().st_size:,} bytes; {fix}")
+    total = 0
+
+    def count(n: int) -> None:
+        nonlocal total
+        total += n
+        if total > limit:
+            raise TooLargeError(f"{path} holds more than {limit:,} bytes (it is not a regular file, or it grew "
+                                f"while read); {fix}")
+
+    with open(path, "rb") as handle:
+        while raw := handle.readline(line_limit + 1):
+            count(len(raw))
+            length, ended = len(raw), raw.endswith(b"\n")
+            while not ended and length > line_limit:  # an over-long line: the rest of it is skipped
+                rest = handle.readline(1 << 16)
+                if not rest:
+                    break
+                count(len(rest))
+                length, ended = length + len(rest), rest.endswith(b"\n")
+            yield raw.removesuffix(b"\n"), length - ended
 
 
 def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
