@@ -218,3 +218,38 @@ def test_a_line_over_the_text_limit_is_that_lines_error_and_the_next_line_is_rea
 def test_batch_of_dev_zero_exits_2():
     code, out = invoke("batch", "/dev/zero", "--locate-only")
     assert code == 2 and "/dev/zero holds more than" in out, out
+
+
+# (4) an empty or blank value never switches a safeguard off
+
+
+@pytest.mark.parametrize("value", ["", " ", ",", " , "])
+def test_an_empty_contrast_checks_value_is_refused_not_read_as_none(value):
+    from citeaudit.settings.environment import parse_contrast_checks
+    from citeaudit.settings.options import AuditOptions
+
+    with pytest.raises(InputError, match="give .*none"):
+        parse_contrast_checks(value)
+    with pytest.raises(InputError, match="give .*none"):
+        AuditOptions.from_env(contrast=value)
+    code, out = invoke("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--contrast-checks", value)
+    assert code == 2 and "--contrast-checks" in out and "none" in out, out
+
+
+def test_none_still_turns_the_contrast_checks_off_and_an_unset_variable_keeps_the_default(monkeypatch):
+    from citeaudit.settings.environment import DEFAULT_CONTRAST_CHECKS, contrast_checks, parse_contrast_checks
+
+    assert parse_contrast_checks("none") == () and parse_contrast_checks(()) == ()
+    monkeypatch.setenv("CITEAUDIT_CONTRAST_CHECKS", "")
+    assert contrast_checks() == DEFAULT_CONTRAST_CHECKS
+    monkeypatch.setenv("CITEAUDIT_CONTRAST_CHECKS", " , ")
+    with pytest.raises(InputError, match="CITEAUDIT_CONTRAST_CHECKS"):
+        contrast_checks()
+
+
+@pytest.mark.parametrize("option", ["--threshold", "--spot-check", "--evidence", "--profile", "--strategy",
+                                    "--cache-mode"])
+@pytest.mark.parametrize("value", ["", "  "])
+def test_every_setting_refuses_a_blank_value(option, value):
+    code, out = invoke("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), option, value)
+    assert code == 2, out

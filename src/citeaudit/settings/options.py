@@ -69,12 +69,12 @@ class AuditOptions:
     `shipped` True records into the shipped folder itself (the project's maintenance recordings,
     `citeaudit record --shipped`). `spot_check` is the share of standing verdicts drawn for review
     (`decide.spotcheck`; `CITEAUDIT_SPOT_CHECK`). `contrast` names the contrast checks between claim
-    and evidence that run (`decide.contrast`; `CITEAUDIT_CONTRAST_CHECKS`; empty: none). `profile`
-    names a profile of the user cache (a calibration fitted on your reviews, `calibrate.profile`;
-    `CITEAUDIT_PROFILE`) that routes instead of the model's calibration. `evidence` says what the
-    judge reads of a long cited section (`pipeline.focus`; `CITEAUDIT_EVIDENCE`): all of it
-    (`section`, the default) or the passage that matters (`focused`). Picklable, so Dask workers
-    get the same settings (`pinned()`).
+    and evidence that run (`decide.contrast`; `CITEAUDIT_CONTRAST_CHECKS`; `()` or "none": none; a
+    blank string is refused). `profile` names a profile of the user cache (a calibration fitted on
+    your reviews, `calibrate.profile`; `CITEAUDIT_PROFILE`) that routes instead of the model's
+    calibration. `evidence` says what the judge reads of a long cited section (`pipeline.focus`;
+    `CITEAUDIT_EVIDENCE`): all of it (`section`, the default) or the passage that matters
+    (`focused`). Picklable, so Dask workers get the same settings (`pinned()`).
     """
 
     model: str = config.DEFAULT_MODEL
