@@ -137,7 +137,7 @@ def settings_options(command: F | None = None, *, with_threshold: bool = True,
                 except CiteAuditError as exc:
                     raise click.BadParameter(str(exc), param_hint="--contrast-checks") from None
             profile = kwargs.pop("profile", None)
-            if profile is not None and not profile.strip():  # not "unset": CITEAUDIT_PROFILE would route instead
+            if isinstance(profile, str) and not profile.strip():  # not "unset": CITEAUDIT_PROFILE would route instead
                 raise click.BadParameter("an empty name: give a profile's name, or leave out --profile",
                                          param_hint="--profile")
             settings = AuditOptions.from_env(model=model, strategy=strategy,
