@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -253,3 +254,103 @@ def test_none_still_turns_the_contrast_checks_off_and_an_unset_variable_keeps_th
 def test_every_setting_refuses_a_blank_value(option, value):
     code, out = invoke("audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE), option, value)
     assert code == 2, out
+
+
+# (5) inputs recognized by their bytes before their names
+
+
+def packed(kind: str, inner: bytes) -> bytes:
+    """`inner` as a file of `kind`, made by the real tools (gzip, zipfile, codecs)."""
+    import gzip
+    import io
+    import zipfile
+
+    if kind == "gzip":
+        return gzip.compress(inner)
+    if kind in ("zip", "docx", "xlsx"):
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            if kind == "docx":
+                archive.writestr("[Content_Types].xml", "<Types/>")
+                archive.writestr("word/document.xml", "<w:document/>")
+            elif kind == "xlsx":
+                archive.writestr("[Content_Types].xml", "<Types/>")
+                archive.writestr("xl/workbook.xml", "<workbook/>")
+            else:
+                archive.writestr("inside.txt", inner)
+        return buffer.getvalue()
+    return inner.decode("utf-8").encode(kind)  # utf-16, utf-32: with a byte-order mark
+
+
+ADVICE = {"gzip": "decompress it", "zip": "extract", "docx": "export it as text or PDF",
+          "xlsx": "export", "utf-16": "UTF-16", "utf-32": "UTF-32"}
+
+
+@pytest.mark.parametrize("kind", list(ADVICE))
+@pytest.mark.parametrize("role", ["citations", "answer", "answer-json", "response", "review batch", "dataset",
+                                  "source .txt", "source .md", "source (no extension)", "reviews store"])
+def test_a_packed_or_wide_input_is_named_for_what_it_is_with_the_fix(kind, role, tmp_path):
+    def bad(name: str, inner: Path) -> str:
+        path = tmp_path / name
+        path.write_bytes(packed(kind, inner.read_bytes()))
+        return str(path)
+
+    example = ["--source", "rfc7519.txt", "--citations", str(EXAMPLE)]
+    args = {
+        "citations": ["audit", "--source", "rfc7519.txt", "--citations", bad("c.json", EXAMPLE), "--locate-only"],
+        "answer": ["lines", "--document", str(DATA / "lines" / "field_note.txt"),
+                   "--answer", bad("a.txt", DATA / "lines" / "good_answer.txt"), "--locate-only"],
+        "answer-json": ["contract", bad("answer.json", DATA / "contract" / "answer.json"),
+                        str(DATA / "contract" / "sources.json"), str(DATA / "contract" / "reviews.json")],
+        "response": ["audit", "--response", bad("r.json", EXAMPLE), "--source", "rfc7519.txt", "--locate-only"],
+        "review batch": ["review", "--reviews", str(tmp_path / "store.jsonl"), *example,
+                         "--batch", bad("b.csv", DATA / "rfc7519_reviews.csv"), "--locate-only"],
+        "dataset": ["batch", bad("d.jsonl", DATA / "batch" / "example.jsonl"), "--locate-only"],
+        "source .txt": ["audit", "--source", bad("s.txt", DATA / "formats" / "field-note.txt"),
+                        "--citations", str(DATA / "formats" / "field-note_citations.json"), "--locate-only"],
+        "source .md": ["audit", "--source", bad("s.md", DATA / "formats" / "lantern-sync.md"),
+                       "--citations", str(DATA / "formats" / "lantern-sync_citations.json"), "--locate-only"],
+        "source (no extension)": ["audit", "--source", bad("s", DATA / "formats" / "field-note.txt"),
+                                  "--citations", str(DATA / "formats" / "field-note_citations.json"), "--locate-only"],
+        "reviews store": ["audit", *example, "--reviews", bad("store.jsonl", DATA / "batch" / "example.jsonl"),
+                          "--locate-only"],
+    }[role]
+    code, out = invoke(*args)
+    assert code == 2, out
+    assert ADVICE[kind] in out, out
+    for wrong in ("fix the syntax", "Fix the syntax", "pass --format", "binary data", "save it as UTF-8 text"):
+        assert wrong not in out, out
+
+
+EGOV_LAW = ('<?xml version="1.0" encoding="UTF-8"?>\n<Law><LawBody><LawTitle>法</LawTitle><MainProvision>'
+            '<Article Num="1"><ArticleTitle>第一条</ArticleTitle><Paragraph Num="1"><ParagraphSentence>'
+            '<Sentence>この法律は、試験のためのものとする。</Sentence></ParagraphSentence></Paragraph></Article>'
+            '</MainProvision></LawBody></Law>\n')
+
+
+@pytest.mark.parametrize("name,text,said", [
+    ("doctype.xml", EGOV_LAW.replace("<Law>", '<!DOCTYPE Law SYSTEM "law.dtd">\n<Law>', 1), "document type"),
+    ("error.xml", '<?xml version="1.0" encoding="UTF-8"?>\n<DataRoot><Result><Code>1</Code>'
+                  '<Message>法令が存在しません。</Message></Result></DataRoot>\n', "e-Gov API error response"),
+    ("feed.xml", '<?xml version="1.0"?>\n<rss version="2.0"><channel><title>t</title></channel></rss>\n',
+     "XML (root <rss>), not e-Gov law XML"),
+    ("plain", '<!-- a note -->\n<catalog><book id="1">text</book></catalog>\n', "XML (root <catalog>)"),
+])
+def test_xml_is_recognized_and_said_which(name, text, said, tmp_path):
+    from citeaudit.errors import SourceError
+    from citeaudit.sources import load_document
+
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SourceError, match=re.escape(said)):
+        load_document(path)
+    if "e-Gov" not in said:
+        assert load_document(path, format="text").raw == text  # --format text still reads it as text
+
+
+def test_egov_law_xml_is_still_recognized(tmp_path):
+    from citeaudit.sources import load_document
+
+    path = tmp_path / "law.xml"
+    path.write_text(EGOV_LAW, encoding="utf-8")
+    assert load_document(path).format == "egov"

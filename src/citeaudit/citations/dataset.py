@@ -29,7 +29,7 @@ from citeaudit.citations.records import QuoteCitation
 from citeaudit.errors import InputError, SourceError
 from citeaudit.printable import printable
 from citeaudit.settings import environment as config
-from citeaudit.sources.reading import MAX_TEXT_BYTES, bounded_lines, resolve_source
+from citeaudit.sources.reading import HEAD_BYTES, MAX_TEXT_BYTES, bounded_lines, refuse_not_text, resolve_source
 
 ANSWER_ID, LINE = "answer_id", "line"
 MAX_DATASET_BYTES = 200_000_000  # a dataset is read line by line, up to this; each line has the text limit
@@ -266,6 +266,8 @@ def iter_dataset(path: str | Path, allow_outside_sources: bool = False) -> Itera
         first = next(lines, None)
     except OSError as exc:
         raise InputError(f"{path}: cannot read the dataset ({exc.strerror or exc}). Check the path.") from None
+    if first is not None:
+        refuse_not_text(path, first[0][:HEAD_BYTES], "dataset")
     return _items(path, first, lines, allow_outside_sources)
 
 

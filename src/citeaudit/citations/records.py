@@ -129,7 +129,7 @@ def load_citations(path: str | Path) -> list[Citation]:
     """Read and validate a quote-citation JSON file; ids must be unique, and keys within a record."""
     path = Path(path)
     try:
-        data = strictjson.loads(read_bounded(path, MAX_TEXT_BYTES, "citation file").decode("utf-8"))
+        data = strictjson.loads(read_bounded(path, MAX_TEXT_BYTES, "citation file", text=True).decode("utf-8"))
     except OSError as exc:
         raise InputError(f"{path}: cannot read citation file ({exc.strerror or exc}). Check the path.") from exc
     except strictjson.RepeatedKeyError as exc:

@@ -257,7 +257,7 @@ def load_json(path: str | os.PathLike[str], role: str) -> object:
     """
     shown = os.fspath(path)
     try:
-        text = read_bounded(shown, MAX_TEXT_BYTES, f"{role} file").decode("utf-8")
+        text = read_bounded(shown, MAX_TEXT_BYTES, f"{role} file", text=True).decode("utf-8")
         return json.loads(text, object_pairs_hook=_json_object)
     except OSError as exc:
         raise InputError(

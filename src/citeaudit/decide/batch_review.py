@@ -90,7 +90,7 @@ def read_batch(path: str | Path) -> tuple[list[BatchRow], list[str]]:
         raise InputError(f"{path}: a review batch is a .csv file (columns id, verdict, note) or a .jsonl file "
                          '(one {"id", "verdict", "note"} per line); rename it or convert it.')
     try:
-        text = read_bounded(path, MAX_TEXT_BYTES, "review batch").decode("utf-8-sig")
+        text = read_bounded(path, MAX_TEXT_BYTES, "review batch", text=True).decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError(f"{path} is not UTF-8 text; save the review batch as UTF-8.") from None
     return _read_csv(path, text) if suffix in CSV_SUFFIXES else _read_jsonl(text)

@@ -35,14 +35,17 @@ from citeaudit.sources.japanese import StatutePlace, place_id, statute_place
 from citeaudit.sources.reading import read_text, resolve_source
 from citeaudit.sources.registry import SourceFormat
 
-_ROOT = re.compile(r"^\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*)*<(?:DataRoot|Law)\b", re.S)
+# the root after an XML declaration, comments and a document type (which `load_egov` then refuses)
+_ROOT = re.compile(r"^\ufeff?\s*(?:<\?xml[^>]*\?>\s*)?(?:(?:<!--.*?-->|<!DOCTYPE[^\[>]*(?:\[.*?\])?\s*>)\s*)*"
+                   r"<(?:DataRoot|Law)\b", re.S)
 _SENTENCE_TAGS = {"Sentence"}
 _SKIPPED = {"ArticleCaption", "ArticleTitle", "ParagraphNum", "ItemTitle", "ParagraphCaption"}
 
 
 def detect(head: str) -> bool:
-    """Whether a text is e-Gov law XML: its root element is `DataRoot` or `Law`."""
-    return bool(_ROOT.match(head)) and "<Law" in head
+    """Whether a text is e-Gov XML: its root element is `DataRoot` (what the e-Gov law API returns:
+    a law, or an error response, which `load_egov` names as such) or `Law`."""
+    return bool(_ROOT.match(head))
 
 
 class _Reader:
@@ -211,6 +214,11 @@ def load_egov(source: str | Path) -> Document:
     except ET.ParseError as exc:
         raise SourceError(f"{path}: not well-formed XML ({exc}). Pass the file the e-Gov law API returns, "
                           "unchanged, or pass --format text to read it as plain text.") from None
+    if root.tag == "DataRoot" and (root.findtext("Result/Code") or "0").strip() != "0":
+        message = " ".join((root.findtext("Result/Message") or "").split())[:300]
+        raise SourceError(f"{path} is an e-Gov API error response (code {root.findtext('Result/Code', '').strip()}"
+                          f"{': ' + message if message else ''}), not a law. Ask the API again for the law's XML "
+                          "(check the law's number or id) and pass that file.")
     deepest = _depth(root)
     if deepest > MAX_DEPTH:
         raise SourceError(f"{path}: refused, its elements are nested {deepest:,} deep; e-Gov law XML is nested at "
@@ -218,8 +226,9 @@ def load_egov(source: str | Path) -> Document:
                           "law API returns, unchanged.")
     body = root.find(".//LawBody") if root.tag != "LawBody" else root
     if body is None:
-        raise SourceError(f"{path}: no <LawBody> element; this is not e-Gov law XML. "
-                          "Pass --format to read it as another format.")
+        kind = "an e-Gov API response that holds no law" if root.tag == "DataRoot" else f"XML with root <{root.tag}>"
+        raise SourceError(f"{path}: no <LawBody> element; this is {kind}, not e-Gov law XML. Pass the law's XML "
+                          "as the e-Gov law API returns it, or --format to read the file as another format.")
     reader = _Reader(raw)
     title = body.findtext("LawTitle")
     if title:

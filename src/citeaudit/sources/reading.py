@@ -99,11 +99,72 @@ class TooLargeError(SourceError):
     """An input over its size limit (`read_bounded`)."""
 
 
-def read_bounded(path: str | Path, limit: int, what: str = "file") -> bytes:
+class NotTextError(SourceError):
+    """A text input that its first bytes show is something else: compressed, an archive, an
+    office document, or text in UTF-16/32 (`not_text`)."""
+
+
+_OFFICE = "export it as text or PDF from the program that made it"
+# the first bytes of files that are not UTF-8 text, longest first where one begins another
+_MAGIC: tuple[tuple[bytes, str, str], ...] = (
+    (b"\x1f\x8b", "gzip-compressed", "decompress it (`gunzip -k FILE`) and pass the file inside"),
+    (b"BZh", "bzip2-compressed", "decompress it (`bunzip2 -k FILE`) and pass the file inside"),
+    (b"\xfd7zXZ\x00", "xz-compressed", "decompress it (`unxz -k FILE`) and pass the file inside"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed", "decompress it (`unzstd FILE`) and pass the file inside"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "extract it and pass the file inside"),
+    (b"Rar!\x1a\x07", "a RAR archive", "extract it and pass the file inside"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Microsoft Office file (.doc, .xls or .ppt)", _OFFICE),
+    (b"{\\rtf", "an RTF document", _OFFICE),
+    (b"\xff\xfe\x00\x00", "UTF-32 (little-endian) text", ""),
+    (b"\x00\x00\xfe\xff", "UTF-32 (big-endian) text", ""),
+    (b"\xff\xfe", "UTF-16 (little-endian) text", ""),
+    (b"\xfe\xff", "UTF-16 (big-endian) text", ""),
+)
+_ZIP = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
+_ZIPPED_OFFICE = ((b"word/", "a Word document (.docx)"), (b"xl/", "an Excel workbook (.xlsx)"),
+                  (b"ppt/", "a PowerPoint presentation (.pptx)"),
+                  (b"application/vnd.oasis.opendocument", "an OpenDocument file (.odt, .ods, .odp)"),
+                  (b"application/epub+zip", "an EPUB book"))
+HEAD_BYTES = 8_192  # what `not_text` needs of a file: a zip names its first entries within it
+
+
+def not_text(head: bytes) -> tuple[str, str] | None:
+    r"""What a file beginning with `head` (its first `HEAD_BYTES`) is, and what to do, when its
+    bytes show it is not UTF-8 text whatever its name: compressed (gzip, bzip2, xz, zstd), an
+    archive (zip, 7-Zip, RAR), an office document (zipped or not, RTF), or text in UTF-16 or
+    UTF-32 with a byte-order mark. None for anything else (UTF-8 text, a UTF-8 byte-order mark,
+    a PDF: a format's loader judges those).
+
+    >>> not_text(b"\x1f\x8b\x08\x00")[0], not_text(b"\xff\xfeh\x00i\x00")[0], not_text(b"plain text")
+    ('gzip-compressed', 'UTF-16 (little-endian) text', None)
+    """
+    if head.startswith(_ZIP):
+        for mark, kind in _ZIPPED_OFFICE:
+            if mark in head:
+                return kind, _OFFICE
+        return "a zip archive", "extract it (`unzip FILE`) and pass the file inside"
+    for magic, kind, fix in _MAGIC:
+        if head.startswith(magic):
+            encoding = kind.split(" ")[0]
+            return kind, fix or (f"save it as UTF-8 (`iconv -f {encoding} -t UTF-8 FILE > FILE.utf8`, or "
+                                 "your editor's Save As, encoding UTF-8)")
+    return None
+
+
+def refuse_not_text(path: str | Path, head: bytes, what: str) -> None:
+    """`NotTextError` naming `path`, what its bytes show it is and the fix, when `not_text(head)`."""
+    found = not_text(head)
+    if found is not None:
+        kind, fix = found
+        raise NotTextError(f"{path} is {kind}, not the UTF-8 text a {what} is: {fix.replace('FILE', str(path))}.")
+
+
+def read_bounded(path: str | Path, limit: int, what: str = "file", text: bool = False) -> bytes:
     """The bytes of `path`, read in chunks and never more than `limit` of them: a regular file over
     the limit is refused before reading (by its size), anything else (a pipe, a device, a file that
     grows) as soon as the limit is passed. `TooLargeError` names the file, the limit and the fix;
-    an `OSError` passes through for the caller to word."""
+    an `OSError` passes through for the caller to word. `text`: the file must be UTF-8 text, and
+    one whose bytes show it is something else is refused first (`NotTextError`, `not_text`)."""
     path = Path(path)
     size = path.stat().st_size
     if path.is_file() and size > limit:
@@ -118,7 +179,10 @@ def read_bounded(path: str | Path, limit: int, what: str = "file") -> bytes:
                 raise TooLargeError(f"{path} holds more than {limit:,} bytes (it is not a regular file, or it "
                                     f"grew while read); citeaudit reads a {what} of up to {limit:,} bytes. "
                                     "Split it and audit each part on its own.")
-    return b"".join(chunks)
+    data = b"".join(chunks)
+    if text:
+        refuse_not_text(path, data[:HEAD_BYTES], what)
+    return data
 
 
 def bounded_lines(path: str | Path, limit: int, line_limit: int, what: str = "file") -> Iterator[tuple[bytes, int]]:
@@ -160,8 +224,8 @@ def read_text(path: Path, limit: int = MAX_TEXT_BYTES) -> str:
     a pipe or a device): indexing costs memory in proportion to the text.
     """
     try:
-        return read_bounded(path, limit, "text").decode("utf-8")
-    except TooLargeError:
+        return read_bounded(path, limit, "text", text=True).decode("utf-8")
+    except (TooLargeError, NotTextError):
         raise
     except (OSError, UnicodeDecodeError) as exc:
         raise SourceError(f"Cannot read source {path}: {exc}. Check the path and that it is UTF-8.") from exc

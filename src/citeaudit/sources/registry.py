@@ -6,20 +6,23 @@ locators of its own it resolves (`resolve_locator`). Each built-in format is one
 package that declares `FORMAT`; the package registers them (`citeaudit/sources/__init__.py`), and
 anyone can register another with `register_format`.
 
-How a file's format is chosen (`detect_format`): the format named (`format=`, or `--format`), else
-the one that claims the file's extension, else the first whose `detect` recognizes the text, else
-plain text (`FALLBACK`).
+How a file's format is chosen (`detect_format`): first its bytes, whatever its name (a compressed
+file, an archive, an office document or UTF-16/32 text is refused for what it is,
+`reading.not_text`); then the format named (`format=`, or `--format`), else the one that claims
+the file's extension, else the first whose `detect` recognizes the text, else (XML no format
+recognized is refused, naming its root) plain text (`FALLBACK`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from citeaudit.errors import SourceError
 from citeaudit.sources.document import Document, Section
-from citeaudit.sources.reading import read_head, resolve_source
+from citeaudit.sources.reading import HEAD_BYTES, read_head, refuse_not_text, resolve_source
 
 FALLBACK = "text"  # the format of a text no format claims or recognizes
 _HEAD_BYTES = 20_000  # what `detect` sees of a file
@@ -86,6 +89,7 @@ def _named(format: str) -> SourceFormat:
 def detect_format(path: Path, format: str | None = None) -> str:
     """The name of the format `path` is loaded with (see the module's docstring): `format` if
     given (a name or an alias such as `md`, `htm`, `txt`), else by extension, else by content."""
+    refuse_not_text(path, read_head(path, HEAD_BYTES), "source document")  # a .txt that is gzip is gzip
     if format is not None:
         return _named(format).name
     suffix = path.suffix.lower()
@@ -98,7 +102,31 @@ def detect_format(path: Path, format: str | None = None) -> str:
         for name, detect in detectors:
             if detect(head):
                 return name
+        root = xml_root(head)
+        if root is not None:  # XML no format recognized: refused, not read as plain text, tags and all
+            raise SourceError(f"{path} is XML (root <{root}>), not e-Gov law XML (root <Law> or <DataRoot>), the "
+                              "one XML citeaudit reads. Export the document as text, HTML or PDF, or pass --format "
+                              "text to read it as plain text, tags and all.")
     return FALLBACK
+
+
+_XML_ROOT = re.compile(r"^\ufeff?\s*(<\?xml[^>]*\?>\s*)?"  # a declaration, then comments, instructions, a DOCTYPE
+                       r"(?:(?:<!--.*?-->|<\?.*?\?>|<!DOCTYPE[^\[>]*(?:\[.*?\])?\s*>)\s*)*<([A-Za-z_][\w.:-]*)", re.S)
+
+
+def xml_root(head: str) -> str | None:
+    """The root element's name when a text is XML: it opens with an XML declaration, or its first
+    element (after comments and a document type) closes later in `head`; None for anything else,
+    HTML included (a format of its own).
+
+    >>> xml_root('<?xml version="1.0"?><rss version="2.0">'), xml_root("<b>bold</b> text"), xml_root("text")
+    ('rss', None, None)
+    """
+    found = _XML_ROOT.match(head)
+    if found is None or found.group(2).lower() == "html":
+        return None
+    root = found.group(2)
+    return root if found.group(1) or head.rstrip().endswith(f"</{root}>") else None
 
 
 def load_document(source: str | Path, format: str | None = None) -> Document:

@@ -215,7 +215,7 @@ def read_response(path: str | Path) -> object:
     """The parsed JSON of a saved response, or `InputError` naming the file and the fix."""
     path = Path(path)
     try:
-        raw = read_bounded(path, MAX_TEXT_BYTES, "response file")
+        raw = read_bounded(path, MAX_TEXT_BYTES, "response file", text=True)
     except OSError as exc:
         raise InputError(f"{path}: cannot read the response file ({exc.strerror or exc}). Check the path.") from exc
     try:
