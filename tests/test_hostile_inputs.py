@@ -354,3 +354,22 @@ def test_egov_law_xml_is_still_recognized(tmp_path):
     path = tmp_path / "law.xml"
     path.write_text(EGOV_LAW, encoding="utf-8")
     assert load_document(path).format == "egov"
+
+
+# (6) `review --id` refuses a store that `audit` and `agreement` refuse
+
+
+@pytest.mark.parametrize("line", [
+    {"citation_id": "aud_reject", "fingerprint": "f" * 64, "verdict": "maybe"},
+    {"citation_id": "aud_reject", "fingerprint": "not hex", "verdict": "verified"},
+])
+def test_review_refuses_a_store_with_an_invalid_review_as_audit_and_agreement_do(line, tmp_path):
+    store = tmp_path / "reviews.jsonl"
+    store.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    before = store.read_bytes()
+    example = ["--source", "rfc7519.txt", "--citations", str(EXAMPLE), "--locate-only"]
+    for command in (["audit", *example, "--reviews", str(store)], ["agreement", *example, "--reviews", str(store)],
+                    ["review", *example, "--reviews", str(store), "--id", "aud_reject", "--verdict", "verified"]):
+        code, out = invoke(*command)
+        assert code == 2 and "review 1, field" in out and str(store) in out, (command, out)
+    assert store.read_bytes() == before

@@ -170,7 +170,10 @@ def new_review(citation_id: str, fingerprint_hex: str, verdict: str | Verdict, r
 
 def store_review(path: str | Path, review: Review) -> Review:
     """Append one review to the store, at once, as one whole line (`selection` only when known,
-    so a review of an unsettled table reads as one of an older store)."""
+    so a review of an unsettled table reads as one of an older store). A store that `load_reviews`
+    refuses (a line that is not a valid review) is refused here too, and left untouched."""
+    if Path(path).suffix.lower() != ".json":  # a .json is never appended to: `append_record` says so
+        load_reviews(path)
     record = review.model_dump(mode="json")
     if record["selection"] is None:
         del record["selection"]

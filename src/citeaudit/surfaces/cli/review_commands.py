@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -66,7 +67,7 @@ def review(reviews: str, source: tuple[str, ...], citations: str | None, documen
     review records how its citation was selected: a spot check, a waiting citation, or an override.
     """
     from citeaudit.decide.batch_review import review_batch
-    from citeaudit.decide.reviews import bound_review, store_review
+    from citeaudit.decide.reviews import bound_review, load_reviews, store_review
 
     if batch_file is None and (citation_id is None or verdict is None):
         raise click.UsageError("give --id and --verdict (one review), or --batch FILE (a CSV or JSON Lines of "
@@ -74,6 +75,8 @@ def review(reviews: str, source: tuple[str, ...], citations: str | None, documen
     if batch_file is not None and (citation_id is not None or verdict is not None or note is not None):
         raise click.UsageError("--batch takes the ids, verdicts and notes from its file: leave out --id, --verdict "
                                "and --note")
+    if Path(reviews).suffix.lower() != ".json":
+        load_reviews(reviews)  # the store is checked before the input is audited, as `audit` and `agreement` do
     audit = _audited(settings, locate_only, source=source, citations=citations, document=document, answer=answer,
                      answer_json=answer_json, sources_json=sources_json, response=response,
                      response_format=response_format)
