@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from citeaudit.errors import SourceError
+from citeaudit.errors import InputError, SourceError
 from citeaudit.settings import environment as config
 
 # Official RFC texts the loader may download, with the SHA-256 of their text after line endings
@@ -99,9 +99,10 @@ class TooLargeError(SourceError):
     """An input over its size limit (`read_bounded`)."""
 
 
-class NotTextError(SourceError):
+class NotTextError(InputError, SourceError):
     """A text input that its first bytes show is something else: compressed, an archive, an
-    office document, or text in UTF-16/32 (`not_text`)."""
+    office document, or text in UTF-16/32 (`not_text`). Bad input (`InputError`) wherever it is
+    read; a `SourceError` too, as the other refusals of a source document are."""
 
 
 _OFFICE = "export it as text or PDF from the program that made it"
