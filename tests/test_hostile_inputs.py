@@ -373,3 +373,55 @@ def test_review_refuses_a_store_with_an_invalid_review_as_audit_and_agreement_do
         code, out = invoke(*command)
         assert code == 2 and "review 1, field" in out and str(store) in out, (command, out)
     assert store.read_bytes() == before
+
+
+# (7) resume: a moved dataset whose files are the same resumes; otherwise it says why not
+
+
+def _dataset_folder(folder: Path) -> Path:
+    """A dataset with its own sources beside it: quote answers over a copy of field-note.txt and
+    line answers over a copy of the field note."""
+    folder.mkdir()
+    shutil.copy(DATA / "formats" / "field-note.txt", folder / "note.txt")
+    shutil.copy(DATA / "lines" / "field_note.txt", folder / "lines.txt")
+    quotes = json.loads((DATA / "formats" / "field-note_citations.json").read_text(encoding="utf-8"))
+    answer = (DATA / "lines" / "good_answer.txt").read_text(encoding="utf-8")
+    lines = [json.dumps({"answer_id": f"q{i}", "source": "note.txt", "citations": quotes}) for i in range(3)]
+    lines += [json.dumps({"answer_id": f"l{i}", "document": "lines.txt", "answer": answer}) for i in range(3)]
+    path = folder / "answers.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_moved_dataset_whose_files_are_the_same_resumes(tmp_path):
+    from citeaudit.pipeline.stream import stream_batch
+
+    first = _dataset_folder(tmp_path / "here")
+    parts = tmp_path / "rows.jsonl.parts"
+    whole = stream_batch(first, parts=parts, locate_only=True, partition_size=2)
+    assert whole.partitions == 3
+    moved = tmp_path / "there"
+    shutil.copytree(first.parent, moved)
+    shutil.rmtree(first.parent)
+    resumed = stream_batch(moved / first.name, parts=parts, locate_only=True, partition_size=2, resume=True)
+    assert resumed.resumed == 3 and resumed.counts == whole.counts
+
+
+def test_a_batch_that_cannot_resume_says_why(tmp_path):
+    from citeaudit.pipeline.stream import stream_batch
+    from citeaudit.settings.options import AuditOptions
+
+    path = _dataset_folder(tmp_path / "here")
+    parts = tmp_path / "rows.jsonl.parts"
+    stream_batch(path, parts=parts, locate_only=True, partition_size=2)
+    with pytest.raises(InputError, match=r"partition size 3, not 2"):
+        stream_batch(path, parts=parts, locate_only=True, partition_size=3, resume=True)
+    with pytest.raises(InputError, match=r"settings differ: contrast"):
+        stream_batch(path, AuditOptions.from_env(contrast="none"), parts=parts, locate_only=True, partition_size=2,
+                     resume=True)
+    (path.parent / "note.txt").write_text("Another note.\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"the sources' bytes differ"):
+        stream_batch(path, parts=parts, locate_only=True, partition_size=2, resume=True)
+    (parts / "manifest.json").unlink()
+    with pytest.raises(InputError, match=r"no manifest"):
+        stream_batch(path, parts=parts, locate_only=True, partition_size=2, resume=True)

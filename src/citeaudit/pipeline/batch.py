@@ -32,7 +32,17 @@ from typing import Any
 import pandas as pd
 
 from citeaudit import table as C
-from citeaudit.citations.dataset import ANSWER_ID, LINE, Entry, Item, LinesLine, QuoteLine, ResponseLine, read_dataset
+from citeaudit.citations.dataset import (
+    ANSWER_ID,
+    LINE,
+    Entry,
+    Item,
+    LinesLine,
+    QuoteLine,
+    ResponseLine,
+    cited_sources,
+    read_dataset,
+)
 from citeaudit.citations.lines import LineAnswer, extract_line_citations
 from citeaudit.decide.calibration import Routing
 from citeaudit.decide.reviews import Review, load_reviews
@@ -40,7 +50,7 @@ from citeaudit.errors import CiteAuditError, JudgeUnavailableError
 from citeaudit.judge.judge import Judge
 from citeaudit.pipeline.audit import Audit, audit_lines, audit_quotes, audit_sources
 from citeaudit.pipeline.jsonl import records
-from citeaudit.pipeline.parts import Parts, sources_digest
+from citeaudit.pipeline.parts import Parts, source_digest
 from citeaudit.pipeline.scheduling import check_scheduler, check_workers, run_distributed, run_threads
 from citeaudit.pipeline.shipping import Recordings, Shipper, Sources, source_path
 from citeaudit.settings.options import AuditOptions, JudgeEndpoint
@@ -391,17 +401,22 @@ def run_batch(items: Sequence[Item], options: AuditOptions | None = None, schedu
 
 def describe(items: Iterable[Item]) -> dict[str, Any]:
     """How many answers, a digest of them and one of the bytes of the sources they cite (read once
-    each), for `manifest`, in one pass over `items` (which may be a dataset read line by line)."""
-    digest, count = hashlib.sha256(), 0
+    each), for `manifest`, in one pass over `items` (which may be a dataset read line by line).
 
-    def entries() -> Iterator[Entry | None]:
-        nonlocal count
-        for item in items:
-            count += 1
-            digest.update(repr(item).encode("utf-8") + b"\n")
-            yield item.entry
-
-    sources = sources_digest(entries())
+    Neither digest depends on where the files are: in the answers' digest each source an answer
+    names (made absolute beside the dataset) stands as the digest of its bytes, and the sources'
+    digest is over those digests. A dataset folder moved or copied elsewhere, the same files in
+    it, is the same batch, and resumes."""
+    digest, count, contents = hashlib.sha256(), 0, dict[str, str]()
+    for item in items:
+        count += 1
+        text = repr(item)
+        for name in sorted({name for name, _ in cited_sources(item.entry)}, key=len, reverse=True):
+            if name not in contents:
+                contents[name] = source_digest(name)
+            text = text.replace(name, f"<source {contents[name]}>")
+        digest.update(text.encode("utf-8") + b"\n")
+    sources = hashlib.sha256("".join(f"{d}\n" for d in sorted(contents.values())).encode("ascii")).hexdigest()
     return {"answers": count, "answers_sha256": digest.hexdigest(), "sources_sha256": sources}
 
 

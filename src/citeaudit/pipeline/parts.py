@@ -17,7 +17,9 @@ batch killed at any moment leaves the partitions that finished complete and the 
 resumed batch (`resume=True`) keeps a part only when its header names the partition it should hold,
 the answers' lines are that partition's and the digest matches (checked as the partition comes
 round); anything else is discarded and its partition audited again. The manifest must be the
-same: a batch over changed answers, sources or settings starts again, it never mixes.
+same: a batch over changed answers, sources or settings starts again, it never mixes, and the
+refusal says what changed. Where the dataset's folder is does not count (`batch.describe`): the
+same files moved or copied elsewhere resume.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,21 +47,15 @@ def parts_folder(rows: str | Path) -> Path:
     return rows.with_name(rows.name + ".parts")
 
 
-def sources_digest(entries: Iterable[object]) -> str:
-    """SHA-256 over the bytes of every source file the answers name (each read once, in name order;
-    one that cannot be read counts as such: its answers are error rows)."""
-    from citeaudit.citations.dataset import cited_sources
+def source_digest(name: str) -> str:
+    """SHA-256 of the bytes of the source file `name` names (as `load_document` finds it), or
+    "unreadable" (its answers are error rows)."""
     from citeaudit.sources.reading import resolve_source
 
-    names = {name for entry in entries for name, _ in cited_sources(entry)}
-    digest = hashlib.sha256()
-    for name in sorted(names):
-        try:
-            state = hashlib.sha256(resolve_source(name, download=False).read_bytes()).hexdigest()
-        except (CiteAuditError, OSError):
-            state = "unreadable"
-        digest.update(f"{name}\0{state}\n".encode())
-    return digest.hexdigest()
+    try:
+        return hashlib.sha256(resolve_source(name, download=False).read_bytes()).hexdigest()
+    except (CiteAuditError, OSError):
+        return "unreadable"
 
 
 def _json(value: object) -> str:
@@ -90,10 +86,10 @@ class Parts:
         self._resume = resume
         if resume and self.folder.is_dir():
             manifest = self.folder / MANIFEST
-            if not manifest.is_file() or manifest.read_text(encoding="utf-8") != self.manifest:
-                raise InputError(f"{self.folder} holds the partitions of another batch (its answers, their sources, "
-                                 "the settings or the arguments differ, or its manifest is missing): run without "
-                                 "--resume to start again, or delete that folder.")
+            held = manifest.read_text(encoding="utf-8", errors="replace") if manifest.is_file() else None
+            if held != self.manifest:
+                raise InputError(f"{self.folder} holds the partitions of another batch: {self._why(held)}. Run "
+                                 "without --resume to start again (the folder is emptied), or delete it.")
             started = self.folder / STARTED
             self.started = started.read_text(encoding="utf-8").strip() if started.is_file() else ""
             for stray in self.folder.glob(".*"):  # a temporary file a killed write left behind
@@ -105,6 +101,36 @@ class Parts:
         self.started = datetime.now(UTC).isoformat(timespec="seconds")  # as the recordings' `when`
         atomic_write_text(self.folder / STARTED, self.started + "\n")
         atomic_write_text(self.folder / MANIFEST, self.manifest)
+
+    def _why(self, held: str | None) -> str:
+        """What differs between the manifest `held` in the folder and this batch's, in words."""
+        if held is None:
+            return "it has no manifest (it was not written by a batch, or not to the end)"
+        try:
+            theirs = json.loads(held)
+        except ValueError:
+            theirs = None
+        if not isinstance(theirs, dict):
+            return "its manifest is not readable"
+        ours = json.loads(self.manifest)
+        what = {"answers": "the number of answers differs", "answers_sha256": "the dataset's answers differ",
+                "sources_sha256": "the sources' bytes differ",
+                "routing": "the routing differs (the threshold or the calibration)",
+                "locate_only": "--locate-only was given to one run only",
+                "reviews_sha256": "the reviews applied differ", "cards": "--html was given to one run only"}
+        reasons = []
+        if theirs.get("citeaudit") != ours["citeaudit"]:
+            reasons.append(f"it was made by citeaudit {theirs.get('citeaudit')}, this is {ours['citeaudit']}")
+        if theirs.get("partition_size") != ours["partition_size"]:
+            reasons.append(f"partition size {ours['partition_size']}, not {theirs.get('partition_size')} as in the "
+                           "folder")
+        settings = theirs.get("settings") if isinstance(theirs.get("settings"), dict) else {}
+        changed = [f"{key} {settings.get(key)!r} then, {value!r} now" for key, value in ours["settings"].items()
+                   if settings.get(key) != value]
+        if changed:
+            reasons.append(f"the settings differ: {'; '.join(changed)}")
+        reasons += [words for key, words in what.items() if theirs.get(key) != ours[key]]
+        return "; ".join(reasons) or "its manifest differs"
 
     def kept(self, index: int, part: Sequence[Item]) -> list[dict[str, Any]] | None:
         """Partition `index`'s answers when a resumed run finds its file whole and holding exactly
