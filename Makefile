@@ -183,6 +183,14 @@ record-public-qwen: public-sets
 clean:
 	rm -rf $(VENV) cache/store out
 
+# The fuzzing harness at length (tests/test_fuzz.py, issue 53): every reader given FUZZ_EXAMPLES random
+# mutations of its shipped example (the suite runs 6 each, derandomized); Hypothesis's database in
+# .hypothesis/ keeps a failing example for the next run. About 15 minutes at 300 on both cores.
+FUZZ_EXAMPLES ?= 300
+.PHONY: fuzz
+fuzz: $(VENV)/.dev
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) FUZZ_RANDOM=1 $(PY) -m pytest -n 2 --timeout 7200 tests/test_fuzz.py
+
 # The contrast set (issue 34): the supported claims of the labelled sets, each changed in one way (obligation
 # level, a number, polarity, an entity), into data/contrast/ (the project's sets) and build/contrast/ (the
 # public ones, git-ignored); then the per-kind figures of README "Contrast checks" (offline, from the recordings).
