@@ -210,7 +210,7 @@ def classic(original: bytes) -> dict[str, bytes]:
     """The corruptions every reader is given each run: the file cut in half, compressed, in UTF-16,
     after a NUL byte; and where its structure is, nested 5,000 deep and given NaN: in markup, before
     each of its last six closing tags (so at every depth of its outer elements), elsewhere after the
-    first `[` or line end past a third of it."""
+    first `[` or line end past a third of it, and as the first value of an object past a third."""
     cases = {"cut in half": original[:len(original) // 2], "gzip": gzip.compress(original),
              "UTF-16": original.decode("utf-8", "replace").encode("utf-16"), "NUL first": b"\x00" + original}
     if original.lstrip()[:1] == b"<":
@@ -223,6 +223,10 @@ def classic(original: bytes) -> dict[str, bytes]:
     after = b"," if original[at - 1:at] == b"[" else b"\n"
     cases["nested deep"] = original[:at] + b"[" * 5000 + b"]" * 5000 + after + original[at:]
     cases["NaN"] = original[:at] + b"NaN" + after + original[at:]
+    value = original.find(b'": ', third)  # a value in an object: the nesting goes there, still JSON
+    if value >= 0:
+        at = value + 3
+        cases["nested deep value"] = original[:at] + b"[" * 5000 + b"]" * 5000 + b', "zz": ' + original[at:]
     return cases
 
 

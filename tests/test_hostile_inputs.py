@@ -425,3 +425,43 @@ def test_a_batch_that_cannot_resume_says_why(tmp_path):
     (parts / "manifest.json").unlink()
     with pytest.raises(InputError, match=r"no manifest"):
         stream_batch(path, parts=parts, locate_only=True, partition_size=2, resume=True)
+
+
+# (8) what the fuzzing found: JSON nested deeper than Python recurses, in the files read outside
+# the citation readers (those already caught RecursionError)
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def test_json_nested_too_deep_is_a_value_error_of_strictjson():
+    from citeaudit import strictjson
+
+    with pytest.raises(strictjson.TooDeepError, match="nested too deeply"):
+        strictjson.loads(DEEP)
+    assert isinstance(strictjson.TooDeepError("x"), ValueError)
+
+
+@pytest.mark.parametrize("kind", ["calibration", "profile", "probe", "review batch", "review store"])
+def test_deeply_nested_json_in_any_file_read_is_exit_2_or_a_skipped_line(kind, recorded_cache, tmp_path):
+    from citeaudit.decide.calibration import calibration_path, profile_path
+
+    user = tmp_path / "user"
+    env = {"CITEAUDIT_USER_CACHE": str(user)}
+    args = ["audit", "--source", "rfc7519.txt", "--citations", str(EXAMPLE)]
+    target = {"calibration": calibration_path(QWEN.name, DEFAULT_STRATEGY, user),
+              "profile": profile_path("mine", user), "probe": probe_weights_path(QWEN.name, user),
+              "review batch": tmp_path / "b.jsonl", "review store": tmp_path / "store.jsonl"}[kind]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text('{"citation_id": ' + DEEP + ', "fingerprint": "a", "verdict": "verified"}\n', encoding="utf-8")
+    args += {"calibration": [], "profile": ["--profile", "mine"], "probe": ["--strategy", "probe", "--model", "qwen"],
+             "review batch": ["--locate-only"], "review store": ["--locate-only"]}[kind]
+    if kind == "review batch":
+        args = ["review", *args[1:], "--reviews", str(tmp_path / "new.jsonl"), "--batch", str(target)]
+    if kind == "review store":
+        args = ["review", *args[1:], "--reviews", str(target), "--id", "aud_reject", "--verdict", "verified"]
+    code, out = invoke(*args, env=env)
+    assert "internal error" not in out, out
+    if kind == "review store":  # a store's line that is not JSON is skipped, as a line torn by a crash is
+        assert code == 0 and "recorded verified for aud_reject" in out, out
+    else:
+        assert code == 2 and "nested too deeply" in out, out

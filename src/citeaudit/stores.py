@@ -205,10 +205,10 @@ def read_records(path: str | Path, required: tuple[str, ...] = ()) -> Records:
 def _classify(raw: bytes, required: tuple[str, ...]) -> str | None:
     """None for a record, "torn" for a cut-short record, else why the line is not a record."""
     try:
-        value = json.loads(raw.decode("utf-8"))
+        value = strictjson.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         return "it is not UTF-8 text"
-    except json.JSONDecodeError:
+    except ValueError:  # not JSON, nested too deeply, or a key given twice: read as `parse_records` reads it
         return "torn" if _looks_torn(raw) else "no line is a JSON record"
     if _is_record(value, required):
         return None

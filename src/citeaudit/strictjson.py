@@ -1,7 +1,8 @@
 """JSON read strictly: an object that gives a key twice is an error, never "the last one wins".
 
 `json.loads` keeps the last of two equal keys, so a forged value can hide behind the one a
-first-key reader sees. Every reader of citeaudit's inputs and stores parses through `loads`.
+first-key reader sees. Every reader of citeaudit's inputs and stores parses through `loads`, which
+also turns JSON nested deeper than Python recurses into a `ValueError` (`TooDeepError`).
 """
 
 from __future__ import annotations
@@ -45,6 +46,15 @@ def repeated_keys(pairs: Sequence[tuple[str, object]]) -> tuple[str, ...]:
     return tuple(repeated)
 
 
+class TooDeepError(ValueError):
+    """JSON nested deeper than Python's parser recurses (a `RecursionError` inside `json`)."""
+
+
 def loads(text: str | bytes) -> object:
-    """`json.loads` with `unique_keys`: raises `RepeatedKeyError` (a `ValueError`) on a repeated key."""
-    return json.loads(text, object_pairs_hook=unique_keys)
+    """`json.loads` with `unique_keys`: raises `RepeatedKeyError` (a `ValueError`) on a repeated key,
+    and `TooDeepError` (a `ValueError` too) where `json` would raise `RecursionError`, so that every
+    reader that refuses bad JSON (`ValueError`) refuses JSON nested too deeply as well."""
+    try:
+        return json.loads(text, object_pairs_hook=unique_keys)
+    except RecursionError:
+        raise TooDeepError("JSON nested too deeply to read (arrays or objects thousands deep)") from None

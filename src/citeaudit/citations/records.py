@@ -134,10 +134,10 @@ def load_citations(path: str | Path) -> list[Citation]:
         raise InputError(f"{path}: cannot read citation file ({exc.strerror or exc}). Check the path.") from exc
     except strictjson.RepeatedKeyError as exc:
         raise InputError(f"{path}: {exc}. Fix: give each field once.") from None
+    except (RecursionError, strictjson.TooDeepError):
+        raise InputError(f"{path}: JSON nested too deeply to read. Fix: a citation file is a flat list.") from None
     except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError, or a number too long to convert
         raise InputError(f"{path}: not valid UTF-8 JSON ({exc}). Fix the syntax at that position.") from None
-    except RecursionError:
-        raise InputError(f"{path}: JSON nested too deeply to read. Fix: a citation file is a flat list.") from None
     try:
         records = _FILE.validate_python(data)
     except ValidationError as exc:

@@ -224,6 +224,8 @@ def read_response(path: str | Path) -> object:
         raise InputError(f"{path}: {exc}. Fix: give each field once.") from None
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 (bad byte at offset {exc.start}). Save the response as UTF-8.") from None
+    except strictjson.TooDeepError:
+        raise InputError(f"{path}: JSON nested too deeply to read.") from None
     except ValueError as exc:
         raise InputError(f"{path}: not JSON ({exc}). Save the API response body as it came back, as JSON.") from None
     except RecursionError:
