@@ -107,11 +107,12 @@ class Parts:
         if held is None:
             return "it has no manifest (it was not written by a batch, or not to the end)"
         try:
-            theirs = json.loads(held)
+            read = json.loads(held)
         except ValueError:
-            theirs = None
-        if not isinstance(theirs, dict):
+            read = None
+        if not isinstance(read, dict):
             return "its manifest is not readable"
+        theirs: dict[str, Any] = read
         ours = json.loads(self.manifest)
         what = {"answers": "the number of answers differs", "answers_sha256": "the dataset's answers differ",
                 "sources_sha256": "the sources' bytes differ",
@@ -124,7 +125,8 @@ class Parts:
         if theirs.get("partition_size") != ours["partition_size"]:
             reasons.append(f"partition size {ours['partition_size']}, not {theirs.get('partition_size')} as in the "
                            "folder")
-        settings = theirs.get("settings") if isinstance(theirs.get("settings"), dict) else {}
+        held_settings = theirs.get("settings")
+        settings: dict[str, Any] = held_settings if isinstance(held_settings, dict) else {}
         changed = [f"{key} {settings.get(key)!r} then, {value!r} now" for key, value in ours["settings"].items()
                    if settings.get(key) != value]
         if changed:
