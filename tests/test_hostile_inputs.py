@@ -465,3 +465,14 @@ def test_deeply_nested_json_in_any_file_read_is_exit_2_or_a_skipped_line(kind, r
         assert code == 0 and "recorded verified for aud_reject" in out, out
     else:
         assert code == 2 and "nested too deeply" in out, out
+
+
+def test_a_store_larger_than_its_limit_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    from citeaudit import stores
+    from citeaudit.errors import StoreError
+
+    monkeypatch.setattr(stores, "MAX_STORE_BYTES", 1_000)
+    store = tmp_path / "reviews.jsonl"
+    store.write_text('{"citation_id": "a", "fingerprint": "b", "verdict": "verified"}\n' * 100, encoding="utf-8")
+    with pytest.raises(StoreError, match=r"reviews\.jsonl is 6,\d{3} bytes; citeaudit reads a store of up to 1,000"):
+        stores.read_records(store)

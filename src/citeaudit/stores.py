@@ -45,6 +45,7 @@ from citeaudit.errors import InputError, StoreError
 logger = logging.getLogger(__name__)
 
 _CHUNK = 1 << 20
+MAX_STORE_BYTES = 2_000_000_000  # a store is read whole: a review is about 300 bytes, a recording 2 KB
 
 
 class Records(list):
@@ -182,16 +183,25 @@ def _open_regular(path: Path, flags: int) -> int:
 
 
 def read_store(path: str | Path) -> bytes:
-    """The bytes of the store at `path` (b"" when it does not exist), read under a shared lock."""
+    """The bytes of the store at `path` (b"" when it does not exist), read under a shared lock; a
+    store over `MAX_STORE_BYTES` is refused (`StoreError`) before it is read."""
     path = Path(path)
     if not os.path.lexists(path):
         return b""
     fd = _open_regular(path, os.O_RDONLY)
     try:
+        size = os.fstat(fd).st_size
+        if size > MAX_STORE_BYTES:
+            raise StoreError(f"{path} is {size:,} bytes; citeaudit reads a store of up to {MAX_STORE_BYTES:,} "
+                             "bytes, whole. Start a new store (a new .jsonl path) and keep this one as it is.")
         fcntl.flock(fd, fcntl.LOCK_SH)
-        chunks = []
+        chunks, total = [], 0
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
+            total += len(chunk)
+            if total > MAX_STORE_BYTES:  # it grew while read
+                raise StoreError(f"{path} grew past {MAX_STORE_BYTES:,} bytes while read; citeaudit reads a store "
+                                 "of up to that, whole. Start a new store (a new .jsonl path).")
         return b"".join(chunks)
     finally:
         os.close(fd)  # releases the lock
