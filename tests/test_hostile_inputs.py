@@ -476,3 +476,28 @@ def test_a_store_larger_than_its_limit_is_refused_before_it_is_read(tmp_path, mo
     store.write_text('{"citation_id": "a", "fingerprint": "b", "verdict": "verified"}\n' * 100, encoding="utf-8")
     with pytest.raises(StoreError, match=r"reviews\.jsonl is 6,\d{3} bytes; citeaudit reads a store of up to 1,000"):
         stores.read_records(store)
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".md"])
+def test_xml_is_known_by_its_declaration_whatever_its_name(suffix, tmp_path):
+    from citeaudit.errors import SourceError
+    from citeaudit.sources import load_document
+
+    law = tmp_path / f"law{suffix}"
+    law.write_text(EGOV_LAW, encoding="utf-8")
+    assert load_document(law).format == "egov"
+    feed = tmp_path / f"feed{suffix}"
+    feed.write_text('<?xml version="1.0"?>\n<rss version="2.0"><channel><title>t</title></channel></rss>\n',
+                    encoding="utf-8")
+    with pytest.raises(SourceError, match=r"XML \(root <rss>\)"):
+        load_document(feed)
+    assert load_document(feed, format="text").format == "text"
+
+
+def test_an_xhtml_page_is_still_html(tmp_path):
+    from citeaudit.sources import load_document
+
+    page = tmp_path / "page.html"
+    page.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+                    "<body><h1 id=\"a\">Title</h1><p>Some text here.</p></body></html>\n", encoding="utf-8")
+    assert load_document(page).format == "html"

@@ -88,28 +88,31 @@ def _named(format: str) -> SourceFormat:
 
 def detect_format(path: Path, format: str | None = None) -> str:
     """The name of the format `path` is loaded with (see the module's docstring): `format` if
-    given (a name or an alias such as `md`, `htm`, `txt`), else by extension, else by content."""
-    refuse_not_text(path, read_head(path, HEAD_BYTES), "source document")  # a .txt that is gzip is gzip
+    given (a name or an alias such as `md`, `htm`, `txt`), else by extension, else by content; a
+    text that opens with an XML declaration is XML whatever its extension (e-Gov, XHTML by the
+    extension that claims it, or refused naming its root)."""
+    raw = read_head(path, _HEAD_BYTES)
+    refuse_not_text(path, raw[:HEAD_BYTES], "source document")  # a .txt that is gzip is gzip
     if format is not None:
         return _named(format).name
+    head = raw.decode("utf-8", errors="replace")
+    declared = _XML_DECLARATION.match(head) is not None  # XML by its bytes, whatever its name says
     suffix = path.suffix.lower()
+    by_name = next((fmt.name for fmt in FORMATS.values() if suffix in fmt.extensions), None)
+    if by_name is not None and not declared:
+        return by_name
     for fmt in FORMATS.values():
-        if suffix in fmt.extensions:
+        if fmt.detect is not None and fmt.detect(head):
             return fmt.name
-    detectors = [(fmt.name, fmt.detect) for fmt in FORMATS.values() if fmt.detect is not None]
-    if detectors:
-        head = read_head(path, _HEAD_BYTES).decode("utf-8", errors="replace")
-        for name, detect in detectors:
-            if detect(head):
-                return name
-        root = xml_root(head)
-        if root is not None:  # XML no format recognized: refused, not read as plain text, tags and all
-            raise SourceError(f"{path} is XML (root <{root}>), not e-Gov law XML (root <Law> or <DataRoot>), the "
-                              "one XML citeaudit reads. Export the document as text, HTML or PDF, or pass --format "
-                              "text to read it as plain text, tags and all.")
-    return FALLBACK
+    root = xml_root(head)
+    if root is not None:  # XML no format recognized: refused, not read as plain text, tags and all
+        raise SourceError(f"{path} is XML (root <{root}>), not e-Gov law XML (root <Law> or <DataRoot>), the "
+                          "one XML citeaudit reads. Export the document as text, HTML or PDF, or pass --format "
+                          "text to read it as plain text, tags and all.")
+    return by_name or FALLBACK
 
 
+_XML_DECLARATION = re.compile(r"^\ufeff?\s*<\?xml\s")
 _XML_ROOT = re.compile(r"^\ufeff?\s*(<\?xml[^>]*\?>\s*)?"  # a declaration, then comments, instructions, a DOCTYPE
                        r"(?:(?:<!--.*?-->|<\?.*?\?>|<!DOCTYPE[^\[>]*(?:\[.*?\])?\s*>)\s*)*<([A-Za-z_][\w.:-]*)", re.S)
 
