@@ -185,7 +185,8 @@ clean:
 
 # The fuzzing harness at length (tests/test_fuzz.py, issue 53): every reader given FUZZ_EXAMPLES random
 # mutations of its shipped example (the suite runs 6 each, derandomized); Hypothesis's database in
-# .hypothesis/ keeps a failing example for the next run. About 15 minutes at 300 on both cores.
+# .hypothesis/ keeps a failing example for the next run. 200 per reader took 24 minutes on one core here
+# (2026-12-07, a busy hour); at 300 on both cores, about 20.
 FUZZ_EXAMPLES ?= 300
 .PHONY: fuzz
 fuzz: $(VENV)/.dev
