@@ -94,8 +94,8 @@ def test_a_batch_without_the_dask_extra_says_which_extra_to_install(monkeypatch,
     monkeypatch.setitem(sys.modules, "dask", None)  # what an install without [dask] has
     result = CliRunner().invoke(cli.main, ["batch", str(DATA / "batch" / "example.jsonl"), "--locate-only", "--output", str(tmp_path / "out.jsonl")])
     assert result.exit_code == 2, result.output
-    assert "pip install 'citeaudit[dask]'" in result.output and "Traceback" not in result.output
-    with pytest.raises(MissingExtraError, match=r"citeaudit\[lab\]"):
+    assert "pip install -e '.[dask]'" in result.output and "Traceback" not in result.output  # in a checkout
+    with pytest.raises(MissingExtraError, match=r"plotting needs matplotlib, .*\[lab\]"):
         monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
         monkeypatch.delitem(sys.modules, "citeaudit.surfaces.plots", raising=False)
         import citeaudit.surfaces.plots  # noqa: F401
@@ -134,3 +134,13 @@ def test_the_base_install_leaves_the_extras_out():
     base = {Requirement(line).name.lower() for line in
             tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]}
     assert not base & {"dask", "distributed", "matplotlib", "ipywidgets", "jupyterlab", "llama-cpp-python"}
+
+
+def test_installed_the_missing_extra_is_named_for_pip_and_never_for_the_checkout(installed, monkeypatch):
+    from citeaudit.extras import require
+    from citeaudit.judge.localmodel import llama_cpp_fix
+
+    monkeypatch.setitem(sys.modules, "dask", None)
+    with pytest.raises(MissingExtraError, match=r"a batch needs dask, .*: pip install 'citeaudit\[dask\]' \(the dask extra"):
+        require("dask", "dask", "a batch")
+    assert "pip install 'citeaudit[local]'" in llama_cpp_fix() and "project folder" not in llama_cpp_fix()

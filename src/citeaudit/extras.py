@@ -10,6 +10,7 @@ import importlib
 from types import ModuleType
 
 from citeaudit.errors import MissingExtraError
+from citeaudit.settings.environment import install_extra
 
 # extra -> what it adds (pyproject.toml's [project.optional-dependencies] hold the packages)
 EXTRAS = {
@@ -28,7 +29,7 @@ def require(module: str, extra: str, what: str) -> ModuleType:
     >>> require("no_such_module_here", "dask", "a batch")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    citeaudit.errors.MissingExtraError: a batch needs no_such_module_here, ...: pip install 'citeaudit[dask]' ...
+    citeaudit.errors.MissingExtraError: a batch needs no_such_module_here, ...[dask]' (the dask extra: ...
     """
     try:
         return importlib.import_module(module)
@@ -36,4 +37,4 @@ def require(module: str, extra: str, what: str) -> ModuleType:
         if exc.name and not (module == exc.name or module.startswith(exc.name + ".")):
             raise  # the module is there but one of its own imports failed: a real error, not a missing extra
         raise MissingExtraError(f"{what} needs {module.split('.')[0]}, which the base install leaves out: "
-                                f"pip install 'citeaudit[{extra}]' (the {extra} extra: {EXTRAS[extra]})") from None
+                                f"{install_extra(extra)} (the {extra} extra: {EXTRAS[extra]})") from None

@@ -227,6 +227,12 @@ def in_checkout() -> bool:
     return checkout_dir() is not None
 
 
+def install_extra(extra: str) -> str:
+    """The pip command that adds an extra where the user is: to the checkout's editable install, else
+    to the installed package."""
+    return f"pip install -e '.[{extra}]'" if in_checkout() else f"pip install 'citeaudit[{extra}]'"
+
+
 def _origin(variable: str, default: str) -> str:
     return variable if os.environ.get(variable) else default
 
