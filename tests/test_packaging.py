@@ -90,6 +90,16 @@ def test_where_prints_every_folder_and_setting_with_its_origin(monkeypatch, isol
     assert any("none for" in line and "the default threshold 0.8" in line for line in lines)
 
 
+def test_where_shows_a_setting_that_does_not_read_and_still_the_folders(monkeypatch):
+    monkeypatch.setenv("CITEAUDIT_THRESHOLD", "abc")
+    result = CliRunner().invoke(cli.main, ["where"])
+    assert result.exit_code == 0, result.output
+    assert "  cannot tell: CITEAUDIT_THRESHOLD='abc' is not a number from 0 to 1" in result.output
+    assert any(line.split()[:1] == ["threshold"] and "[CITEAUDIT_THRESHOLD, invalid:" in line
+               for line in result.output.splitlines())
+    assert "  shipped files" in result.output
+
+
 def test_a_batch_without_the_dask_extra_says_which_extra_to_install(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "dask", None)  # what an install without [dask] has
     result = CliRunner().invoke(cli.main, ["batch", str(DATA / "batch" / "example.jsonl"), "--locate-only", "--output", str(tmp_path / "out.jsonl")])

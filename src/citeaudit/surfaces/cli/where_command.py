@@ -7,6 +7,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 import click
 
+from citeaudit.errors import CiteAuditError
 from citeaudit.settings import environment as config
 from citeaudit.surfaces.cli.app import main
 
@@ -27,13 +28,17 @@ def where_lines() -> list[str]:
     width = max(len(name) for name, _, _ in folders)
     lines = [f"citeaudit {_version()}", "", "folders:"]
     lines += [f"  {name:<{width}}  {path}  [{origin}]" for name, path, origin in folders]
-    options = AuditOptions.from_env()
-    found = [calibration_path(options.model, str(options.strategy), folder) for folder in options.folders]
-    found = [path for path in found if path.is_file()]
-    which = "yours" if found and found[0].is_relative_to(options.user_folder) else "shipped"
-    lines += ["", "calibration in force:",
-              f"  {found[0]}  [{which}]" if found else
-              f"  none for {options.model} / {options.strategy}: the default threshold {config.DEFAULT_THRESHOLD}"]
+    lines += ["", "calibration in force:"]
+    try:  # a setting that does not read is shown below with its error; the folders above still print
+        options = AuditOptions.from_env()
+    except CiteAuditError as exc:
+        lines.append(f"  cannot tell: {exc}")
+    else:
+        found = [calibration_path(options.model, str(options.strategy), folder) for folder in options.folders]
+        found = [path for path in found if path.is_file()]
+        which = "yours" if found and found[0].is_relative_to(options.user_folder) else "shipped"
+        none = f"  none for {options.model} / {options.strategy}: the default threshold {config.DEFAULT_THRESHOLD}"
+        lines.append(f"  {found[0]}  [{which}]" if found else none)
     settings = config.settings_in_force()
     width = max(len(name) for name, _, _ in settings)
     lines += ["", "settings:"]
