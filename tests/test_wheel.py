@@ -108,3 +108,20 @@ def test_an_installed_wheel_audits_the_worked_example_from_an_empty_folder(wheel
     demo = _run([sys.executable, "-m", "citeaudit.surfaces.cli", *DEMO], cwd=ROOT, env=demo_env)
     assert demo.returncode == 1, demo.stderr
     assert _table_and_decision(installed.stdout) == _table_and_decision(demo.stdout)
+
+
+@pytest.mark.parametrize("args", [
+    ("lines", "--document", "data/lines/field_note.txt", "--answer", "data/lines/good_answer.txt"),
+    ("contract", "data/contract/answer.json", "data/contract/sources.json", "data/contract/reviews.json")])
+def test_the_installed_wheel_audits_the_other_shipped_examples_as_the_checkout_does(wheel_env, tmp_path, args):
+    """The line-citation and source-id examples named by their paths in the checkout, from an empty folder."""
+    _, env = wheel_env
+    work = tmp_path / "work"
+    work.mkdir()
+    clean = {"PATH": os.environ["PATH"], "HOME": str(tmp_path / "home")}
+    installed = _run([str(env / "bin" / "citeaudit"), *args], cwd=work, env=clean)
+    demo_env = {**os.environ, "CITEAUDIT_CACHE_DIR": str(ROOT / "cache"), "CITEAUDIT_USER_CACHE": str(tmp_path / "uc")}
+    checkout = _run([sys.executable, "-m", "citeaudit.surfaces.cli", *args], cwd=ROOT, env=demo_env)
+    assert installed.returncode == checkout.returncode, installed.stdout + installed.stderr
+    assert _table_and_decision(installed.stdout) == _table_and_decision(checkout.stdout)
+    assert installed.stdout.strip() and list(work.iterdir()) == []

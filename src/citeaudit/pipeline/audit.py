@@ -359,11 +359,15 @@ def audit_sources(answer: object, sources: object, reviews: object | None = None
 
 def audit_source_files(answer: str | Path, sources: str | Path, reviews: str | Path | None = None,
                        **options: Any) -> Audit:
-    """`audit_sources` over the three JSON files (UTF-8); an unreadable file raises `InputError`."""
+    """`audit_sources` over the three JSON files (UTF-8; a relative path not in the working folder is
+    looked for among the shipped files too, `config.find_input`); an unreadable file raises `InputError`."""
     from citeaudit.citations.sourceid import load_json
 
-    return audit_sources(load_json(answer, "answer"), load_json(sources, "sources"),
-                         None if reviews is None else load_json(reviews, "reviews"), **options)
+    def read(path: str | Path, what: str) -> Any:
+        return load_json(config.find_input(path), what)
+
+    return audit_sources(read(answer, "answer"), read(sources, "sources"),
+                         None if reviews is None else read(reviews, "reviews"), **options)
 
 
 def audit_files(*, source: str | None = None, citations: str | Path | None = None,
@@ -374,9 +378,6 @@ def audit_files(*, source: str | None = None, citations: str | Path | None = Non
     `answer` (lines), or `answer_json` + `sources_json` [+ `reviews_json`] (source ids). A relative
     path that is not in the working folder is looked for among the shipped files too
     (`config.find_input`: `data/rfc7519_citations.json`, the worked example, from any folder)."""
-    citations, answer, answer_json, sources_json, reviews_json = (
-        None if path is None else config.find_input(path)
-        for path in (citations, answer, answer_json, sources_json, reviews_json))
     given = [bool(source or citations), bool(document or answer), bool(answer_json or sources_json)]
     format_ = options.pop("format", None)
     if sum(given) != 1:
