@@ -181,7 +181,7 @@ record-public-qwen: public-sets
 			--citations build/public/$${d}_citations.json || exit 1; done; done
 
 clean:
-	rm -rf $(VENV) cache/store out
+	rm -rf $(VENV) cache/store out dist
 
 # The contrast set (issue 34): the supported claims of the labelled sets, each changed in one way (obligation
 # level, a number, polarity, an entity), into data/contrast/ (the project's sets) and build/contrast/ (the
