@@ -261,10 +261,10 @@ def test_the_setting_is_read_once_from_arguments_then_the_environment(monkeypatc
     assert AuditOptions().contrast == DEFAULT_CONTRAST_CHECKS == AuditOptions.from_env().contrast
     monkeypatch.setenv("CITEAUDIT_CONTRAST_CHECKS", "numbers, normative")
     assert AuditOptions.from_env().contrast == (ContrastCheck.NORMATIVE, ContrastCheck.NUMBERS)
-    assert AuditOptions.from_env(contrast="none").contrast == () and len(AuditOptions.from_env(contrast="all").contrast) == 4
+    assert AuditOptions.from_env(contrast="none").contrast == () and len(AuditOptions.from_env(contrast="all").contrast) == 5
     monkeypatch.setenv("CITEAUDIT_CONTRAST_CHECKS", "numbrs")
     with pytest.raises(InputError, match=r"CITEAUDIT_CONTRAST_CHECKS: unknown contrast check 'numbrs': give some of "
-                                         r"normative, numbers, polarity, entities"):
+                                         r"normative, numbers, polarity, entities, identifiers"):
         AuditOptions.from_env()
 
 
@@ -287,7 +287,7 @@ def test_every_surface_says_why_the_checks_stayed_silent_or_what_they_found():
                           C.FOUND_SECTION: ["4.1.4"] * 2, C.EVIDENCE: [EXP] * 2,
                           C.CLAIM: [JAPANESE, 'Every JWT has to carry an "exp" claim <b>.']}, dtype=object)
     ja, en = (row for _, row in check_contrast(table).iterrows())
-    assert contrast_words(ja) == "contrast checks (normative, numbers, polarity) read English only: silent on this claim"
+    assert contrast_words(ja) == "contrast checks (normative, numbers, polarity, identifiers) read English only: silent on this claim"
     assert "read English only" in contrast_html(ja) and "<mark" not in contrast_html(ja)
     assert contrast_words(en).startswith('normative: the claim says required ("has to"); section 4.1.4 says optional')
     page = contrast_html(en)

@@ -73,7 +73,7 @@ def test_the_committed_set_is_what_the_tool_writes_from_the_projects_sets():
 def test_the_measure_counts_flags_on_perturbed_claims_and_originals():
     perturbed, originals = contrast_set.located(public=False)
     figures = contrast_set.measure(perturbed, originals).set_index("checks")
-    assert list(figures.index[:4]) == [str(k) for k in ContrastCheck]
+    assert list(figures.index[:4]) == [str(k) for k in contrast_set.KINDS]
     assert figures["perturbed"].iloc[:4].sum() == len(perturbed)
     assert figures.at["normative", "flagged by these checks"] > 0.3  # the worked example's kind is caught
     assert figures["originals flagged"].max() <= 0.05  # the project's supported claims: the cost stays small

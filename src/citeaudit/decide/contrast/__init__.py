@@ -1,7 +1,7 @@
 """Contrast checks between a claim and its evidence: what a small judge misses (issue 34).
 
 A small judge reads the topic and misses the twist: "Every JWT has to carry an exp claim" against
-a section that ends "Use of this claim is OPTIONAL." Four deterministic checks compare the claim
+a section that ends "Use of this claim is OPTIONAL." Five deterministic checks compare the claim
 with the part of the evidence that best matches it (the quote's sentences, else the best-matching
 sentences of the cited section), each registered by name (`CHECKS`):
 
@@ -11,6 +11,7 @@ sentences of the cited section), each registered by name (`CHECKS`):
 | `numbers`   | a value, unit, percentage or date of the claim is not the one the evidence gives  |
 | `polarity`  | the best-matching evidence sentence negates what the claim asserts, or the reverse |
 | `entities`  | a name, identifier or quoted term of the claim is swapped for another             |
+| `identifiers` | the claim is about one quoted term, defined name or keyword, the evidence another |
 
 Each finding is one line of why plus the fired words (offsets into the claim and the evidence).
 `check_contrast` writes them to the `contrast` column; routing (`route.py`) then keeps a
@@ -25,7 +26,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from citeaudit import table as C
-from citeaudit.decide.contrast import entities, normative, numbers, polarity
+from citeaudit.decide.contrast import entities, identifiers, normative, numbers, polarity
 from citeaudit.decide.contrast.passages import Finding, readable
 from citeaudit.settings.environment import DEFAULT_CONTRAST_CHECKS
 from citeaudit.table import ContrastCheck, Kind
@@ -39,6 +40,7 @@ CHECKS: dict[ContrastCheck, Check] = {
     ContrastCheck.NUMBERS: numbers.check,
     ContrastCheck.POLARITY: polarity.check,
     ContrastCheck.ENTITIES: entities.check,
+    ContrastCheck.IDENTIFIERS: identifiers.check,
 }
 
 __all__ = ["CHECKS", "Finding", "check_contrast", "contrast_findings", "evidence_place", "silent_note"]
