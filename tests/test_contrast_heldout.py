@@ -63,3 +63,15 @@ def test_the_committed_held_out_set_is_what_the_tool_writes_from_the_projects_se
         assert json.loads(out.read_text(encoding="utf-8")) == contrast_heldout.perturb(table, text), out
         records = load_citations(out)  # a quote-citation file like any other
         assert {r.id.split("~")[1] for r in records} <= {*contrast_heldout.KINDS, contrast_heldout.CONTROL}
+
+
+@pytest.mark.slow  # every check on the project's held-out claims: about 3 s
+def test_the_measure_counts_per_kind_and_more_checks_never_let_more_stand():
+    claims, originals = contrast_heldout.located(public=False)
+    figures = contrast_heldout.measure(claims, originals).set_index("kind")
+    assert list(figures.index[:len(contrast_heldout.KINDS)]) == list(contrast_heldout.KINDS)
+    count = figures.map(lambda v: int(v.split()[0]) if isinstance(v, str) and v != "-" else v)
+    perturbed = count.loc[list(contrast_heldout.KINDS)]
+    assert perturbed["claims"].sum() == count.at["all kinds", "claims"] == int((claims["kind"] != "restated").sum())
+    none, default, every = (perturbed[f"stand, checks {name}"] for name in ("none", "default", "all"))
+    assert (every <= default).all() and (default <= none).all() and default.sum() < none.sum()

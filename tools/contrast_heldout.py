@@ -423,12 +423,20 @@ def measure(claims: pd.DataFrame, originals: pd.DataFrame) -> pd.DataFrame:
             n = int(stands_verified(mine, checks).sum()) if len(mine) else 0
             row[f"stand, checks {name}"] = f"{n} ({n / len(mine):.1%})" if len(mine) else "-"
         rows.append(row)
-    for kind, part in ((f"{CONTROL} (flagged)", claims[claims["kind"] == CONTROL]),
-                       ("originals (flagged)", originals)):
-        part = part.reset_index(drop=True)
+    restated = claims[claims["kind"] == CONTROL].reset_index(drop=True)
+    originals = originals.reset_index(drop=True)
+    for kind, part in ((f"{CONTROL} (flagged)", restated), ("originals (flagged)", originals),
+                       (f"{CONTROL} (flagged, its original not)", restated)):
         row = {"kind": kind, "claims": len(part)}
         for name, checks in SETTINGS:
-            n = int(flagged(part, checks).sum()) if checks and len(part) else 0
+            if not checks or not len(part):
+                n = 0
+            elif kind.endswith("its original not)"):  # a flag the restating brought, not one it inherited
+                before = dict(zip(originals["id"], flagged(originals, checks)))
+                n = int(sum(f and not before.get(i.rsplit("~", 1)[0], False)
+                            for i, f in zip(part["id"], flagged(part, checks))))
+            else:
+                n = int(flagged(part, checks).sum())
             row[f"stand, checks {name}"] = f"{n} ({n / len(part):.1%})" if len(part) else "-"
         rows.append(row)
     return pd.DataFrame(rows)
