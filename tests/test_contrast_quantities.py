@@ -123,3 +123,31 @@ def test_ordinals_times_shares_and_clock_times():
                                   "Type 2 diabetes", "a phase 3 trial"])
 def test_list_numbers_and_named_kinds_are_not_quantities(text):
     assert quantities(text) == []
+
+
+def kanji(n: int) -> str:
+    """A counted kanji numeral, written here from the rules of the numerals, not from the reader."""
+    digits = "〇一二三四五六七八九"
+    out = ""
+    for value, unit in ((1000, "千"), (100, "百"), (10, "十")):
+        q, n = divmod(n, value)
+        if q:
+            out += ("" if q == 1 else digits[q]) + unit
+    return out + (digits[n] if n else "")
+
+
+@given(st.integers(min_value=1, max_value=9999), st.sampled_from(["年", "日", "時間", "円", "万円", "人", "回"]))
+def test_japanese_amounts_in_kanji_arabic_or_full_width_are_one_value(n, counter):
+    from citeaudit.decide.contrast.japanese import amounts
+
+    full = str(n).translate(str.maketrans("0123456789", "０１２３４５６７８９"))
+    read = [amounts(f"は{form}{counter}以下とする") for form in (kanji(n), str(n), full)]
+    assert all(len(r) == 1 for r in read), read
+    (a,), (b,), (c,) = read
+    assert a.same(b) and b.same(c) and a.value == b.value == c.value
+
+
+def test_japanese_references_dates_and_words_are_not_amounts():
+    from citeaudit.decide.contrast.japanese import amounts
+
+    assert amounts("第三条の規定、第1項第2号、令和5年4月1日、十分に") == []

@@ -17,7 +17,8 @@ Each finding is one line of why plus the fired words (offsets into the claim and
 `check_contrast` writes them to the `contrast` column; routing (`route.py`) then keeps a
 `verified` verdict with a finding from standing (flag `contrast`). A finding never makes anything
 pass and never changes a failing verdict. The checks read English: on a claim or evidence in
-another language (Japanese, say) they stay silent and the row's `contrast_note` says so.
+another language (Japanese, say) they stay silent and the row's `contrast_note` says so, except
+`numbers`, which also reads the amounts of a Japanese claim against Japanese evidence.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from citeaudit import table as C
 from citeaudit.decide.contrast import entities, identifiers, normative, numbers, polarity
+from citeaudit.decide.contrast.japanese import japanese
 from citeaudit.decide.contrast.passages import Finding, readable
 from citeaudit.settings.environment import DEFAULT_CONTRAST_CHECKS
 from citeaudit.table import ContrastCheck, Kind
@@ -58,9 +60,16 @@ def evidence_place(row: C.Row) -> str:
     return found if found.startswith("page") else f"section {found}"
 
 
+def reads(kind: ContrastCheck, claim: str, evidence: str) -> bool:
+    """Whether the check `kind` reads this pair: English, or for `numbers` a Japanese pair as well."""
+    if readable(claim) and readable(evidence):
+        return True
+    return kind == ContrastCheck.NUMBERS and japanese(claim) and japanese(evidence)
+
+
 def silent_note(kinds: Iterable[ContrastCheck], claim: str, evidence: str) -> str | None:
     """Why the checks stay silent on this pair (a language they cannot read), or None."""
-    names = ", ".join(kinds)
+    names = ", ".join(k for k in kinds if not reads(ContrastCheck(k), claim, evidence))
     if not names:
         return None
     if not readable(claim):
@@ -80,11 +89,10 @@ def contrast_findings(claim: str, evidence: str, quote: str | None = None, where
     ['the claim says required ("has to"); section 4.1.4 says optional ("OPTIONAL"): "Use of this claim is OPTIONAL."']
     """
     kinds = tuple(kinds)
-    if silent_note(kinds, claim, evidence) is not None:
-        return []
     found: list[Finding] = []
     for kind in kinds:
-        found += CHECKS[ContrastCheck(kind)](claim, evidence, quote, where)
+        if reads(ContrastCheck(kind), claim, evidence):
+            found += CHECKS[ContrastCheck(kind)](claim, evidence, quote, where)
     return found
 
 

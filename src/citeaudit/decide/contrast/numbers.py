@@ -9,13 +9,19 @@ Conservative: a claim number the evidence says anywhere (a bare count: where it 
 thing, or in the best-matching sentences), or one inside a range the evidence gives
 (or a range of the claim that holds an evidence number), is never flagged; a bare count (or an
 ordinal) is compared only with one that counts the same thing (a content word beside both: "500 envelopes" against
-"1000 envelopes", never "Type 1 Diabetes" against "two groups"); a claim number with no number of
+"1000 envelopes", never "Type 1 Diabetes" against "two groups");
+a Japanese claim against Japanese evidence is read by `japanese.amounts` (kanji numerals as the
+statute reader reads them: 三年以下 is 3 years) and compared within its counter; a claim number with no number of
 its kind where the claim's words are is left alone: a paraphrase may add one.
 """
 
 from __future__ import annotations
 
-from citeaudit.decide.contrast.passages import Finding, best_sentences, content, words
+import re
+import unicodedata
+
+from citeaudit.decide.contrast import japanese
+from citeaudit.decide.contrast.passages import Finding, best_sentences, content, readable, words
 from citeaudit.decide.contrast.quantities import COUNT, ORDINAL, TIMES, Quantity, describe, quantities, ranges, within
 
 COUNTING = (COUNT, ORDINAL, TIMES)  # amounts that say nothing of what they count: compared by their neighbours
@@ -35,8 +41,36 @@ def counting(q: Quantity, e: Quantity) -> bool:
     return q.dimension in COUNTING and e.dimension in COUNTING
 
 
+def _squeezed(text: str) -> str:
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
+
+
+def check_japanese(claim: str, evidence: str, quote: str | None, where: str) -> list[Finding]:
+    """The first amount of a Japanese claim the Japanese evidence does not carry while a sentence the
+    quote stands in (else any of its sentences) gives another of its kind ("三年" against "一年")."""
+    everywhere = japanese.amounts(evidence)
+    spans = japanese.sentences(evidence)
+    if quote and _squeezed(quote):
+        said = _squeezed(quote)
+        quoted = [(a, b) for a, b in spans if _squeezed(evidence[a:b]) in said or said in _squeezed(evidence[a:b])]
+        spans = quoted or spans
+    focus = [e for e in everywhere if any(a <= e.start and e.end <= b for a, b in spans)]
+    for q in japanese.amounts(claim):
+        if any(q.same(e) for e in everywhere):
+            continue
+        instead = [e for e in focus if e.comparable(q)]
+        if instead:
+            other = instead[0]
+            return [Finding("numbers", f'the claim says "{describe(q)}"; {where} says "{describe(other)}"',
+                            ((q.start, q.end),), ((other.start, other.end),))]
+    return []
+
+
 def check(claim: str, evidence: str, quote: str | None, where: str) -> list[Finding]:
-    """The first claim quantity the evidence contradicts, as a finding (or none)."""
+    """The first claim quantity the evidence contradicts, as a finding (or none); a Japanese pair is
+    read by `check_japanese`."""
+    if japanese.japanese(claim) and japanese.japanese(evidence) and not readable(claim):
+        return check_japanese(claim, evidence, quote, where)
     mine = quantities(claim)
     if not mine:
         return []
