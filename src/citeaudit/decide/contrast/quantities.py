@@ -8,7 +8,8 @@ section number (4.1.4) or a reference ([RFC7519], Section 15.12) is not a quanti
 
 Numbers as people write them (issue 52): "one" before the thing it counts ("at least one period",
 not "one of", "no one"), "twice" and "three times" (2 and 3 times), "a dozen", "half" and "a
-quarter" (50 and 25 percent), ordinals after "the" or "a" ("the second retry": an ordinal 2), a
+quarter" (shares: the same as 50% and 25%, compared only with another share), ordinals after "the"
+or "a" ("the second retry": an ordinal 2), a
 clock time (07:40), and vague amounts as the range they allow ("a few minutes" is 2 to 9 minutes,
 "several" 3 to 12, "hundreds of" 100 to 1,999): a vague amount is the same as any amount inside
 its range, and different from one outside it.
