@@ -56,7 +56,8 @@ DEFAULT_RETRIES = 2
 # the contrast checks on by default (`decide.contrast`), as measured on the contrast set (README "Contrast
 # checks", tools/contrast_set.py --measure): together they flag 4.5% of the supported originals (at most
 # 5% is the target); `entities` alone flags 4.2% of them (8.7% with the other three), so it is opt-in
-DEFAULT_CONTRAST_CHECKS = (ContrastCheck.NORMATIVE, ContrastCheck.NUMBERS, ContrastCheck.POLARITY)
+DEFAULT_CONTRAST_CHECKS = (ContrastCheck.NORMATIVE, ContrastCheck.NUMBERS, ContrastCheck.POLARITY,
+                           ContrastCheck.IDENTIFIERS)
 # judge requests in flight at once: remote endpoints serve many; llama.cpp's local server serves
 # one at a time (more would only queue there and eat into each request's timeout)
 DEFAULT_CONCURRENCY = 4
