@@ -7,6 +7,8 @@ import platform
 import subprocess
 from pathlib import Path
 
+import matplotlib
+import matplotlib.font_manager
 import pytest
 from hypothesis import settings
 
@@ -55,6 +57,13 @@ def isolated_environment(tmp_path_factory, monkeypatch):
 # `uname -p`, run once per process by the platform module and cached: the openai client asks for it
 # (its request headers), so it runs here, before `processes_only_where_marked` refuses processes.
 platform.processor()
+
+# matplotlib's font cache, built on its first import on a machine by running `fc-list`: here, once
+# per process before the guard, and written to MPLCONFIGDIR so that later runs only read it. Under the
+# guard the build was refused, nothing was written, and the plotting tests failed on every run of a
+# new machine (issue 50). The Agg backend: no display, and no GUI toolkit probed.
+matplotlib.use("Agg")
+matplotlib.font_manager.fontManager  # noqa: B018 (the attribute access is the build)
 
 # The kinds `make check` leaves out (pyproject.toml); a test that starts a process carries one of them.
 SPAWNING = ("integration", "notebooks", "browser", "cluster", "cli", "slow")

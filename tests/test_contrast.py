@@ -261,10 +261,10 @@ def test_the_setting_is_read_once_from_arguments_then_the_environment(monkeypatc
     assert AuditOptions().contrast == DEFAULT_CONTRAST_CHECKS == AuditOptions.from_env().contrast
     monkeypatch.setenv("CITEAUDIT_CONTRAST_CHECKS", "numbers, normative")
     assert AuditOptions.from_env().contrast == (ContrastCheck.NORMATIVE, ContrastCheck.NUMBERS)
-    assert AuditOptions.from_env(contrast="none").contrast == () and len(AuditOptions.from_env(contrast="all").contrast) == 4
+    assert AuditOptions.from_env(contrast="none").contrast == () and len(AuditOptions.from_env(contrast="all").contrast) == 5
     monkeypatch.setenv("CITEAUDIT_CONTRAST_CHECKS", "numbrs")
     with pytest.raises(InputError, match=r"CITEAUDIT_CONTRAST_CHECKS: unknown contrast check 'numbrs': give some of "
-                                         r"normative, numbers, polarity, entities"):
+                                         r"normative, numbers, polarity, entities, identifiers"):
         AuditOptions.from_env()
 
 
@@ -287,7 +287,7 @@ def test_every_surface_says_why_the_checks_stayed_silent_or_what_they_found():
                           C.FOUND_SECTION: ["4.1.4"] * 2, C.EVIDENCE: [EXP] * 2,
                           C.CLAIM: [JAPANESE, 'Every JWT has to carry an "exp" claim <b>.']}, dtype=object)
     ja, en = (row for _, row in check_contrast(table).iterrows())
-    assert contrast_words(ja) == "contrast checks (normative, numbers, polarity) read English only: silent on this claim"
+    assert contrast_words(ja) == "contrast checks (normative, numbers, polarity, identifiers) read English only: silent on this claim"
     assert "read English only" in contrast_html(ja) and "<mark" not in contrast_html(ja)
     assert contrast_words(en).startswith('normative: the claim says required ("has to"); section 4.1.4 says optional')
     page = contrast_html(en)
@@ -307,3 +307,25 @@ def test_a_calibration_measures_the_judge_whatever_contrast_checks_ran(recorded_
     (figures, held), (figures_off, held_off) = (cross_validate(t, folds=2) for t in tables)
     assert pd.Series(figures, dtype=object).equals(pd.Series(figures_off, dtype=object))  # NaN meets NaN
     pd.testing.assert_frame_equal(held, held_off)
+
+
+def test_numbers_reads_a_japanese_claim_against_a_statute_as_the_statute_reader_reads_its_numerals(tmp_path):
+    """Issue 52: 三年以下 in the Act is 3 years; a claim of 3年 and 100万円 is carried, one of 5年 is not."""
+    import json
+
+    from citeaudit import AuditOptions, audit_quotes, load_citations
+
+    quote = "第三条の規定に違反した者は、三年以下の拘禁刑又は百万円以下の罰金に処する。"
+    claims = {"same": "不正アクセス行為をした者は、3年以下の拘禁刑又は１００万円以下の罰金に処せられる。",
+              "years": "不正アクセス行為をした者は、5年以下の拘禁刑に処せられる。",
+              "yen": "不正アクセス行為をした者は、三年以下の拘禁刑又は五百万円以下の罰金に処せられる。"}
+    path = tmp_path / "ja.json"
+    path.write_text(json.dumps([{"id": k, "claim": c, "quote": quote, "section": "第11条"} for k, c in claims.items()]),
+                    encoding="utf-8")
+    table = audit_quotes("unauthorized-access-act-128-1999.egov.xml", load_citations(path), locate_only=True,
+                         options=AuditOptions(contrast=("numbers", "normative"))).table.set_index("id")
+    assert (table["quote_status"] == "exact").all()
+    says = {i: [f["says"] for f in found] for i, found in table["contrast"].items()}
+    assert says == {"same": [], "years": ['the claim says "5年"; section 第11条 says "三年"'],
+                    "yen": ['the claim says "五百万円"; section 第11条 says "百万円"']}
+    assert set(table["contrast_note"]) == {"contrast checks (normative) read English only: silent on this claim"}

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citeaudit.decide.contrast.quantities import quantities, spelled_value
+from citeaudit.decide.contrast.quantities import VAGUE, quantities, spelled_value
 
 ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
 TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
@@ -83,3 +83,71 @@ def test_units_of_different_kinds_never_compare():
     assert not minutes.comparable(meters) and not minutes.same(quantities("5 m")[0])
     assert bare.same(quantities("300 seconds")[0])  # a bare number may be the same number said without unit
     assert not quantities("300 seconds")[0].same(bare)  # but a bare 300 elsewhere does not say 300 seconds
+
+
+# issue 52: numbers as people write them
+@given(st.integers(min_value=1, max_value=19))
+def test_a_count_in_words_is_its_digits_one_included(n):
+    word = ONES[n]
+    (a,), (b,) = quantities(f"at least {word} period characters"), quantities(f"at least {n} period characters")
+    assert a.same(b) and b.same(a) and a.value == n
+
+
+@pytest.mark.parametrize("text", ["one of the parties", "no one", "the one that signs", "one or more values",
+                                  "each one", "on the one hand"])
+def test_one_as_a_pronoun_is_no_count(text):
+    assert quantities(text) == []
+
+
+@given(st.sampled_from(sorted(VAGUE)), st.sampled_from(TIME_UNITS[1:]), st.integers(min_value=1, max_value=3000))
+def test_a_vague_amount_is_the_same_as_any_amount_in_its_range_and_no_other(vague, unit, n):
+    lo, hi = VAGUE[vague]
+    (v,) = quantities(f"wait {vague} {unit[0]}, then go") if len(unit[0]) > 1 else quantities(f"wait {vague} things")
+    (q,) = quantities(f"wait {n} {unit[0]}, then go") if len(unit[0]) > 1 else quantities(f"wait {n} things")
+    assert v.same(q) == q.same(v) == (lo <= n <= hi)
+
+
+def test_ordinals_times_shares_and_clock_times():
+    read = [(q.text, q.value, q.dimension) for q in quantities(
+        "the second retry, a third time, twice a day, 3 times, more than once, half of them, at 07:40")]
+    assert read == [("second", 2, "ordinal"), ("third", 3, "ordinal"), ("twice", 2, "times"), ("3 times", 3, "times"),
+                    ("more than once", 2, "times"), ("half", 50, "share"), ("07:40", 460, "clock")]
+    assert quantities("sign first and then encrypt") == [] and quantities("within a second") == []
+    (half,), (fifty,) = quantities("half of them"), quantities("50% of them")
+    assert half.same(fifty) and not half.comparable(fifty)  # equal, but a share is compared only with a share
+    (twice,), (more,) = quantities("used twice"), quantities("used more than once")
+    assert twice.same(more) and not quantities("used once a day")[0].same(more)
+
+
+@pytest.mark.parametrize("text", ["1.   Verify that the JWT", "7.2.  Validating a JWT", "BRCA 1 carriers",
+                                  "Type 2 diabetes", "a phase 3 trial"])
+def test_list_numbers_and_named_kinds_are_not_quantities(text):
+    assert quantities(text) == []
+
+
+def kanji(n: int) -> str:
+    """A counted kanji numeral, written here from the rules of the numerals, not from the reader."""
+    digits = "〇一二三四五六七八九"
+    out = ""
+    for value, unit in ((1000, "千"), (100, "百"), (10, "十")):
+        q, n = divmod(n, value)
+        if q:
+            out += ("" if q == 1 else digits[q]) + unit
+    return out + (digits[n] if n else "")
+
+
+@given(st.integers(min_value=1, max_value=9999), st.sampled_from(["年", "日", "時間", "円", "万円", "人", "回"]))
+def test_japanese_amounts_in_kanji_arabic_or_full_width_are_one_value(n, counter):
+    from citeaudit.decide.contrast.japanese import amounts
+
+    full = str(n).translate(str.maketrans("0123456789", "０１２３４５６７８９"))
+    read = [amounts(f"は{form}{counter}以下とする") for form in (kanji(n), str(n), full)]
+    assert all(len(r) == 1 for r in read), read
+    (a,), (b,), (c,) = read
+    assert a.same(b) and b.same(c) and a.value == b.value == c.value
+
+
+def test_japanese_references_dates_and_words_are_not_amounts():
+    from citeaudit.decide.contrast.japanese import amounts
+
+    assert amounts("第三条の規定、第1項第2号、令和5年4月1日、十分に") == []

@@ -73,7 +73,7 @@ def test_the_committed_set_is_what_the_tool_writes_from_the_projects_sets():
 def test_the_measure_counts_flags_on_perturbed_claims_and_originals():
     perturbed, originals = contrast_set.located(public=False)
     figures = contrast_set.measure(perturbed, originals).set_index("checks")
-    assert list(figures.index[:4]) == [str(k) for k in ContrastCheck]
+    assert list(figures.index[:4]) == [str(k) for k in contrast_set.KINDS]
     assert figures["perturbed"].iloc[:4].sum() == len(perturbed)
     assert figures.at["normative", "flagged by these checks"] > 0.3  # the worked example's kind is caught
     assert figures["originals flagged"].max() <= 0.05  # the project's supported claims: the cost stays small
@@ -93,8 +93,8 @@ def test_the_readme_shows_what_the_measure_prints_for_the_projects_sets(capsys, 
     standing, perturbed = block.split("over the judged citations of the project's own sets:")[1].split(
         "perturbed claims that stand as verified, from the recorded answers (replay), the project's own sets:")
     standing = standing.split("perturbed claims that stand")[0]  # the next group's table, when printed
-    assert printed[:8] == [f"the project's own sets: {project[0]}", *project[1:8]]
-    assert printed[9:12] == [line.strip() for line in standing.strip().splitlines()]
+    assert printed[:9] == [f"the project's own sets: {project[0]}", *project[1:9]]
+    assert printed[10:13] == [line.strip() for line in standing.strip().splitlines()]
     assert printed[-6:] == [line.strip() for line in perturbed.strip().splitlines()]
 
 

@@ -177,7 +177,8 @@ def test_a_waiting_card_says_why_and_shows_its_review_command(report_table):
     assert f"score {row['score']:.2f} &lt; threshold 0.55" in cards[one]
     assert "<pre class='command'>" not in render_html(audit)  # the library's report without the inputs
     # a verified verdict a contrast check holds back says why in one line, and marks the fired words
-    assert flagged == {"exp_required"} and "exp_required" in waiting
+    # (and aud_reject's hostile text quotes "pwned", which section 4.1.3 does not name: identifiers)
+    assert flagged == {"exp_required", "aud_reject"} and "exp_required" in waiting
     assert ("score 0.72 ≥ threshold 0.55, but flagged contrast (normative: the claim says required (&quot;has "
             "to&quot;); section 4.1.4 says optional") in cards["exp_required"]
     assert '<mark class="contrast">has to</mark>' in cards["exp_required"]

@@ -103,8 +103,12 @@ def held_out(parts: list[Part], calibration: Calibration, rate: float) -> dict:
 
 
 def cells(f: dict) -> list[str]:
+    """Stand, right (with its Wilson 95% interval: the promise is judged on the splits' pooled counts),
+    and false verified."""
     s, n = f["stand"], f["judged"]
-    return [f"{s}/{n} ({s / n:.1%})", f"{f['right']}/{s} ({f['right'] / s:.1%})" if s else "-",
+    low, high = wilson_interval(f["right"], s)
+    return [f"{s}/{n} ({s / n:.1%})",
+            f"{f['right']}/{s} ({f['right'] / s:.1%}; {low:.1%}-{high:.1%})" if s else "-",
             f"{f['false_verified']}/{f['failing']} ({f['false_verified'] / f['failing']:.1%})" if f["failing"] else "-"]
 
 
@@ -210,7 +214,7 @@ def pooled(runs: list[dict]) -> dict:
 
 def report(results: list[dict], base: str = "shipped") -> None:
     splits = results[0]["splits"]
-    print(f"\nheld-out parts of {splits} split(s) per domain, counts summed:\n")
+    print(f"\nheld-out parts of {splits} split(s) per domain, counts summed (right: share and Wilson 95% interval):\n")
     print(f"| domain | reviews used per split (queue) | {base}: stand | right | false verified | profile: stand "
           "| right | false verified | profile threshold per split |")
     print("|---|---|---|---|---|---|---|---|---|")

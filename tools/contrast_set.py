@@ -49,7 +49,9 @@ OUT = ROOT / "data" / "contrast"
 PUBLIC_IN = ROOT / "build" / "public"
 PUBLIC_OUT = ROOT / "build" / "contrast"
 PUBLIC_DOMAINS = ("scifact", "climate-fever", "check-covid")
-KINDS = tuple(ContrastCheck)
+# the kinds this set perturbs (the identifiers check of issue 52 is measured on them too: on entities)
+KINDS = (ContrastCheck.NORMATIVE, ContrastCheck.NUMBERS, ContrastCheck.POLARITY, ContrastCheck.ENTITIES)
+ALL = tuple(ContrastCheck)
 EXPECTED = {ContrastCheck.NORMATIVE: "contradicted", ContrastCheck.NUMBERS: "contradicted",
             ContrastCheck.POLARITY: "contradicted", ContrastCheck.ENTITIES: "unsupported"}
 
@@ -228,9 +230,10 @@ def located(public: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def measure(perturbed: pd.DataFrame, originals: pd.DataFrame) -> pd.DataFrame:
     """Per kind: its perturbed claims, the share its own check flags and the share the default checks
-    flag; the share of the unperturbed originals (supported claims) its check flags. Then every check
-    together and the default ones."""
+    flag; the share of the unperturbed originals (supported claims) its check flags. Then the
+    identifiers check on the entity swaps, every check together and the default ones."""
     default = tuple(DEFAULT_CONTRAST_CHECKS)
+    entities = perturbed["id"].str.endswith(f"~{ContrastCheck.ENTITIES}")
     rows = []
     for kind in KINDS:
         mine = perturbed[perturbed["id"].str.endswith(f"~{kind}")].reset_index(drop=True)
@@ -238,7 +241,12 @@ def measure(perturbed: pd.DataFrame, originals: pd.DataFrame) -> pd.DataFrame:
                      "flagged by these checks": _flagged(mine, (kind,)).mean(),
                      "flagged by the default checks": _flagged(mine, default).mean(),
                      "originals flagged": _flagged(originals, (kind,)).mean()})
-    for name, kinds in (("all four", KINDS), (f"default ({','.join(default)})", default)):
+    rows.append({"checks": "identifiers (on entities)", "perturbed": int(entities.sum()),
+                 "flagged by these checks": _flagged(perturbed[entities].reset_index(drop=True),
+                                                     (ContrastCheck.IDENTIFIERS,)).mean(),
+                 "flagged by the default checks": _flagged(perturbed[entities].reset_index(drop=True), default).mean(),
+                 "originals flagged": _flagged(originals, (ContrastCheck.IDENTIFIERS,)).mean()})
+    for name, kinds in (("all", ALL), (f"default ({','.join(default)})", default)):
         rows.append({"checks": name, "perturbed": len(perturbed),
                      "flagged by these checks": _flagged(perturbed, kinds).mean(),
                      "flagged by the default checks": _flagged(perturbed, default).mean(),
@@ -246,12 +254,12 @@ def measure(perturbed: pd.DataFrame, originals: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-COST_SETTINGS = (("none", "none"), ("default", ",".join(DEFAULT_CONTRAST_CHECKS)), ("all four", "all"))
+COST_SETTINGS = (("none", "none"), ("default", ",".join(DEFAULT_CONTRAST_CHECKS)), ("all", "all"))
 
 
 def standing_cost(public: bool = True) -> pd.DataFrame:
     """How many of each labelled set's judged citations stand, and how many stand as verified (right
-    or wrong by the gold label), with no check, the default checks and all four, from the recorded
+    or wrong by the gold label), with no check, the default checks and all, from the recorded
     answers of the shipped judge (replay: a citation nobody recorded is a judge error, which waits
     either way)."""
     rows = []
@@ -273,7 +281,7 @@ def standing_cost(public: bool = True) -> pd.DataFrame:
 
 def perturbed_standing(public: bool = True) -> pd.DataFrame:
     """Per kind and group: the perturbed claims judged, how many stand as `verified` with no check, the
-    default checks and all four, from the recorded answers of the shipped judge (replay), and how many
+    default checks and all, from the recorded answers of the shipped judge (replay), and how many
     have no recorded answer (a judge error, which waits: counted apart, never as caught)."""
     rows = []
     for source, _citations, out in sets(public):

@@ -37,3 +37,8 @@ class LocalModelError(CiteAuditError):
 class JudgeUnavailableError(JudgeError):
     """The judge endpoint cannot be used at all (unreachable, no answer in time, key refused,
     model unknown): the whole run stops instead of turning every row into an error."""
+
+
+class MissingExtraError(CiteAuditError):
+    """A feature needs a package that the base install leaves out; the message names the extra
+    that adds it (`pip install 'citeaudit[dask]'`). The command line exits 2."""

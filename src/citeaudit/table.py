@@ -123,6 +123,7 @@ class ContrastCheck(StrEnum):
     NUMBERS = "numbers"  # values, units, percentages, dates, ranges
     POLARITY = "polarity"  # the best-matching evidence sentence negates the claim, or the reverse
     ENTITIES = "entities"  # a name, identifier or quoted term swapped for another
+    IDENTIFIERS = "identifiers"  # the claim is about one quoted term, defined name or keyword, the evidence another
 
 
 class _StrategyNames(EnumType):

@@ -42,7 +42,7 @@ def domain_of(citation_file: str | Path, project_data: Path | None = None) -> st
     ('scifact', 'contracts')
     """
     path = Path(citation_file).resolve()
-    data = (project_data or config.project_dir() / "data").resolve()
+    data = (project_data or config.shipped_data_dir()).resolve()
     if path.is_relative_to(data):
         return PROJECT_DOMAIN
     return path.stem.removesuffix("_citations").removeprefix("eval_")

@@ -24,6 +24,7 @@ import numpy as np
 
 from citeaudit.errors import InputError
 from citeaudit.judge.hidden_states import CLASSES, ProbeWeights
+from citeaudit.settings import environment as config
 from citeaudit.table import Verdict
 
 GOLD_CLASS = {Verdict.VERIFIED: 0, Verdict.CONTRADICTED: 1, Verdict.UNSUPPORTED: 2, Verdict.FABRICATED: 2}
@@ -40,9 +41,11 @@ def refuse_in_sample(strategy: str) -> None:
     from citeaudit.judge.strategies import get_strategy
 
     if get_strategy(strategy).reads_hidden_states:
+        where = ("`make bench-probe-save` (tools/bench_probe.py --save)" if config.in_checkout()
+                 else "tools/bench_probe.py --save in a checkout of citeaudit")
         raise InputError(f"strategy {strategy} reads the probe, fitted on the labelled sets themselves: its "
-                         "calibration is fitted on the probe's out-of-domain scores by `make bench-probe-save` "
-                         "(tools/bench_probe.py --save), not by `citeaudit calibrate`")
+                         f"calibration is fitted on the probe's out-of-domain scores by {where}, not by "
+                         "`citeaudit calibrate`")
 
 
 def gold_classes(expected: Sequence[object]) -> np.ndarray:

@@ -304,7 +304,7 @@ def public_labelled_sets(out: Path | None = None, public_dir: Path | None = None
     """The public TRAIN sets as (document, citation file) pairs, built into `out` (default
     `build/public/`) when they are not there yet and the public data is at `public_dir` (default
     `default_public_dir()`); an empty list when neither is there."""
-    out = out or config.project_dir() / "build" / "public"
+    out = out or config.build_dir() / "public"
     source = public_dir or default_public_dir()
     if not list(out.glob("*_citations.json")) and source.is_dir():
         build(source, out)
@@ -317,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--public-dir", type=Path, default=None,
                         help="folder with scifact/, climate-fever/, check-covid/ (default: $CITEAUDIT_PUBLIC_DIR, "
                              "else ../shared/data/public beside the repository)")
-    parser.add_argument("--out", type=Path, default=config.project_dir() / "build" / "public", help="output folder")
+    parser.add_argument("--out", type=Path, default=config.build_dir() / "public", help="output folder")
     parser.add_argument("--per-label", type=int, default=DEFAULT_PER_LABEL, help="pairs per label and domain")
     parser.add_argument("--domain", action="append", choices=DOMAINS + JAPANESE, help="only this domain (repeatable)")
     args = parser.parse_args(argv)

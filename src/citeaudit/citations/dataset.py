@@ -194,10 +194,9 @@ def parse_line(text: str, number: int, base: Path | None = None, confine: bool =
 
 def allowed_folders(base: Path | None) -> list[Path]:
     """Where a dataset's sources may be by default: its own folder and the data folders
-    (`CITEAUDIT_DATA_DIR`, the project's `data/`, `../shared/data/rfc` beside the checkout), not
-    the working directory or anywhere else on the machine."""
-    root = config.project_dir()
-    folders = [base, config.data_dir(), root / "data", root / config.SHARED_DATA]
+    (`CITEAUDIT_DATA_DIR`, the shipped `data/`, downloaded sources, `../shared/data/rfc` beside a
+    checkout), not the working directory or anywhere else on the machine."""
+    folders = [base, config.data_dir(), config.shipped_data_dir(), config.download_dir(), *config.shared_dirs()[:1]]
     return [folder.resolve() for folder in folders if folder is not None]
 
 

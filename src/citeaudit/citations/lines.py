@@ -15,6 +15,7 @@ from pathlib import Path
 
 from citeaudit.citations.records import Citation, LineRange
 from citeaudit.errors import CiteAuditError, InputError
+from citeaudit.settings import environment as config
 from citeaudit.sources.document import Document
 from citeaudit.sources.reading import read_text
 from citeaudit.sources.text import load_text
@@ -99,10 +100,11 @@ class LineAnswer:
 
 
 def load_line_answer(document: str | Path, answer: str | Path) -> LineAnswer:
-    """Read a plain-text document and an answer text (both UTF-8)."""
+    """Read a plain-text document and an answer text (both UTF-8); a relative answer path that is
+    not in the working folder is looked for among the shipped files too (`config.find_input`)."""
     doc = load_text(document)
     try:
-        text = read_text(Path(answer))
+        text = read_text(config.find_input(answer))
     except CiteAuditError as exc:
         raise InputError(f"answer file: {exc}") from None
     return LineAnswer(doc, text, extract_line_citations(text))

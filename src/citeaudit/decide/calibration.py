@@ -405,8 +405,10 @@ def load_profile(name: str, folder: Path, model: str, strategy: str) -> Calibrat
 
 
 def fit_command(model: str, strategy: str) -> str:
-    """The command that fits a calibration for this model and strategy (the Makefile's labelled sets)."""
-    if model == config.DEFAULT_MODEL:
+    """The command that fits a calibration for this model and strategy: in a checkout, for the shipped
+    model, the Makefile's target (its labelled sets); else `citeaudit judge-setup`, which answers from
+    the recordings what they hold and asks the endpoint the rest."""
+    if model == config.DEFAULT_MODEL and config.in_checkout():
         return "make calibrate-qwen"
     return (f"citeaudit judge-setup --model {model} --strategy {strategy} (records the labelled sets with "
             "the endpoint of OPENAI_BASE_URL, then fits and saves the calibration)")

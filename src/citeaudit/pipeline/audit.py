@@ -311,7 +311,7 @@ def audit_quotes(source: str | Path | Document, citations: str | Path | list[Cit
     """Quote citations (a file or records) over one source (a path, a name, or a `Document`) of any
     format (`formats.load_document`: by extension, or `format`)."""
     document = source if isinstance(source, Document) else load_document(source, format)
-    records = citations if isinstance(citations, list) else load_citations(citations)
+    records = citations if isinstance(citations, list) else load_citations(config.find_input(citations))
     return audit_citations(records, with_cited_regions(document, records), **options)
 
 
@@ -359,11 +359,15 @@ def audit_sources(answer: object, sources: object, reviews: object | None = None
 
 def audit_source_files(answer: str | Path, sources: str | Path, reviews: str | Path | None = None,
                        **options: Any) -> Audit:
-    """`audit_sources` over the three JSON files (UTF-8); an unreadable file raises `InputError`."""
+    """`audit_sources` over the three JSON files (UTF-8; a relative path not in the working folder is
+    looked for among the shipped files too, `config.find_input`); an unreadable file raises `InputError`."""
     from citeaudit.citations.sourceid import load_json
 
-    return audit_sources(load_json(answer, "answer"), load_json(sources, "sources"),
-                         None if reviews is None else load_json(reviews, "reviews"), **options)
+    def read(path: str | Path, what: str) -> Any:
+        return load_json(config.find_input(path), what)
+
+    return audit_sources(read(answer, "answer"), read(sources, "sources"),
+                         None if reviews is None else read(reviews, "reviews"), **options)
 
 
 def audit_files(*, source: str | None = None, citations: str | Path | None = None,
@@ -371,7 +375,9 @@ def audit_files(*, source: str | None = None, citations: str | Path | None = Non
                 answer_json: str | Path | None = None, sources_json: str | Path | None = None,
                 reviews_json: str | Path | None = None, **options: Any) -> Audit:
     """Audit whichever input the paths name: `source` + `citations` (quotes), `document` +
-    `answer` (lines), or `answer_json` + `sources_json` [+ `reviews_json`] (source ids)."""
+    `answer` (lines), or `answer_json` + `sources_json` [+ `reviews_json`] (source ids). A relative
+    path that is not in the working folder is looked for among the shipped files too
+    (`config.find_input`: `data/rfc7519_citations.json`, the worked example, from any folder)."""
     given = [bool(source or citations), bool(document or answer), bool(answer_json or sources_json)]
     format_ = options.pop("format", None)
     if sum(given) != 1:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from citeaudit.errors import InputError
+from citeaudit.extras import require
 
 if TYPE_CHECKING:
     from dask.typing import Graph, Key
@@ -63,7 +64,7 @@ def check_workers(workers: int | None, scheduler: str) -> None:
 
 def run_threads(chunks: Iterable[tuple[int, list[Any]]], task: Task, job: Any, finished: Finished) -> None:
     """Dask's threaded scheduler in this process, a window of partitions at a time."""
-    import dask
+    dask = require("dask", "dask", "a batch (Dask's threaded scheduler)")
     from dask.callbacks import Callback
 
     index_of: dict[Key, int] = {}  # the window's tasks
@@ -87,8 +88,8 @@ def run_threads(chunks: Iterable[tuple[int, list[Any]]], task: Task, job: Any, f
 def local_cluster(workers: int | None = None) -> Any:
     """The `LocalCluster` of `--scheduler processes`: `workers` processes (default `LOCAL_WORKERS`) of
     one thread each, without the worker profiler."""
-    import dask
-    from distributed import LocalCluster
+    dask = require("dask", "dask", "a batch on worker processes (a Dask LocalCluster)")
+    LocalCluster = require("distributed", "dask", "a batch on worker processes (a Dask LocalCluster)").LocalCluster
 
     with dask.config.set(NO_PROFILER):  # the workers' nannies take the config as they start
         return LocalCluster(n_workers=workers or LOCAL_WORKERS, threads_per_worker=1, processes=True,
@@ -101,7 +102,8 @@ def run_distributed(chunks: Iterable[tuple[int, list[Any]]], task: Task, job: An
     """A LocalCluster (`scheduler="processes"`) or the Dask scheduler at an address; the workers'
     new recordings come back with their partitions and are appended to `recordings` (which the
     caller closes). `shipping(client)` gives each partition's further task arguments (`shipping.Shipper`)."""
-    from distributed import Client, as_completed
+    distributed = require("distributed", "dask", "a batch on Dask workers (--scheduler)")
+    Client, as_completed = distributed.Client, distributed.as_completed
 
     cluster = None
     if scheduler == "processes":

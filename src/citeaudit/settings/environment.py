@@ -2,15 +2,16 @@
 
 | variable             | meaning                                                    | default            |
 |----------------------|------------------------------------------------------------|--------------------|
+| CITEAUDIT_HOME       | your folder: your cache, reviews, downloaded sources, models | see `home_dir`   |
 | CITEAUDIT_DATA_DIR   | folder holding source texts (RFCs) not shipped in `data/`  | see `source_dirs`  |
-| CITEAUDIT_CACHE_DIR  | folder with the shipped recordings (read-only inputs)      | `<project>/cache`  |
-| CITEAUDIT_USER_CACHE | folder your own recordings, calibrations and store go to   | `<cache dir>/local`|
+| CITEAUDIT_CACHE_DIR  | folder with the shipped recordings (read-only inputs)      | see `cache_dir`    |
+| CITEAUDIT_USER_CACHE | folder your own recordings, calibrations and store go to   | see `user_cache_dir`|
 | CITEAUDIT_CACHE_MODE | `replay`, `record` or `refresh`                            | `replay`           |
 | CITEAUDIT_THRESHOLD  | routing threshold, 0 to 1 (`AuditOptions`)                 | the calibration's  |
 | CITEAUDIT_SPOT_CHECK | share of standing verdicts drawn for review, 0 to 1        | `0.1`              |
 | CITEAUDIT_EVIDENCE   | what the judge reads: `section` (whole) or `focused` (a long section's passage) | `section` |
 | CITEAUDIT_PROFILE    | profile (calibration fitted on your reviews) to route with | none: the model's  |
-| CITEAUDIT_REVIEW_DIR | folder of the review stores notebooks write                | `<project>/reviews`|
+| CITEAUDIT_REVIEW_DIR | folder of the review stores notebooks write                | see `review_dir`   |
 | CITEAUDIT_MODEL      | model name sent to the judge endpoint                      | the recorded Qwen  |
 | CITEAUDIT_STRATEGY   | judge strategy: `choice`, `examples`, `yesno`, `panel`, `panel+examples` | `DEFAULT_STRATEGY` |
 | OPENAI_BASE_URL      | OpenAI-compatible endpoint of the judge                    | the openai default |
@@ -20,13 +21,24 @@
 | CITEAUDIT_RETRIES    | retries of a judge request after a transient fault         | `2`                |
 | CITEAUDIT_CONCURRENCY| judge requests in flight at once                           | `4`; 1 for local models |
 | CITEAUDIT_CONTRAST_CHECKS | contrast checks, comma-separated, or `none` / `all`   | `DEFAULT_CONTRAST_CHECKS` |
+
+Two ways to run, one set of folders (`folders()`, `citeaudit where`). From a checkout (`make`, an
+editable install) the shipped recordings, calibrations and data are the checkout's `cache/` and
+`data/`, and what you make goes to `cache/local/` and `reviews/` (both ignored by git), as the
+Makefile expects. From an installed wheel, the same files are read from the package itself
+(`citeaudit/_shipped/`, through `importlib.resources`) and never written; what you make goes to your
+per-user folder (`home_dir()`: `CITEAUDIT_HOME`, else the platform's user data folder). Either way
+nothing is written into the working folder but the outputs a command is told to write.
 """
 
 from __future__ import annotations
 
+import importlib.resources
 import math
 import os
 from pathlib import Path
+
+import platformdirs
 
 from citeaudit.errors import InputError
 from citeaudit.table import CacheMode, ContrastCheck, EvidenceMode, Strategy
@@ -44,7 +56,8 @@ DEFAULT_RETRIES = 2
 # the contrast checks on by default (`decide.contrast`), as measured on the contrast set (README "Contrast
 # checks", tools/contrast_set.py --measure): together they flag 4.5% of the supported originals (at most
 # 5% is the target); `entities` alone flags 4.2% of them (8.7% with the other three), so it is opt-in
-DEFAULT_CONTRAST_CHECKS = (ContrastCheck.NORMATIVE, ContrastCheck.NUMBERS, ContrastCheck.POLARITY)
+DEFAULT_CONTRAST_CHECKS = (ContrastCheck.NORMATIVE, ContrastCheck.NUMBERS, ContrastCheck.POLARITY,
+                           ContrastCheck.IDENTIFIERS)
 # judge requests in flight at once: remote endpoints serve many; llama.cpp's local server serves
 # one at a time (more would only queue there and eat into each request's timeout)
 DEFAULT_CONCURRENCY = 4
@@ -53,10 +66,51 @@ MAX_CONCURRENCY = 64
 LOCAL_MODEL_NAMES = ("smollm2-135m-instruct-q4_1", DEFAULT_MODEL)
 
 
+def checkout_dir() -> Path | None:
+    """The repository root when citeaudit runs from its checkout (`src/citeaudit` beside a
+    `pyproject.toml`: an editable install, or `src/` on the path), else None (an installed package)."""
+    here = Path(__file__).resolve().parents[3]
+    return here if (here / "pyproject.toml").is_file() and (here / "src" / "citeaudit").is_dir() else None
+
+
 def project_dir() -> Path:
     """The repository root when running from a checkout, else the current directory."""
-    here = Path(__file__).resolve().parents[3]
-    return here if (here / "pyproject.toml").is_file() else Path.cwd()
+    return checkout_dir() or Path.cwd()
+
+
+def shipped_dir() -> Path:
+    """The folder that holds what the product ships, as `cache/` (recordings, `calibration/`) and
+    `data/` (the worked example, labelled sets, prompts' data): the checkout's root, else the
+    installed package's `_shipped/` (the wheel carries both folders there, pyproject.toml), found
+    through `importlib.resources`. Read-only: nothing is ever written under it but by `--shipped`
+    maintenance commands in a checkout."""
+    root = checkout_dir()
+    if root is not None:
+        return root
+    shipped = importlib.resources.files("citeaudit") / "_shipped"
+    if not isinstance(shipped, Path):  # a zip import: the stores need real files
+        raise InputError(f"citeaudit is installed where its shipped files are not on disk ({shipped}); "
+                         "install it with pip into a virtual environment.")
+    return shipped
+
+
+def shipped_data_dir() -> Path:
+    """The project's own inputs (`data/`: the worked example, labelled sets, documents it owns)."""
+    return shipped_dir() / "data"
+
+
+def home_dir() -> Path:
+    """Your folder, where what you make goes outside a checkout: `CITEAUDIT_HOME`, else the
+    platform's user data folder (`platformdirs.user_data_dir("citeaudit")`, on Linux
+    `~/.local/share/citeaudit`). In a checkout without `CITEAUDIT_HOME` the checkout's own ignored
+    folders are used instead (`user_cache_dir`, `review_dir`, `download_dir`)."""
+    value = os.environ.get("CITEAUDIT_HOME")
+    return Path(value) if value else Path(platformdirs.user_data_dir("citeaudit", appauthor=False))
+
+
+def _in_checkout_home() -> Path | None:
+    """The checkout root when it holds the user's state (no `CITEAUDIT_HOME` set), else None."""
+    return None if os.environ.get("CITEAUDIT_HOME") else checkout_dir()
 
 
 def data_dir() -> Path | None:
@@ -67,57 +121,166 @@ def data_dir() -> Path | None:
 SHARED_DATA = Path("..") / "shared" / "data" / "rfc"  # where the RFC texts sit beside a checkout
 
 
+def download_dir() -> Path:
+    """Where a pinned source text that was found nowhere is downloaded to (and looked for after):
+    the checkout's `data/` (`data/rfc*.txt` is ignored by git and left out of the wheel), else
+    `sources/` of `home_dir()`."""
+    root = _in_checkout_home()
+    return root / "data" if root is not None else home_dir() / "sources"
+
+
+def shared_dirs() -> list[Path]:
+    """`../shared/data/rfc` and `../shared/data/ja` (the Japanese Acts) beside a checkout; none outside one."""
+    root = checkout_dir()
+    if root is None:
+        return []
+    shared = (root / SHARED_DATA).resolve()
+    return [shared, shared.parent / "ja"]
+
+
 def source_dirs() -> list[Path]:
     """The folders a source text named without a usable path is looked for in, in order.
 
-    `CITEAUDIT_DATA_DIR` (when set), the working directory, the project's `data/`, and
-    `../shared/data/rfc` and `../shared/data/ja` (the Japanese Acts) beside the checkout; the same
-    list wherever citeaudit is started (a shell in any folder, a notebook kernel in `notebooks/`,
-    the test suite).
+    `CITEAUDIT_DATA_DIR` (when set), the working directory, the shipped `data/`, the folder pinned
+    sources are downloaded to, and in a checkout `../shared/data/rfc` and `../shared/data/ja` beside
+    it; the same list wherever citeaudit is started (a shell in any folder, a notebook kernel in
+    `notebooks/`, the test suite).
     """
-    root = project_dir()
-    shared = (root / SHARED_DATA).resolve()
-    dirs = [d for d in (data_dir(), Path.cwd(), root / "data", shared, shared.parent / "ja") if d is not None]
+    dirs = [d for d in (data_dir(), Path.cwd(), shipped_data_dir(), download_dir(), *shared_dirs()) if d is not None]
     return list(dict.fromkeys(dirs))
 
 
 def find_input(path: str | Path) -> Path:
-    """An input file as given (relative to the working directory), else relative to the project root.
+    """An input file as given (relative to the working directory), else relative to where the
+    product's files are (the checkout's root, or the installed package's shipped files).
 
-    Notebooks name their inputs relative to the project root (`data/rfc7519_citations.json`), so
-    they run from `notebooks/`, from the root or from papermill's working directory alike. A path
-    found nowhere is returned as given, so the loader's error names it.
+    Notebooks and examples name their inputs relative to the project root (`data/rfc7519_citations.json`),
+    so they run from `notebooks/`, from the root, from papermill's working directory or, installed,
+    from any folder alike. A path found nowhere is returned as given, so the loader's error names it.
     """
     given = Path(path)
     if given.exists() or given.is_absolute():
         return given
-    beside = project_dir() / given
+    beside = shipped_dir() / given
     return beside if beside.exists() else given
 
 
 def public_dir() -> Path:
     """Where the public TRAIN sets are read from: `CITEAUDIT_PUBLIC_DIR`, else `../shared/data/public`
-    beside the project."""
+    beside a checkout, else `public/` of `home_dir()`."""
     value = os.environ.get("CITEAUDIT_PUBLIC_DIR")
-    return Path(value) if value else project_dir().parent / "shared" / "data" / "public"
+    if value:
+        return Path(value)
+    root = checkout_dir()
+    return root.parent / "shared" / "data" / "public" if root is not None else home_dir() / "public"
+
+
+def build_dir() -> Path:
+    """Where generated working files go (the public labelled sets, `build/public/`): the checkout's
+    `build/` (ignored by git), else `build/` of `home_dir()`."""
+    root = _in_checkout_home()
+    return root / "build" if root is not None else home_dir() / "build"
+
+
+def models_dir() -> Path:
+    """Where a local model assembled from its packages is kept: the checkout's `models/` (ignored
+    by git), else `models/` of `home_dir()`."""
+    root = _in_checkout_home()
+    return root / "models" if root is not None else home_dir() / "models"
 
 
 def cache_dir() -> Path:
+    """The shipped recordings and `calibration/` (read-only inputs): `CITEAUDIT_CACHE_DIR`, else
+    `cache/` of `shipped_dir()`."""
     value = os.environ.get("CITEAUDIT_CACHE_DIR")
-    return Path(value) if value else project_dir() / "cache"
+    return Path(value) if value else shipped_dir() / "cache"
 
 
 def user_cache_dir(shipped: Path | None = None) -> Path:
-    """`CITEAUDIT_USER_CACHE`, else `local/` inside the shipped cache folder (`shipped`, default
-    `cache_dir()`): where new recordings, calibrations of your own and the working store go. The
-    checkout's `cache/local/` is ignored by git, so recording never changes the checkout."""
+    """Where new recordings, calibrations and profiles of your own and the working store go, first
+    found first: `CITEAUDIT_USER_CACHE`; `local/` beside a shipped folder of your own (`shipped`,
+    when it is not the default one); `local/` of `CITEAUDIT_CACHE_DIR`; `cache/` of
+    `CITEAUDIT_HOME`; in a checkout its `cache/local/` (ignored by git, so recording never changes
+    the checkout); else `cache/` of `home_dir()`. Never inside the installed package."""
     value = os.environ.get("CITEAUDIT_USER_CACHE")
-    return Path(value) if value else (shipped or cache_dir()) / "local"
+    if value:
+        return Path(value)
+    if shipped is not None and Path(shipped).resolve() != cache_dir().resolve():
+        return Path(shipped) / "local"
+    if os.environ.get("CITEAUDIT_CACHE_DIR"):
+        return cache_dir() / "local"
+    root = _in_checkout_home()
+    return root / "cache" / "local" if root is not None else home_dir() / "cache"
 
 
 def review_dir() -> Path:
+    """The review stores' folder: `CITEAUDIT_REVIEW_DIR`, else the checkout's `reviews/` (ignored by
+    git; `reviews/` of `CITEAUDIT_HOME` when that is set), else `reviews/` of `home_dir()`."""
     value = os.environ.get("CITEAUDIT_REVIEW_DIR")
-    return Path(value) if value else project_dir() / "reviews"
+    if value:
+        return Path(value)
+    root = _in_checkout_home()
+    return root / "reviews" if root is not None else home_dir() / "reviews"
+
+
+def in_checkout() -> bool:
+    """True when running from the checkout, where the Makefile's targets are at hand."""
+    return checkout_dir() is not None
+
+
+def install_extra(extra: str) -> str:
+    """The pip command that adds an extra where the user is: to the checkout's editable install, else
+    to the installed package."""
+    return f"pip install -e '.[{extra}]'" if in_checkout() else f"pip install 'citeaudit[{extra}]'"
+
+
+def _origin(variable: str, default: str) -> str:
+    return variable if os.environ.get(variable) else default
+
+
+def folders() -> list[tuple[str, Path, str]]:
+    """Every folder in force, as (what it is for, path, where that came from): what `citeaudit
+    where` prints."""
+    root = checkout_dir()
+    running = "checkout (pyproject.toml beside src/citeaudit)" if root else "installed package (importlib.resources)"
+    home = os.environ.get("CITEAUDIT_HOME")
+    own = "CITEAUDIT_HOME" if home else ("the checkout's (git ignores it)" if root else "platformdirs user data folder")
+    user_cache = user_cache_dir()
+    if os.environ.get("CITEAUDIT_USER_CACHE"):
+        user_origin = "CITEAUDIT_USER_CACHE"
+    elif os.environ.get("CITEAUDIT_CACHE_DIR"):
+        user_origin = "local/ of CITEAUDIT_CACHE_DIR"
+    else:
+        user_origin = own
+    rows = [
+        ("shipped files", shipped_dir(), running),
+        ("shipped recordings", cache_dir(), _origin("CITEAUDIT_CACHE_DIR", "cache/ of the shipped files")),
+        ("shipped calibrations", cache_dir() / "calibration",
+         _origin("CITEAUDIT_CACHE_DIR", "calibration/ of the shipped recordings")),
+        ("shipped data", shipped_data_dir(), "data/ of the shipped files"),
+        ("your folder", home_dir(), "CITEAUDIT_HOME" if home else "platformdirs user data folder"
+         + (" (not used in a checkout: its own folders are)" if root else "")),
+        ("your cache (recordings, calibrations, profiles, store)", user_cache, user_origin),
+        ("review stores", review_dir(), _origin("CITEAUDIT_REVIEW_DIR", own)),
+        ("downloaded sources", download_dir(), "CITEAUDIT_HOME" if home else
+         ("the checkout's data/ (git ignores rfc*.txt there)" if root else "platformdirs user data folder")),
+        ("local models", models_dir(), own),
+        ("public sets", public_dir(), _origin("CITEAUDIT_PUBLIC_DIR", "beside the checkout" if root else own)),
+    ]
+    dirs = source_dirs()
+    for number, folder in enumerate(dirs, 1):
+        if folder == data_dir():
+            origin = "CITEAUDIT_DATA_DIR"
+        elif folder == Path.cwd():
+            origin = "the working folder"
+        elif folder == shipped_data_dir():
+            origin = "the shipped data"
+        elif folder == download_dir():
+            origin = "downloaded sources"
+        else:
+            origin = "beside the checkout"
+        rows.append((f"source texts ({number} of {len(dirs)})", folder, origin))
+    return rows
 
 
 def parse_cache_mode(value: str) -> CacheMode:
@@ -303,3 +466,36 @@ def contrast_checks() -> tuple[ContrastCheck, ...]:
     """`CITEAUDIT_CONTRAST_CHECKS` (names, `none` or `all`), else `DEFAULT_CONTRAST_CHECKS`."""
     value = (os.environ.get("CITEAUDIT_CONTRAST_CHECKS") or "").strip()
     return parse_contrast_checks(value, "CITEAUDIT_CONTRAST_CHECKS") if value else DEFAULT_CONTRAST_CHECKS
+
+
+def settings_in_force() -> list[tuple[str, str, str]]:
+    """Every setting read from the environment, as (name, value, where it came from: the variable,
+    or `default`); what `citeaudit where` prints under the folders. An invalid value is shown as
+    given, with the error that reading it raises."""
+
+    def shown(variable: str, read: object) -> tuple[str, str]:
+        try:
+            value = read() if callable(read) else read
+        except InputError as exc:
+            return os.environ.get(variable, ""), f"{variable}, invalid: {exc}"
+        if isinstance(value, tuple):
+            value = ",".join(str(v) for v in value) or "none"
+        return ("(calibrated)" if value is None else str(value)), _origin(variable, "default")
+
+    rows = [
+        ("model", "CITEAUDIT_MODEL", model),
+        ("strategy", "CITEAUDIT_STRATEGY", strategy),
+        ("cache mode", "CITEAUDIT_CACHE_MODE", cache_mode),
+        ("threshold", "CITEAUDIT_THRESHOLD", threshold),
+        ("spot check", "CITEAUDIT_SPOT_CHECK", spot_check),
+        ("evidence", "CITEAUDIT_EVIDENCE", evidence_mode),
+        ("contrast checks", "CITEAUDIT_CONTRAST_CHECKS", contrast_checks),
+        ("profile", "CITEAUDIT_PROFILE", lambda: profile() or "none"),
+        ("concurrency", "CITEAUDIT_CONCURRENCY", lambda: concurrency(default=default_concurrency(model()))),
+        ("timeout (s)", "CITEAUDIT_TIMEOUT", timeout),
+        ("retries", "CITEAUDIT_RETRIES", retries),
+        ("grammar", "CITEAUDIT_GRAMMAR", lambda: use_grammar(model())),
+        ("endpoint", "OPENAI_BASE_URL", lambda: base_url() or "the openai default"),
+        ("API key", "OPENAI_API_KEY", lambda: "set" if api_key() else "unset"),
+    ]
+    return [(name, *shown(variable, read)) for name, variable, read in rows]

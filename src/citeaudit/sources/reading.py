@@ -39,16 +39,18 @@ def text_digest(text: str) -> str:
 def resolve_source(name_or_path: str | Path, download: bool = True) -> Path:
     """Find a source file the same way wherever citeaudit runs.
 
-    In order: the path as given; the same relative path under the project root; the file's name in
-    each of `config.source_dirs()` (`CITEAUDIT_DATA_DIR`, the working directory, `data/`,
-    `../shared/data/rfc` beside the checkout); then, for names in `PINNED_SOURCES` only, a
-    download checked against the pinned SHA-256 and saved under `data/` (written to a temporary
-    file and renamed, never half-written). When nothing is found the error lists every place looked.
+    In order: the path as given; the same relative path under the shipped files (the checkout's
+    root, or the installed package's); the file's name in each of `config.source_dirs()`
+    (`CITEAUDIT_DATA_DIR`, the working directory, `data/`, downloaded sources, `../shared/data/rfc`
+    beside a checkout); then, for names in `PINNED_SOURCES` only, a download checked against the
+    pinned SHA-256 and saved in `config.download_dir()` (the checkout's `data/`, else your
+    folder; written to a temporary file and renamed, never half-written). When nothing is found
+    the error lists every place looked.
     """
     path = Path(name_or_path)
     candidates = [path]
     if not path.is_absolute():
-        candidates.append(config.project_dir() / path)
+        candidates.append(config.shipped_dir() / path)
     candidates += [folder / path.name for folder in config.source_dirs()]
     candidates = list(dict.fromkeys(candidates))
     for candidate in candidates:
@@ -60,7 +62,7 @@ def resolve_source(name_or_path: str | Path, download: bool = True) -> Path:
     if not download or path.name not in PINNED_SOURCES:
         raise SourceError(f"Source {str(name_or_path)!r} not found. Looked in:{looked}\n{fix}")
     try:
-        return download_source(path.name, config.project_dir() / "data" / path.name)
+        return download_source(path.name, config.download_dir() / path.name)
     except SourceError as exc:
         raise SourceError(f"Source {str(name_or_path)!r} not found. Looked in:{looked}\n"
                           f"then tried to download it: {exc}") from exc

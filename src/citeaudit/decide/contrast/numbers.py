@@ -2,30 +2,75 @@
 end) that the evidence does not carry, while the evidence's best-matching sentence gives a
 different one of the same kind ("the claim says 10 minutes; section 4.1.4 says 5 minutes").
 
-Conservative: a claim number the evidence says anywhere, or one inside a range the evidence gives
-(or a range of the claim that holds an evidence number), is never flagged; a bare count is compared
-only with a count that counts the same thing (a content word beside both: "500 envelopes" against
-"1000 envelopes", never "Type 1 Diabetes" against "two groups"); a claim number with no number of
+A vague amount is a range ("a few minutes", `quantities.VAGUE`): a claim amount inside the range the
+evidence allows is carried; one outside it, larger than "no more than a few minutes" say, is not.
+
+Conservative: a claim number the evidence says anywhere (a bare count: where it counts the same
+thing, or in the best-matching sentences), or one inside a range the evidence gives
+(or a range of the claim that holds an evidence number), is never flagged; a bare count (or an
+ordinal) is compared only with one that counts the same thing (a content word beside both: "500 envelopes" against
+"1000 envelopes", never "Type 1 Diabetes" against "two groups");
+a Japanese claim against Japanese evidence is read by `japanese.amounts` (kanji numerals as the
+statute reader reads them: 三年以下 is 3 years) and compared within its counter; a claim number with no number of
 its kind where the claim's words are is left alone: a paraphrase may add one.
 """
 
 from __future__ import annotations
 
-from citeaudit.decide.contrast.passages import Finding, best_sentences, content, words
-from citeaudit.decide.contrast.quantities import COUNT, Quantity, describe, quantities, ranges, within
+import re
+import unicodedata
 
+from citeaudit.decide.contrast import japanese
+from citeaudit.decide.contrast.passages import Finding, best_sentences, content, readable, words
+from citeaudit.decide.contrast.quantities import COUNT, ORDINAL, TIMES, Quantity, describe, quantities, ranges, within
+
+COUNTING = (COUNT, ORDINAL, TIMES)  # amounts that say nothing of what they count: compared by their neighbours
 NEIGHBOURS = 2  # content words either side of a count that say what it counts
 
 
 def neighbours(text: str, q: Quantity) -> frozenset[str]:
-    """The content stems of the words beside a quantity (what a bare count counts)."""
-    before = [w for _, _, w in words(text[max(0, q.start - 60):q.start])][-NEIGHBOURS:]
+    """The content stems of the words beside a quantity (what a bare count counts; for a vague amount,
+    the words after it: "several sensors")."""
+    before = [] if q.upper is not None else [w for _, _, w in words(text[max(0, q.start - 60):q.start])][-NEIGHBOURS:]
     after = [w for _, _, w in words(text[q.end:q.end + 60])][:NEIGHBOURS]
     return content(" ".join(before + after))
 
 
+def counting(q: Quantity, e: Quantity) -> bool:
+    """Whether both are bare counts or ordinals, which say nothing of what they count."""
+    return q.dimension in COUNTING and e.dimension in COUNTING
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
+
+
+def check_japanese(claim: str, evidence: str, quote: str | None, where: str) -> list[Finding]:
+    """The first amount of a Japanese claim the Japanese evidence does not carry while a sentence the
+    quote stands in (else any of its sentences) gives another of its kind ("三年" against "一年")."""
+    everywhere = japanese.amounts(evidence)
+    spans = japanese.sentences(evidence)
+    if quote and _squeezed(quote):
+        said = _squeezed(quote)
+        quoted = [(a, b) for a, b in spans if _squeezed(evidence[a:b]) in said or said in _squeezed(evidence[a:b])]
+        spans = quoted or spans
+    focus = [e for e in everywhere if any(a <= e.start and e.end <= b for a, b in spans)]
+    for q in japanese.amounts(claim):
+        if any(q.same(e) for e in everywhere):
+            continue
+        instead = [e for e in focus if e.comparable(q)]
+        if instead:
+            other = instead[0]
+            return [Finding("numbers", f'the claim says "{describe(q)}"; {where} says "{describe(other)}"',
+                            ((q.start, q.end),), ((other.start, other.end),))]
+    return []
+
+
 def check(claim: str, evidence: str, quote: str | None, where: str) -> list[Finding]:
-    """The first claim quantity the evidence contradicts, as a finding (or none)."""
+    """The first claim quantity the evidence contradicts, as a finding (or none); a Japanese pair is
+    read by `check_japanese`."""
+    if japanese.japanese(claim) and japanese.japanese(evidence) and not readable(claim):
+        return check_japanese(claim, evidence, quote, where)
     mine = quantities(claim)
     if not mine:
         return []
@@ -35,13 +80,15 @@ def check(claim: str, evidence: str, quote: str | None, where: str) -> list[Find
     for sentence, _ in best_sentences(claim, evidence, quote, top=2):
         focus += [q for q in everywhere if sentence.start <= q.start and q.end <= sentence.end]
     for q in mine:
-        if any(q.same(e) for e in everywhere) or within(q, theirs_ranges):
+        near = neighbours(claim, q)
+        if any(q.same(e) and (e in focus or not counting(q, e) or near & neighbours(evidence, e)) for e in everywhere) \
+                or within(q, theirs_ranges):
             continue
         mine_range = [pair for pair in mine_ranges if q in pair]
         if mine_range and any(within(e, mine_range) for e in everywhere):
             continue
-        near = neighbours(claim, q)
-        instead = [e for e in focus if e.comparable(q) and (q.dimension != COUNT or near & neighbours(evidence, e))]
+        instead = [e for e in focus if e.comparable(q) and (q.dimension not in COUNTING
+                                                              or near & neighbours(evidence, e))]
         if instead:
             other = instead[0]
             return [Finding("numbers", f'the claim says "{describe(q)}"; {where} says "{describe(other)}"',

@@ -3,8 +3,16 @@
 "5-10 minutes" is two quantities in minutes; an ISO date is a day.
 
 Only what is safe is normalized: units convert within one dimension (time, data, length, mass,
-percent), never across; a bare number is a count; a number inside an identifier (HS256), a
+percent, times), never across; a bare number is a count; a number inside an identifier (HS256), a
 section number (4.1.4) or a reference ([RFC7519], Section 15.12) is not a quantity.
+
+Numbers as people write them (issue 52): "one" before the thing it counts ("at least one period",
+not "one of", "no one"), "twice" and "three times" (2 and 3 times), "a dozen", "half" and "a
+quarter" (shares: the same as 50% and 25%, compared only with another share), ordinals after "the"
+or "a" ("the second retry": an ordinal 2), a
+clock time (07:40), and vague amounts as the range they allow ("a few minutes" is 2 to 9 minutes,
+"several" 3 to 12, "hundreds of" 100 to 1,999): a vague amount is the same as any amount inside
+its range, and different from one outside it.
 
     >>> [(q.value, q.dimension) for q in quantities("leeway of five minutes, or 300 seconds, or 5 min")]
     [(300.0, 'time'), (300.0, 'time'), (300.0, 'time')]
@@ -20,6 +28,10 @@ from datetime import date
 
 COUNT = "count"
 DATE = "date"
+ORDINAL = "ordinal"
+CLOCK = "clock"
+TIMES = "times"
+SHARE = "share"  # a share said in words ("half", "a third"): equal to its percentage, compared only with another
 
 _SMALL = [
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
@@ -41,6 +53,7 @@ for _names, _dimension, _factor in (
     ("month months", "time", 2629746.0),  # a twelfth of the Gregorian year below
     ("year years yr yrs", "time", 31556952.0),
     ("% percent per-cent pct", "percent", 1.0),
+    ("times", TIMES, 1.0),
     ("bit bits", "data", 0.125),
     ("byte bytes octet octets", "data", 1.0),
     ("kb kilobyte kilobytes", "data", 1e3),
@@ -73,6 +86,36 @@ QUANTITY = re.compile(
     rf"(?<![\w.\[/#§])(?<![A-Za-z]-)(?:(?P<digits>{_DIGITS})|(?P<words>\b{_SPELLED}\b(?!-[A-Za-z])))"
     rf"(?![\w]*\d)(?!\.\d)(?:\s*(?P<scale>hundred|thousand|million|billion)\b)?"
     rf"(?:(?P<gap>\s?|-)(?P<unit>{_UNIT_PATTERN})(?![A-Za-z0-9]))?", re.IGNORECASE)
+ORDINALS = {w: n + 1 for n, w in enumerate(
+    ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"])}
+# an ordinal where it orders things ("the second retry", "a third attempt"), not an adverb ("sign first")
+# nor a unit ("a second" of time: "second" after "a" only when "time" follows)
+ORDINAL_WORD = re.compile(r"(?<=\bthe )(?:(" + "|".join(ORDINALS) + r")|(\d{1,3})(?:st|nd|rd|th))\b(?= [a-z])"
+                          r"|(?<=\ba )(" + "|".join(w for w in ORDINALS if w != "first") + r")(?= time\b)",
+                          re.IGNORECASE)
+# an amount of times or a share said in a word
+WORD_AMOUNTS = {"twice": (2.0, TIMES), "thrice": (3.0, TIMES), "a dozen": (12.0, COUNT), "half": (50.0, SHARE),
+                "a quarter": (25.0, SHARE), "a third": (100 / 3, SHARE), "more than once": (2.0, TIMES)}
+WORD_AMOUNT = re.compile(r"\b(?:twice|thrice|a dozen|half|a quarter|a third(?! time))\b(?![-'])"
+                         r"|\bmore than once\b"
+                         r"|(?:(?<=\bthan )|(?<=\bexactly )|(?<=\bonly )|(?<=\bleast )|(?<=\bmost )|(?<=\bjust ))once\b"
+                         r"|\bonce(?= (?:per|every|each|a day|a week|a month|a year)\b)", re.IGNORECASE)
+# a vague amount: the range of counts it allows, times the unit right after it ("a few minutes")
+VAGUE = {"a couple of": (2, 3), "a couple": (2, 3), "a few": (2, 9), "several": (3, 12), "a handful of": (2, 9),
+         "a small number of": (2, 12), "dozens of": (13, 199), "hundreds of": (100, 1999),
+         "thousands of": (1000, 999_999), "millions of": (1e6, 999_999_999)}
+VAGUE_AMOUNT = re.compile(r"\b(?P<vague>" + "|".join(sorted(VAGUE, key=len, reverse=True)) + r")\b"
+                          r"(?:\s+(?P<unit>[A-Za-z%]{2,}))?", re.IGNORECASE)
+CLOCK_TIME = re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?![\d:])")
+# "one" is a count before the thing it counts, not a pronoun ("one of", "no one", "the one that")
+ONE_PRONOUN = re.compile(r"\b(?:no|any|the|this|that|each|every|which|some)\s+$", re.IGNORECASE)
+ONE_NOT_COUNTING = re.compile(r"^(?:\s*$|\s*[^\sA-Za-z(]|\s+(?:of|or|another|that|which|who|whose|and|is|are|was|"
+                              r"were|can|could|may|might|must|should|shall|will|would|to|in|on|at|by|for|with|"
+                              r"from|as|if|but|such|way|hand|day|side)\b)", re.IGNORECASE)
+# a number right after an acronym or these words names a kind ("BRCA 1", "Type 2", "phase 3"), it counts nothing
+NAMED = re.compile(r"\b[A-Z]{2,}[A-Za-z]*[ -]$|\b(?:[Tt]ype|[Pp]hase|[Gg]rade|[Ss]tage|[Cc]lass|[Ll]evel|[Tt]ier|"
+                   r"[Cc]ategory|[Ww]ave|[Aa]rm)[ -]$")
+LIST_NUMBER = re.compile(r"[.)][ \t]|[ \t]{2,}")  # after a number that starts its line
 ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:T[\d:.]+Z?)?(?!\d)")
 RANGE_LINK = re.compile(r"^\s*(?:-|–|—|to)\s*$", re.IGNORECASE)
 BETWEEN = re.compile(r"\bbetween\s+$", re.IGNORECASE)  # "between 5 and 10 minutes"
@@ -94,13 +137,24 @@ class Quantity:
     text: str
     start: int
     end: int
+    upper: float | None = None  # a vague amount's largest value ("a few minutes": 120 to 540 seconds)
+
+    @property
+    def top(self) -> float:
+        """The largest value this quantity allows (its value, unless it is vague)."""
+        return self.value if self.upper is None else self.upper
 
     def same(self, other: Quantity) -> bool:
         """Whether `other` says this amount: equal values in one dimension (this one a bare count
         meets any dimension, as "5" may be "5 minutes" said without its unit; "5 minutes" is not
-        said by a bare "5" elsewhere)."""
+        said by a bare "5" elsewhere); a vague amount says any value inside its range."""
+        if {self.dimension, other.dimension} == {SHARE, "percent"}:
+            return math.isclose(self.value, other.value, rel_tol=0.02)  # "a third" is 33%
         if self.dimension != other.dimension and self.dimension != COUNT:
             return False
+        if self.upper is not None or other.upper is not None:
+            slack = 1e-9 * max(abs(self.value), abs(other.value), 1.0)
+            return self.value <= other.top + slack and other.value <= self.top + slack
         return math.isclose(self.value, other.value, rel_tol=1e-9, abs_tol=1e-12)
 
     def comparable(self, other: Quantity) -> bool:
@@ -173,19 +227,60 @@ def dates(text: str) -> list[Quantity]:
     return found
 
 
+def clock_times(text: str) -> list[Quantity]:
+    """Clock times (07:40, 23:59:30) as minutes after midnight."""
+    return [Quantity(float(int(m.group(1)) * 60 + int(m.group(2))), CLOCK, m.group(), m.start(), m.end())
+            for m in CLOCK_TIME.finditer(text)]
+
+
+def worded(text: str) -> list[Quantity]:
+    """The amounts said without a numeral: ordinals, "twice", "a dozen", "half", and vague amounts
+    ("a few minutes", "several", "hundreds of") as the range they allow."""
+    found = []
+    for m in ORDINAL_WORD.finditer(text):
+        word = m.group(1) or m.group(3)
+        place = ORDINALS[word.lower()] if word else int(m.group(2))
+        found.append(Quantity(float(place), ORDINAL, m.group(), m.start(), m.end()))
+    for m in WORD_AMOUNT.finditer(text):
+        amount, dimension = WORD_AMOUNTS.get(" ".join(m.group().lower().split()), (1.0, TIMES))
+        upper = math.inf if m.group().lower().startswith("more") else None  # "more than once": 2 or more
+        found.append(Quantity(amount, dimension, m.group(), m.start(), m.end(), upper))
+    for m in VAGUE_AMOUNT.finditer(text):
+        lo, hi = VAGUE[" ".join(m.group("vague").lower().split())]
+        unit = _UNITS.get(m.group("unit").lower()) if m.group("unit") else None
+        dimension, factor = unit if unit is not None else (COUNT, 1.0)
+        end = m.end() if unit is not None else m.end("vague")
+        found.append(Quantity(lo * factor, dimension, text[m.start():end], m.start(), end, hi * factor))
+    return found
+
+
+def _one_counts(text: str, match: re.Match[str]) -> bool:
+    """Whether a bare "one" counts something: a word it counts follows, and no pronoun's word is beside it."""
+    return not ONE_PRONOUN.search(text[max(0, match.start() - 12):match.start()]) and \
+        not ONE_NOT_COUNTING.match(text[match.end():match.end() + 12])
+
+
 def quantities(text: str) -> list[Quantity]:
-    """Every quantity in `text`, in order: dates, then numbers with their units (a number before a
-    range's second number takes that number's unit: "5-10 minutes" is 5 and 10 minutes)."""
+    """Every quantity in `text`, in order: dates, clock times, amounts said in words (`worded`), then
+    numbers with their units (a number before a range's second number takes that number's unit:
+    "5-10 minutes" is 5 and 10 minutes)."""
     found = dates(text)
+    found += [q for q in clock_times(text) if not any(d.start <= q.start < d.end for d in found)]
+    found += [q for q in worded(text) if not any(d.start <= q.start < d.end for d in found)]
     taken = [(q.start, q.end) for q in found]
     numbers: list[tuple[re.Match[str], float, tuple[str, float] | None]] = []
     for match in QUANTITY.finditer(text):
         if any(lo <= match.start() < hi for lo, hi in taken):
             continue
-        if REFERENCE.search(text[max(0, match.start() - 40):match.start()]):
+        if REFERENCE.search(text[max(0, match.start() - 40):match.start()]) or \
+                NAMED.search(text[max(0, match.start() - 12):match.start()]):
             continue
-        if match.group("words") and match.group("words").lower() == "one" and not match.group("unit"):
-            continue  # "one of", "no one": a pronoun more often than a count
+        if match.group("digits") and LIST_NUMBER.match(text, match.end()) and \
+                not text[text.rfind("\n", 0, match.start()) + 1:match.start()].strip():
+            continue  # "1.   Verify that ...", "7.2.  Validating a JWT": a list item's or a heading's number
+        if match.group("words") and match.group("words").lower() == "one" and not match.group("unit") \
+                and not _one_counts(text, match):
+            continue  # "one of", "no one": a pronoun, not a count
         value = _value(match)
         if value is None or not math.isfinite(value):
             continue

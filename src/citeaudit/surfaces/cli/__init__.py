@@ -6,6 +6,7 @@
   review_commands     review (one, or a batch file), agreement
   calibrate_commands  thresholds, calibrate, judge-setup
   model_commands      record, serve-local, models install
+  where_command       where: the folders and settings in force, and where each came from
 """
 
 from citeaudit.surfaces.cli import (  # noqa: F401  (they register their commands)
@@ -13,6 +14,7 @@ from citeaudit.surfaces.cli import (  # noqa: F401  (they register their command
     calibrate_commands,
     model_commands,
     review_commands,
+    where_command,
 )
 from citeaudit.surfaces.cli.app import main
 

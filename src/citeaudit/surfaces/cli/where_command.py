@@ -1,0 +1,54 @@
+"""`citeaudit where`: every folder in force and every setting, with where each came from (as `pip
+config debug` does), so that an installed package and a checkout can be told apart at a glance."""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+import click
+
+from citeaudit.errors import CiteAuditError
+from citeaudit.settings import environment as config
+from citeaudit.surfaces.cli.app import main
+
+
+def _version() -> str:
+    try:
+        return version("citeaudit")
+    except PackageNotFoundError:  # src/ on the path without an install
+        return "not installed"
+
+
+def where_lines() -> list[str]:
+    """The lines `citeaudit where` prints: the version, the folders, the calibration in force, the settings."""
+    from citeaudit.decide.calibration import calibration_path  # here: `citeaudit --help` imports no pandas
+    from citeaudit.settings.options import AuditOptions
+
+    folders = config.folders()
+    width = max(len(name) for name, _, _ in folders)
+    lines = [f"citeaudit {_version()}", "", "folders:"]
+    lines += [f"  {name:<{width}}  {path}  [{origin}]" for name, path, origin in folders]
+    lines += ["", "calibration in force:"]
+    try:  # a setting that does not read is shown below with its error; the folders above still print
+        options = AuditOptions.from_env()
+    except CiteAuditError as exc:
+        lines.append(f"  cannot tell: {exc}")
+    else:
+        found = [calibration_path(options.model, str(options.strategy), folder) for folder in options.folders]
+        found = [path for path in found if path.is_file()]
+        which = "yours" if found and found[0].is_relative_to(options.user_folder) else "shipped"
+        none = f"  none for {options.model} / {options.strategy}: the default threshold {config.DEFAULT_THRESHOLD}"
+        lines.append(f"  {found[0]}  [{which}]" if found else none)
+    settings = config.settings_in_force()
+    width = max(len(name) for name, _, _ in settings)
+    lines += ["", "settings:"]
+    lines += [f"  {name:<{width}}  {value}  [{origin}]" for name, value, origin in settings]
+    return lines
+
+
+@main.command()
+def where() -> None:
+    """Print every folder in force (shipped files, your cache, reviews, source texts) and every
+    setting, each with where it came from (an environment variable, the checkout, your folder or
+    the default)."""
+    click.echo("\n".join(where_lines()))
