@@ -307,10 +307,11 @@ def audit_table(table: pd.DataFrame, document: Document | None = None, sources: 
 
 
 def audit_quotes(source: str | Path | Document, citations: str | Path | list[Citation], format: str | None = None,
-                 **options: Any) -> Audit:
+                 sections: str = "auto", **options: Any) -> Audit:
     """Quote citations (a file or records) over one source (a path, a name, or a `Document`) of any
-    format (`formats.load_document`: by extension, or `format`)."""
-    document = source if isinstance(source, Document) else load_document(source, format)
+    format (`formats.load_document`: by extension, or `format`; `sections`: how a plain-text,
+    Markdown, HTML or PDF source is divided, `auto`, `numbered` or `paragraphs`)."""
+    document = source if isinstance(source, Document) else load_document(source, format, sections)
     records = citations if isinstance(citations, list) else load_citations(citations)
     return audit_citations(records, with_cited_regions(document, records), **options)
 

@@ -5,7 +5,8 @@ repeated running headers, footers and page numbers are removed like RFC page fur
 sentence runs on across a page break, and a word hyphenated at the end of a line or page is joined
 ("rin-" + "sed" reads "rinsed": in a typeset PDF such a hyphen is the typesetter's, so a quote of
 the word matches exactly). A section per page ("page 3", cited as "p. 3") and per numbered heading
-found in the text. An encrypted or image-only PDF is refused with what to do (decrypt it, run OCR).
+found in the text (or, in a document numbered beyond its headings, its numbered clauses, listed
+before the pages: `numbering`). An encrypted or image-only PDF is refused with what to do (decrypt it, run OCR).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from citeaudit.errors import SourceError
-from citeaudit.sources.build import CleanText, heading_aliases, sections_from_headings
+from citeaudit.sources.build import CleanText, heading_aliases, heading_starts, sections_from_headings
 from citeaudit.sources.document import Document, Section, lines_of, page_id
+from citeaudit.sources.numbering import with_numbering
 from citeaudit.sources.reading import MAX_FILE_BYTES, MAX_TEXT_BYTES, TooLargeError, resolve_source
 from citeaudit.sources.registry import SourceFormat
 
@@ -104,8 +106,9 @@ def _pdf_heads(clean: str) -> list[tuple[int, str]]:
     return heads
 
 
-def load_pdf(source: str | Path) -> Document:
-    """A PDF (see the module's docstring): pages and numbered headings as sections."""
+def load_pdf(source: str | Path, sections: str = "auto") -> Document:
+    """A PDF (see the module's docstring): pages and numbered headings as sections, or numbered
+    clauses before the pages (`sections` as for `numbering.with_numbering`)."""
     path = resolve_source(source, download=False)
     texts = [text.replace("\r\n", "\n").replace("\r", "\n").rstrip() for text in _pdf_pages(path)]
     if not any(text.strip() for text in texts):
@@ -140,17 +143,19 @@ def load_pdf(source: str | Path) -> Document:
         page_ranges[number] = (first, out.size)
         joined = bool(hyphenated)
     clean, clean_to_raw = out.build()
-    sections: dict[str, Section] = {}
+    page_sections: dict[str, Section] = {}
     for number, (lo, hi) in page_ranges.items():
         chunk = clean[lo:hi]
         body = chunk.strip()
         if body:
             start = lo + len(chunk) - len(chunk.lstrip())
-            sections[page_id(number)] = Section(page_id(number), page_id(number), body, int(clean_to_raw[start]),
+            page_sections[page_id(number)] = Section(page_id(number), page_id(number), body, int(clean_to_raw[start]),
                                                 int(clean_to_raw[start + len(body) - 1]) + 1, start, start + len(body))
-    headings = sections_from_headings(clean, clean_to_raw, _pdf_heads(clean))
+    heads = _pdf_heads(clean)
+    headings = sections_from_headings(clean, clean_to_raw, heads)
     aliases = heading_aliases(headings)
-    return Document(path.name, raw, clean, clean_to_raw, {**sections, **headings}, lines_of(raw), aliases)
+    document = Document(path.name, raw, clean, clean_to_raw, {**page_sections, **headings}, lines_of(raw), aliases)
+    return with_numbering(document, sections, headings=heading_starts(clean, heads))
 
 
-FORMAT = SourceFormat("pdf", load_pdf, extensions=(".pdf",), binary=True)
+FORMAT = SourceFormat("pdf", load_pdf, extensions=(".pdf",), binary=True, numbered=True)

@@ -22,6 +22,7 @@ from citeaudit.surfaces.cli.params import (
     judge_options,
     locate_only_option,
     routing_options,
+    sections_option,
     settings_options,
 )
 from citeaudit.table import (
@@ -143,6 +144,8 @@ def _show_audit(audit: Audit) -> None:
     notes = view.pop("why") if "why" in view.columns else pd.Series(dtype=object)
     contrast = view.pop("contrast") if "contrast" in view.columns else pd.Series(dtype=object)
     click.echo(audit.routing_note())
+    if audit.document is not None and audit.document.reading:  # which sections step 1 read, and why
+        click.echo(f"sections of {printable(audit.document.name)}: {audit.document.reading}")
     _show(view)
     for citation, note in zip(view["citation"], notes):
         if note != "-":
@@ -167,11 +170,12 @@ def _show_audit(audit: Audit) -> None:
               help="With --response: answer text outside every citation keeps the answer in REVIEW (the "
                    "default: fail closed); --allow-uncited lists that text but lets the citations decide.")
 @format_option
+@sections_option
 @judge_options
 @locate_only_option
 def audit(sources: tuple[str, ...], citations: str | None, response: str | None, response_format: str | None,
-          require_coverage: bool | None, doc_format: str | None, settings: AuditOptions, output: str | None,
-          html_path: str | None, reviews: str | None, locate_only: bool) -> NoReturn:
+          require_coverage: bool | None, doc_format: str | None, sections: str, settings: AuditOptions,
+          output: str | None, html_path: str | None, reviews: str | None, locate_only: bool) -> NoReturn:
     """Audit quote citations (id, claim, quote, section) over one source document, or the citations
     of a saved API response (--response) over the sources it cites."""
     from citeaudit.pipeline.audit import audit_quotes
@@ -188,8 +192,8 @@ def audit(sources: tuple[str, ...], citations: str | None, response: str | None,
     if len(sources) != 1:
         raise click.UsageError("quote citations are checked against one --source")
     source = sources[0]
-    result = audit_quotes(source, citations, format=doc_format, options=settings, locate_only=locate_only,
-                          reviews=reviews)
+    result = audit_quotes(source, citations, format=doc_format, sections=sections, options=settings,
+                          locate_only=locate_only, reviews=reviews)
     _show_audit(result)
     _finish(result, output, html_path, _review_command((("--source", source), ("--citations", citations)), reviews))
 

@@ -203,5 +203,11 @@ class _Formats(click.Choice):
         pass
 
 
+sections_option = click.option(
+    "--sections", "sections", type=click.Choice(["auto", "numbered", "paragraphs"]), default="auto", show_default=True,
+    help="How a plain-text, Markdown, HTML or PDF --source is divided: its own numbered clauses (3, 3.2, 4(b), "
+         "Article 17) when their numbering is consistent (auto), always (numbered), or as the format divides "
+         "it (paragraphs: paragraphs of a text, headings, pages). The table's first line says which was used.")
+
 format_option = click.option("--format", "doc_format", type=_Formats(), default=None,
                              help="Format of the --source document (default: by its extension; .txt: RFC or plain).")
