@@ -105,3 +105,26 @@ def test_articles_are_cited_with_or_without_their_word(tmp_path):
     assert resolve(document, "Article 2") == "Article 2" and resolve(document, "Art. 2") == "Article 2"
     assert resolve(document, "Art. 2(2)(b)") == "2(2)(b)" and resolve(document, "Article 2(1)") == "2(1)"
 
+
+def test_the_judge_reads_a_sub_clause_under_its_parents_captions(tmp_path, licence):
+    row = _one(licence, "Section 4(b)", "The Licensor may end it at once")
+    assert row.evidence == "4. Termination\n(b) The Licensor may end it at once if you breach clause 3.1."
+    assert _one(licence, "Section 4", None).evidence.startswith("4. Termination.\n(a) Either party")
+    path = tmp_path / "regulation.txt"
+    path.write_text("Regulation\n\nArticle 1\nScope\n1. It applies to all sites.\n\nArticle 2\nRent\n"
+                    "1. Rent is due in April.\n2. Rent may be paid:\n(a) by card;\n(b) in cash.\n", encoding="utf-8")
+    row = _one(load_document(path), "Art. 2(2)(b)", None)
+    assert row.evidence == "Article 2 Rent\n2. Rent may be paid:\n(b) in cash."
+
+
+def test_a_long_clause_is_focused_as_any_long_section(tmp_path):
+    from citeaudit.pipeline.focus import FOCUS_CHARS, focused_evidence
+
+    filler = " ".join(f"The Licensee keeps record {i} of each copy." for i in range(60))
+    path = tmp_path / "long.txt"
+    path.write_text(f"Licence\n\n1. Scope.\nIt applies.\n\n2. Copies.\n(a) {filler} Backup copies are allowed.\n"
+                    "(b) Nothing else.\n\n3. End.\nIt ends.\n", encoding="utf-8")
+    row = _one(load_document(path), "Section 2(a)", "Backup copies are allowed.")
+    assert row.found_section == "2(a)" and len(row.evidence) > FOCUS_CHARS
+    focused = focused_evidence("Backups are allowed.", row.evidence, "Backup copies are allowed.")
+    assert focused is not None and "Backup copies are allowed." in focused and len(focused) < FOCUS_CHARS

@@ -54,9 +54,24 @@ class SourceFormat:
 
 
 def evidence_of(document: Document, section: Section) -> str:
-    """What the judge reads for a citation found in `section` (`SourceFormat.evidence`)."""
+    """What the judge reads for a citation found in `section` (`SourceFormat.evidence`); a numbered
+    clause is read under the numbers and captions of the clauses that hold it, outermost first ("4.
+    Termination" above "(b) ..."), so a sub-item names what it is a part of. The table's `evidence`
+    (what a reviewer reads and a review binds) is this same text."""
     own = FORMATS.get(document.format)
-    return own.evidence(document, section) if own is not None and own.evidence is not None else section.text
+    if own is not None and own.evidence is not None:
+        return own.evidence(document, section)
+    captions: list[str] = []
+    parent = document.parents.get(section.id)
+    while parent is not None and parent in document.sections and len(captions) < 4:
+        above = document.sections[parent]
+        first = above.text.split("\n", 1)[0][:200].strip()
+        # its number and caption: "2. Grant of Licence" (not the sentence after it); "Article 17"
+        # with its caption on the next line reads "Article 17 Right to erasure"
+        at = first.find(above.title) if above.title else -1
+        captions.append(first[: at + len(above.title)] if at >= 0 else f"{first} {above.title}".strip())
+        parent = document.parents.get(parent)
+    return "\n".join([*reversed(captions), section.text]) if captions else section.text
 
 
 FORMATS: dict[str, SourceFormat] = {}  # name -> format, in the order --format lists them
