@@ -5,9 +5,9 @@ as LLMs cite clauses: "Section 4(b)", "§ 4.2(b)", "s. 4.2(a)", "Sec. 1b", "Art.
 written in (text, Markdown, HTML, PDF; `tools/make_numbered_docs.py`), each one's quote status,
 the clause it was found in and whether the clause it cites holds it, against its label
 (`data/numbered/step1_expected.json`). Prints one row per document and format, and the total per
-format; `--each` lists every citation that is not as labelled.
+format (`--totals`: the totals alone); `--each` lists every citation that is not as labelled.
 
-    python tools/numbered_statuses.py [--each]
+    python tools/numbered_statuses.py [--each] [--totals]
 """
 
 from __future__ import annotations
@@ -49,14 +49,15 @@ def located() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def summary(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per document and format, and per format in all: citations and how many are right."""
+def summary(rows: pd.DataFrame, totals: bool = False) -> pd.DataFrame:
+    """Per document and format, and per format in all (only those with `totals`): citations and
+    how many are right."""
     def counts(part: pd.DataFrame) -> dict[str, object]:
         right = part[[f"right {k}" for k in CHECKED]].all(axis=1)
         return {"citations": len(part), **{f"right {k}": int(part[f"right {k}"].sum()) for k in CHECKED},
                 "as labelled": f"{int(right.sum())}/{len(part)}", "share": f"{right.mean():.0%}"}
-    table = {f"{d} ({f})": counts(rows[(rows["document"] == d) & (rows["format"] == f)])
-             for d in DOCUMENTS for f in FORMATS}
+    table = {} if totals else {f"{d} ({f})": counts(rows[(rows["document"] == d) & (rows["format"] == f)])
+                               for d in DOCUMENTS for f in FORMATS}
     table.update({f"all ({f})": counts(rows[rows["format"] == f]) for f in FORMATS})
     return pd.DataFrame(table).T.rename_axis("document (format)")
 
@@ -64,13 +65,14 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--each", action="store_true", help="also list every citation not as labelled")
+    parser.add_argument("--totals", action="store_true", help="only the totals per format")
     args = parser.parse_args(argv)
     rows = located()
     wrong = rows[~rows[[f"right {k}" for k in CHECKED]].all(axis=1)]
     if args.each and len(wrong):
         print(wrong[["document", "format", "citation", "cited", *CHECKED]].to_string(index=False))
         print()
-    print(summary(rows).to_string())
+    print(summary(rows, args.totals).to_string())
     return 0 if wrong.empty else 1
 
 
