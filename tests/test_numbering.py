@@ -38,6 +38,10 @@ def render(shape: list[list[int]], style: str, fill: st.DataObject) -> tuple[lis
         if style == "article":
             top = f"Article {n}"
             lines += [top, fill.draw(caption)]
+        elif style == "keyword":  # "Section 3 - Caption", "§ 3. Caption" or "Clause 3: Caption"
+            top = str(n)
+            word = fill.draw(st.sampled_from(["Section {} - ", "§ {}. ", "Clause {}: "]))
+            lines += [word.format(n) + fill.draw(caption)]
         else:
             top = str(n)
             lines += [f"{n}. {fill.draw(caption)}. {fill.draw(sentence)}"]
@@ -49,6 +53,9 @@ def render(shape: list[list[int]], style: str, fill: st.DataObject) -> tuple[lis
             elif style == "article":
                 child, mark = f"{n}({m})", f"{m}."
                 sub, subs = [f"{child}({x})" for x in _letters(grand)], [f"({x})" for x in _letters(grand)]
+            elif style == "keyword":  # numbered sub-clauses with items (1), (2)
+                child, mark = f"{n}.{m}", f"{n}.{m}. {fill.draw(caption)}."
+                sub, subs = [f"{child}({k})" for k in range(1, grand + 1)], [f"({k})" for k in range(1, grand + 1)]
             else:  # items: (a) under a clause, (i) under an item, one parenthesis for the letters
                 letter = _letters(m)[-1]
                 child, mark = f"{n}({letter})", f"{letter})"
@@ -81,15 +88,49 @@ def as_html(lines: list[str]) -> str:
 def read_back(tmp_path, lines: list[str], fmt: str):
     text = "\n".join(lines) + "\n"
     path = tmp_path / f"doc.{fmt}"
-    path.write_text({"txt": text, "md": as_markdown(lines), "html": as_html(lines)}[fmt], encoding="utf-8")
+    if fmt == "pdf":
+        _pdf(lines, path)
+    else:
+        path.write_text({"txt": text, "md": as_markdown(lines), "html": as_html(lines)}[fmt], encoding="utf-8")
     return load_document(path)
 
 
+def _pdf(lines: list[str], path) -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(auto=True, margin=20)
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=9)
+    for line in lines:
+        pdf.cell(0, 4, line, new_x="LMARGIN", new_y="NEXT")
+    pdf.output(str(path))
+
+
+trees = {"shape": tree, "style": st.sampled_from(["decimal", "article", "items", "keyword"]),
+         "fmt": st.sampled_from(["txt", "md", "html", "pdf"]), "contents": st.booleans(), "fill": st.data()}
+
+
 @settings(max_examples=25, deadline=None)
-@given(shape=tree, style=st.sampled_from(["decimal", "article", "items"]), fmt=st.sampled_from(["txt", "md", "html"]),
-       fill=st.data())
-def test_random_clause_trees_read_back_to_their_ids(tmp_path_factory, shape, style, fmt, fill):
+@given(**trees)
+def test_random_clause_trees_read_back_to_their_ids(tmp_path_factory, shape, style, fmt, contents, fill):
+    read_back_the_tree(tmp_path_factory, shape, style, fmt, contents, fill)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(**trees)
+def test_many_random_clause_trees_read_back_to_their_ids(tmp_path_factory, shape, style, fmt, contents, fill):
+    read_back_the_tree(tmp_path_factory, shape, style, fmt, contents, fill)
+
+
+def read_back_the_tree(tmp_path_factory, shape, style, fmt, contents, fill):
+    """A clause tree rendered in `style` and written as `fmt` (after a table of contents when
+    `contents`) is read back to the same ids and parents."""
     lines, expected = render(shape, style, fill)
+    if contents and style != "keyword":  # a table of contents before the clauses is not the outline
+        entries = [f"Article {n}" if style == "article" else f"{n}. Part {n}" for n in range(1, len(shape) + 1)]
+        lines[3:3] = ["", "Contents", *entries]
     document = read_back(tmp_path_factory.mktemp("n"), lines, fmt)
     clauses = {sid: document.parents.get(sid) for sid in document.sections if sid in expected or sid in
                document.parents or sid[:1].isdigit() or sid.startswith("Article ")}
@@ -192,3 +233,14 @@ def test_step_one_says_which_reading_it_used_and_takes_the_users_choice(tmp_path
     assert "sections of terms.txt: paragraphs: chosen (--sections paragraphs)" in paragraphs.output
     refused = CliRunner().invoke(cli.main, [*args, "--sections", "clauses"])
     assert refused.exit_code == 2 and "--sections" in refused.output
+
+
+def test_a_schedule_numbers_its_own_list_without_breaking_the_outline(tmp_path):
+    path = tmp_path / "contract.txt"
+    path.write_text("Contract\n\n1. Term.\nOne year.\n\n2. Fees.\n2.1 Monthly.\n2.2 In advance.\n\n"
+                    "3. Law.\nEnglish law.\n\nSchedule 1 - Services\n1. Hosting.\n2. Support.\n3. Backups.\n",
+                    encoding="utf-8")
+    document = load_document(path)
+    assert document.reading == "numbered clauses: 4, with 2 sub-clauses"
+    assert document.sections["Schedule 1"].text.endswith("3. Backups.")
+    assert document.sections["3"].text == "3. Law.\nEnglish law."

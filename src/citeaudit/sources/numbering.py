@@ -86,6 +86,7 @@ class Numbering:
 
     clauses: dict[str, tuple[Mark, int, int, str | None]] = field(default_factory=dict)
     refused: int = 0
+    contents_at: int | None = None  # where a table of contents read before the outline begins
 
     @property
     def top(self) -> int:
@@ -186,19 +187,27 @@ def marks_of_line(pos: int, line: str) -> list[Mark]:
     return []
 
 
+# how every mark's line begins (after its indentation): only these lines are parsed
+_MARK_START = re.compile(r"(?m)^[^\S\n]*(?=\d|\(|[a-zA-Z]\)|[a-z]\.\s|[ivx]{1,5}\)|ARTICLE|Article|Art\.|SECTION"
+                         r"|Section|Sec\.|CLAUSE|Clause|§|SCHEDULE|Schedule|ANNEX|Annex|APPENDIX|Appendix|EXHIBIT|Exhibit)")
+
+
 def _line_marks(clean: str, implicit: dict[int, str]) -> list[list[Mark]]:
-    """The candidate marks of every line, in order (lines that continue a reference dropped)."""
+    """The candidate marks of every line, in order (lines that continue a reference dropped). One
+    expression finds the lines that may open a clause, so a long text is not parsed line by line."""
     out: list[list[Mark]] = []
-    previous = ""
-    for found in re.finditer(r"[^\n]+", clean):
-        line = found.group()
-        stripped = line.lstrip()
-        pos = found.start() + len(line) - len(stripped)
+    starts = sorted({found.end() for found in _MARK_START.finditer(clean)} | set(implicit))
+    for pos in starts:
+        end = clean.find("\n", pos)
+        line = clean[pos : end if end >= 0 else len(clean)]
         prefix = implicit.get(pos)
-        candidates = marks_of_line(pos, f"{prefix} {stripped}" if prefix else stripped)
-        if candidates and not (previous.strip() and _REFERENCE_END.search(previous)):
+        candidates = marks_of_line(pos, f"{prefix} {line}" if prefix else line)
+        if not candidates:
+            continue
+        newline = clean.rfind("\n", 0, pos)
+        previous = clean[clean.rfind("\n", 0, newline) + 1 : newline] if newline >= 0 else ""
+        if not (previous.strip() and _REFERENCE_END.search(previous)):
             out.append(candidates)
-        previous = line
     return out
 
 
@@ -279,7 +288,7 @@ def _read_run(lines: list[list[Mark]], clean: str) -> tuple[list[Numbering], int
     runs: list[Numbering] = []
     current = Numbering()
     stack: list[_Open] = []
-    first_top: tuple[int, ...] | None = None
+    first_top: tuple[str, tuple[int, ...]] | None = None  # the kind and number of the first top-level clause
 
     def close(keep: int, at: int) -> None:
         while len(stack) > keep:
@@ -295,9 +304,8 @@ def _read_run(lines: list[list[Mark]], clean: str) -> tuple[list[Numbering], int
                 placed = mark, where
         if placed is None:
             mark = candidates[0]
-            restart = mark.kind == "decimal" and first_top is not None and mark.value == first_top \
-                and current.top >= 2 and not any(o.mark.kind in ("article", "annex") for o in stack) \
-                and _contents_list(clean, current, mark.pos)
+            restart = first_top is not None and (mark.kind, mark.value) == first_top and current.top >= 2 \
+                and not any(o.mark.kind == "annex" for o in stack) and _contents_list(clean, current, mark.pos)
             if restart:
                 close(0, mark.pos)
                 runs.append(current)
@@ -306,13 +314,14 @@ def _read_run(lines: list[list[Mark]], clean: str) -> tuple[list[Numbering], int
                 if where is not None:
                     placed = mark, where
             if placed is None:
-                if mark.kind != "annex" and (mark.keyword or mark.kind == "decimal" or stack):
+                in_annex = any(o.mark.kind == "annex" for o in stack)  # a schedule numbers its own lists
+                if mark.kind != "annex" and not in_annex and (mark.keyword or mark.kind == "decimal" or stack):
                     current.refused += 1
                 continue
         mark, (keep, sid, parent) = placed
         close(keep, mark.pos)
-        if parent is None and mark.kind == "decimal" and first_top is None:
-            first_top = mark.value
+        if parent is None and mark.kind in ("decimal", "article") and first_top is None:
+            first_top = mark.kind, mark.value
         current.clauses[sid] = (mark, mark.pos, end, parent)
         stack.append(_Open(mark, sid, parent))
     close(0, end)
@@ -326,6 +335,8 @@ def read_numbering(clean: str, implicit: dict[int, str] | None = None) -> Number
     character -> its marker ("3.")."""
     runs, _ = _read_run(_line_marks(clean, implicit or {}), clean)
     best = max(reversed(runs), key=lambda run: len(run.clauses))  # the longest; the later on a tie
+    earlier = [mark.pos for run in runs[: runs.index(best)] for mark, _, _, _ in run.clauses.values()]
+    best.contents_at = min(earlier, default=None)
     best.refused += sum(len(run.clauses) for run in runs if run is not best and run.top > 1 and
                         len(run.clauses) > 2 * run.top)  # a second outline with sub-clauses is no contents list
     return best
@@ -406,6 +417,7 @@ def with_numbering(document: Document, mode: str = "auto", headings: frozenset[i
             why = "no consistent numbering" if numbering.refused else "too few numbered clauses"
             return replace(document, reading=f"{kept}: {why}")
         first = min(mark.pos for mark, _, _, _ in numbering.clauses.values())
+        first = min(first, numbering.contents_at if numbering.contents_at is not None else first)
         if first > len(document.clean) // 2:
             return replace(document, reading=f"{kept}: numbering only in the second half (a list, not clauses)")
         if headings and all(mark.pos in headings for mark, _, _, _ in numbering.clauses.values()):
