@@ -128,3 +128,21 @@ def test_a_long_clause_is_focused_as_any_long_section(tmp_path):
     assert row.found_section == "2(a)" and len(row.evidence) > FOCUS_CHARS
     focused = focused_evidence("Backups are allowed.", row.evidence, "Backup copies are allowed.")
     assert focused is not None and "Backup copies are allowed." in focused and len(focused) < FOCUS_CHARS
+
+
+def test_a_code_of_regulations_reads_its_sections_and_is_cited_as_the_code(tmp_path):
+    path = tmp_path / "part164.txt"
+    path.write_text(
+        "Part 164 excerpt\n\n"
+        "§ 164.510 Uses requiring an opportunity to agree.\n(a) Standard: facility directories.\n"
+        "(1) Permitted uses. A covered entity may use the following.\n(b) Standard: involvement in care.\n\n"
+        "§ 164.512 Uses for which an authorization is not required.\n(a) Standard: uses required by law.\n"
+        "(1) A covered entity may use protected health information to the extent required by law.\n"
+        "(2) A covered entity must meet the requirements of paragraph\n(c) of this section.\n"
+        "(b) Standard: public health activities.\n\n"
+        "§ 164.514 Other requirements.\n(a) Standard: de-identification.\n", encoding="utf-8")
+    document = load_document(path)  # 164.512 follows 164.510: a section sign allows the gaps of an excerpt
+    assert document.reading == "numbered clauses: 3, with 8 sub-clauses"
+    assert "(c) of this section." in document.sections["164.512(a)(2)"].text  # a cross-reference, not item (c)
+    assert resolve(document, "§ 164.512(a)(1)") == "164.512(a)(1)"
+    assert resolve(document, "45 CFR 164.512(b)") == resolve(document, "45 C.F.R. § 164.512(b)") == "164.512(b)"

@@ -40,6 +40,7 @@ _CLAUSE = re.compile(rf"^(?:the\s+)?(?:(?P<kw>{_KEYWORDS})\b\.?\s*|(?P<sign>§{{
                      rf"(?P<body>{_CLAUSE_NUMBER})(?P<rest>.*)$", re.IGNORECASE)
 _MORE = re.compile(rf"^\s*(?P<join>-|–|—|to|through|and|,|&)\s*(?:(?:{_KEYWORDS})\b\.?\s*|§{{1,2}}\s*)?"
                    rf"(?P<body>{_CLAUSE_NUMBER}|(?:{_SUB})+)", re.IGNORECASE)
+_CODE = re.compile(r"^\d+\s+(?:C\.?F\.?R\.?|U\.?S\.?C\.?)\s*(?:§+\s*|part\s+|sec(?:tion)?\.?\s*)?", re.IGNORECASE)
 _TRAILING_LETTER = re.compile(r"^(\d+(?:\.\d+)*)([a-z])$")
 _FILLER = re.compile(r"^(?:the\s+)?(?:(?:section|heading|chapter|part)\s+)?|(?:\s+(?:section|heading|chapter|part))$",
                      re.IGNORECASE)
@@ -136,6 +137,7 @@ def _spread(first: str, last: str) -> tuple[str, ...]:
 
 def _clause(text: str) -> ParsedLocator | None:
     """A clause locator ("Section 4(b)", "Art. 17(1)(a)", "4(b)-(d)"), or None when `text` is not one."""
+    text = _CODE.sub("§ ", text)  # "45 CFR 164.512(b)": the section of the code the document holds
     found = _CLAUSE.match(text)
     if found is None:
         found = re.match(rf"^(?P<kw>)(?P<sign>)(?P<body>\d+(?:\.\d+)*(?:\s?{_SUB})+)(?P<rest>.*)$", text)

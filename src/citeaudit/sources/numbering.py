@@ -50,6 +50,7 @@ _INTEGER = re.compile(r"^(\d{1,3})([.)])\s+(\S.*)$")  # 3. / 3)
 _BARE = re.compile(r"^(\d{1,3})\s+([A-Z][^\n]*)$")  # "1 Scope" (a standard's heading)
 _ITEM = re.compile(r"^\(([a-z]{1,2}|[ivxlc]{1,6}|[A-Z]|\d{1,3})\)\s*(\S.*)$|^([a-z]|[ivx]{1,5}|\d{1,2})\)\s+(\S.*)$"
                    r"|^([a-z])\.\s+(\S.*)$")
+_KEYWORD_GAP = 20  # "Article 5" after "Article 3", "§ 164.514" after "§ 164.512": an excerpt skips some
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*\d*\s*$|…{2,}")
 _MONTHS = frozenset(("january", "february", "march", "april", "may", "june", "july", "august", "september",
                      "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
@@ -225,7 +226,7 @@ def _place(stack: list[_Open], mark: Mark) -> tuple[int, str, str | None] | None
         if article is None:
             return (0, mark.label, None) if not stack or stack[0].mark.kind != "decimal" else None
         step = mark.value[0] - stack[article].mark.value[0]
-        return (article, mark.label, None) if 1 <= step <= 2 else None
+        return (article, mark.label, None) if 1 <= step <= _KEYWORD_GAP else None
     if mark.kind == "decimal":
         base = article + 1 if article is not None else 0
         if stack and stack[0].mark.kind == "annex" and article is None:
@@ -243,7 +244,8 @@ def _place(stack: list[_Open], mark: Mark) -> tuple[int, str, str | None] | None
         if value == (*previous, 1):  # the first child of the open clause
             return at + 1, _decimal_id(mark, under), stack[at].id
         for k in range(len(previous)):
-            if len(value) == k + 1 and value[:k] == previous[:k] and value[k] == previous[k] + 1:
+            step = value[k] - previous[k] if len(value) == k + 1 and value[:k] == previous[:k] else 0
+            if step == 1 or (mark.keyword and 1 <= step <= _KEYWORD_GAP):  # "§ 164.512" -> "§ 164.514"
                 # the next sibling at depth k: close the clauses of depth > k
                 keep = at
                 while keep > base and stack[keep - 1].mark.kind == "decimal" and len(stack[keep - 1].mark.value) > k:
