@@ -98,7 +98,9 @@ def read_back(tmp_path, lines: list[str], fmt: str):
 def _pdf(lines: list[str], path) -> None:
     from fpdf import FPDF
 
-    pdf = FPDF(format="A4")
+    # one tall page: a page break can put "Article 5" at the foot of two pages, which the PDF loader
+    # may then take for a running footer (tests/test_formats.py covers page furniture)
+    pdf = FPDF(format=(210, 1500))
     pdf.set_auto_page_break(auto=True, margin=20)
     pdf.add_page()
     pdf.set_font("Helvetica", size=9)
@@ -244,3 +246,47 @@ def test_a_schedule_numbers_its_own_list_without_breaking_the_outline(tmp_path):
     assert document.reading == "numbered clauses: 4, with 2 sub-clauses"
     assert document.sections["Schedule 1"].text.endswith("3. Backups.")
     assert document.sections["3"].text == "3. Law.\nEnglish law."
+
+
+def test_an_indented_licence_with_roman_items(tmp_path):
+    """Headings indented as in many licence texts, definitions that open with a quote, items i. ii."""
+    path = tmp_path / "licence.txt"
+    path.write_text(
+        "                         SAMPLE LICENSE\n\n"
+        "   1. Definitions.\n\n      \"Work\" shall mean the work of authorship.\n\n"
+        "      \"You\" shall mean the person exercising permissions granted by\n"
+        "      Section 2 of this License.\n\n"
+        "   2. Grant of Rights. The rights granted include:\n\n"
+        "        i. the right to copy the Work;\n       ii. the right to adapt the Work; and\n"
+        "      iii. the right to share the Work.\n\n"
+        "   3. Redistribution. You may redistribute the Work provided that You meet\n"
+        "      the following conditions:\n\n"
+        "      (a) You must give a copy of this License; and\n\n"
+        "      (b) You must keep all notices, as required by subsection\n"
+        "      4b of the Notice File.\n\n"
+        "   4. Disclaimer. The Work is provided as is.\n", encoding="utf-8")
+    document = load_document(path)
+    assert document.reading == "numbered clauses: 4, with 5 sub-clauses"
+    assert document.parents == {"2(i)": "2", "2(ii)": "2", "2(iii)": "2", "3(a)": "3", "3(b)": "3"}
+    assert document.sections["2"].title == "Grant of Rights"
+    assert document.sections["1"].text.endswith("Section 2 of this License.")
+
+
+def test_a_pdf_article_at_the_foot_of_one_page_and_the_next_at_the_top_are_not_furniture(tmp_path):
+    from fpdf import FPDF
+
+    pdf = FPDF(format=(148, 210))
+    pdf.set_auto_page_break(auto=False)
+    pdf.set_font("Helvetica", size=9)
+    pages = [["Allotment rules", "Rules of the site.", "Article 1", "Scope", "1. These rules apply to all plots.",
+              "Article 2", "Rent"],
+             ["Allotment rules", "Article 3", "Water", "1. Hosepipes are not allowed.", "2. Butts are."]]
+    for lines in pages:
+        pdf.add_page()
+        for line in lines:
+            pdf.cell(0, 5, line, new_x="LMARGIN", new_y="NEXT")
+    path = tmp_path / "rules.pdf"
+    pdf.output(str(path))
+    document = load_document(path)
+    assert "Allotment rules" not in document.clean  # the running header is furniture
+    assert {"Article 1", "Article 2", "Article 3", "3(2)"} <= set(document.sections), document.reading

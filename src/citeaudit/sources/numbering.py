@@ -49,7 +49,7 @@ _DECIMAL = re.compile(r"^(\d{1,3}(?:\.\d{1,3})+)\.?\s+(\S.*)$")  # 3.2 / 3.2. / 
 _INTEGER = re.compile(r"^(\d{1,3})([.)])\s+(\S.*)$")  # 3. / 3)
 _BARE = re.compile(r"^(\d{1,3})\s+([A-Z][^\n]*)$")  # "1 Scope" (a standard's heading)
 _ITEM = re.compile(r"^\(([a-z]{1,2}|[ivxlc]{1,6}|[A-Z]|\d{1,3})\)\s*(\S.*)$|^([a-z]|[ivx]{1,5}|\d{1,2})\)\s+(\S.*)$"
-                   r"|^([a-z])\.\s+(\S.*)$")
+                   r"|^([ivx]{1,5}|[a-z])\.\s+(\S.*)$")
 _KEYWORD_GAP = 20  # "Article 5" after "Article 3", "§ 164.514" after "§ 164.512": an excerpt skips some
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*\d*\s*$|…{2,}")
 _MONTHS = frozenset(("january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -189,7 +189,7 @@ def marks_of_line(pos: int, line: str) -> list[Mark]:
 
 
 # how every mark's line begins (after its indentation): only these lines are parsed
-_MARK_START = re.compile(r"(?m)^[^\S\n]*(?=\d|\(|[a-zA-Z]\)|[a-z]\.\s|[ivx]{1,5}\)|ARTICLE|Article|Art\.|SECTION"
+_MARK_START = re.compile(r"(?m)^[^\S\n]*(?=\d|\(|[a-zA-Z]\)|[a-z]\.\s|[ivx]{1,5}[.)]|ARTICLE|Article|Art\.|SECTION"
                          r"|Section|Sec\.|CLAUSE|Clause|§|SCHEDULE|Schedule|ANNEX|Annex|APPENDIX|Appendix|EXHIBIT|Exhibit)")
 
 

@@ -55,26 +55,40 @@ def _pdf_pages(path: Path) -> list[str]:
 
 
 def _furniture(pages: list[list[str]]) -> Callable[[int, int, str], bool]:
-    """Running headers and footers: a first or last line (digits ignored) repeated on half the pages
-    or more, and a bare page number ("12", "Page 3 of 9", "- 4 -") at the top or bottom of a page."""
+    """Running headers and footers: one of the first two lines (digits ignored) repeated at the top
+    of half the pages or more, one of the last two repeated at the foot of half the pages or more,
+    and a bare page number ("12", "Page 3 of 9", "- 4 -") at the top or bottom of a page."""
     def shape(line: str) -> str:
         return re.sub(r"\d+", "#", " ".join(line.split()).lower())
 
-    edges: Counter[str] = Counter()
+    # a header repeats at the tops of pages and a footer at their feet: counted apart, so that
+    # "Article 4" at the foot of one page and "Article 5" at the top of the next are not furniture
+    tops: Counter[str] = Counter()
+    feet: Counter[str] = Counter()
     for lines in pages:
         filled = [line for line in lines if line.strip()]
-        edges.update({shape(line) for line in filled[:2] + filled[-2:]})
-    repeated = {s for s, n in edges.items() if len(pages) >= 2 and n >= max(2, (len(pages) + 1) // 2)}
+        tops.update({shape(line) for line in filled[:2]})
+        feet.update({shape(line) for line in filled[-2:]})
+    need = max(2, (len(pages) + 1) // 2)
+    repeated_top = {s for s, n in tops.items() if len(pages) >= 2 and n >= need}
+    repeated_foot = {s for s, n in feet.items() if len(pages) >= 2 and n >= need}
 
     # the indices of each page's first two and last two lines with text, found once per page (a
     # rescan for every line made a 30,000-line page quadratic)
-    edge_lines: list[frozenset[int]] = []
+    top_lines: list[frozenset[int]] = []
+    foot_lines: list[frozenset[int]] = []
     for lines in pages:
         indices = [i for i, text in enumerate(lines) if text.strip()]
-        edge_lines.append(frozenset(indices[:2] + indices[-2:]))
+        top_lines.append(frozenset(indices[:2]))
+        foot_lines.append(frozenset(indices[-2:]))
 
     def is_furniture(page: int, index: int, line: str) -> bool:
-        return index in edge_lines[page] and (shape(line) in repeated or bool(_PAGE_NUMBER.match(line.strip())))
+        top, foot = index in top_lines[page], index in foot_lines[page]
+        if not (top or foot):
+            return False
+        form = shape(line)
+        return (top and form in repeated_top) or (foot and form in repeated_foot) \
+            or bool(_PAGE_NUMBER.match(line.strip()))
 
     return is_furniture
 
