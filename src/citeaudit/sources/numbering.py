@@ -188,9 +188,11 @@ def marks_of_line(pos: int, line: str) -> list[Mark]:
     return []
 
 
-# how every mark's line begins (after its indentation): only these lines are parsed
-_MARK_START = re.compile(r"(?m)^[^\S\n]*(?=\d|\(|[a-zA-Z]\)|[a-z]\.\s|[ivx]{1,5}[.)]|ARTICLE|Article|Art\.|SECTION"
-                         r"|Section|Sec\.|CLAUSE|Clause|§|SCHEDULE|Schedule|ANNEX|Annex|APPENDIX|Appendix|EXHIBIT|Exhibit)")
+# how every mark's line begins (after its indentation, or the "*" of a box of asterisks around a
+# warranty disclaimer): only these lines are parsed
+_MARK_START = re.compile(r"(?m)^[^\S\n]*(?:\*[^\S\n]+)?(?=\d|\(|[a-zA-Z]\)|[a-z]\.\s|[ivx]{1,5}[.)]|ARTICLE|Article"
+                         r"|Art\.|SECTION|Section|Sec\.|CLAUSE|Clause|§|SCHEDULE|Schedule|ANNEX|Annex|APPENDIX|Appendix"
+                         r"|EXHIBIT|Exhibit)")
 
 
 def _line_marks(clean: str, implicit: dict[int, str]) -> list[list[Mark]]:
@@ -201,6 +203,8 @@ def _line_marks(clean: str, implicit: dict[int, str]) -> list[list[Mark]]:
     for pos in starts:
         end = clean.find("\n", pos)
         line = clean[pos : end if end >= 0 else len(clean)]
+        if "*" in clean[clean.rfind("\n", 0, pos) + 1 : pos]:  # "*  6. Disclaimer of Warranty      *"
+            line = line.rstrip(" *")
         prefix = implicit.get(pos)
         candidates = marks_of_line(pos, f"{prefix} {line}" if prefix else line)
         if not candidates:
