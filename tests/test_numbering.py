@@ -72,10 +72,12 @@ def render(shape: list[list[int]], style: str, fill: st.DataObject) -> tuple[lis
 
 
 def as_markdown(lines: list[str]) -> str:
+    """Top-level clauses (an article, or "3. Caption" where there are no articles) as headings."""
+    articles = any(line.startswith("Article ") for line in lines)
     out = []
     for line in lines:
         first = line.split(" ", 1)[0]
-        top = (first.rstrip(".").isdigit() and first.endswith(".")) or line.startswith("Article ")
+        top = line.startswith("Article ") or (first.rstrip(".").isdigit() and first.endswith(".") and not articles)
         out.append(("## " + line if top else line) + "\n\n")  # a paragraph per line
     return "".join(out)
 
@@ -134,7 +136,7 @@ def read_back_the_tree(tmp_path_factory, shape, style, fmt, contents, fill):
         entries = [f"Article {n}" if style == "article" else f"{n}. Part {n}" for n in range(1, len(shape) + 1)]
         lines[3:3] = ["", "Contents", *entries]
     document = read_back(tmp_path_factory.mktemp("n"), lines, fmt)
-    if fmt in ("md", "html") and not any(shape) and style != "keyword":  # only headings are numbered: they stay
+    if fmt == "md" and not any(shape) and style != "keyword":  # only headings are numbered: they stay
         assert document.reading.startswith("headings"), document.reading
         return
     clauses = {sid: document.parents.get(sid) for sid in document.sections if sid in expected or sid in
@@ -304,3 +306,31 @@ def test_a_clause_in_a_box_of_asterisks_is_a_clause(tmp_path):
     document = load_document(path)
     assert document.reading == "numbered clauses: 4"
     assert document.sections["3"].title == "Disclaimer of Warranty"
+
+
+def test_a_review_is_bound_to_the_reading_it_was_made_under(tmp_path):
+    """`audit --sections paragraphs` prints review commands with the same reading; the review made
+    with it stands under that reading and is stale under another (its evidence differs)."""
+    from click.testing import CliRunner
+
+    from citeaudit.surfaces import cli
+
+    source = tmp_path / "terms.txt"
+    source.write_text("Terms\n\n1. Scope.\nThese terms apply.\n\n2. Fees.\n2.1 Fees are due monthly.\n"
+                      "2.2 Fees are not refundable.\n\n3. End.\nEither side may end it.\n", encoding="utf-8")
+    citations = tmp_path / "c.json"
+    citations.write_text('[{"id": "a", "claim": "Fees are monthly.", "quote": "Fees are due monthly.", '
+                         '"section": "2.1"}]', encoding="utf-8")
+    store = tmp_path / "reviews.jsonl"
+    inputs = ["--source", str(source), "--citations", str(citations)]
+    audit = ["audit", *inputs, "--locate-only", "--reviews", str(store)]
+    first = CliRunner().invoke(cli.main, [*audit, "--sections", "paragraphs"])
+    assert "--sections paragraphs --id a --verdict VERDICT" in first.output
+    recorded = CliRunner().invoke(cli.main, ["review", "--reviews", str(store), *inputs, "--sections", "paragraphs",
+                                             "--id", "a", "--verdict", "verified", "--locate-only"])
+    assert recorded.exit_code == 0, recorded.output
+    assert "verified (current)" in CliRunner().invoke(cli.main, [*audit, "--sections", "paragraphs"]).output
+    assert "verified (stale)" in CliRunner().invoke(cli.main, audit).output
+    refused = CliRunner().invoke(cli.main, ["report", "--document", str(source), "--answer", str(citations),
+                                            "--sections", "numbered", "--html", str(tmp_path / "r.html")])
+    assert refused.exit_code == 2 and "--sections" in refused.output

@@ -375,15 +375,18 @@ def audit_files(*, source: str | None = None, citations: str | Path | None = Non
     `answer` (lines), or `answer_json` + `sources_json` [+ `reviews_json`] (source ids)."""
     given = [bool(source or citations), bool(document or answer), bool(answer_json or sources_json)]
     format_ = options.pop("format", None)
+    sections = options.pop("sections", "auto")
     if sum(given) != 1:
         raise InputError("give one input: --source and --citations (quotes), --document and --answer "
                          "(line citations), or --answer-json and --sources-json (source ids)")
     if format_ is not None and not given[0]:
         raise InputError("--format names the format of a --source document; line and source-id inputs are text")
+    if sections != "auto" and not given[0]:
+        raise InputError("--sections names how a --source document is divided; line and source-id inputs are not")
     if given[0]:
         if not (source and citations):
             raise InputError("quote citations need both --source and --citations")
-        return audit_quotes(source, citations, format=format_, **options)
+        return audit_quotes(source, citations, format=format_, sections=sections, **options)
     if given[1]:
         if not (document and answer):
             raise InputError("line citations need both --document and --answer")

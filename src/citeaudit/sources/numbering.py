@@ -50,6 +50,7 @@ _INTEGER = re.compile(r"^(\d{1,3})([.)])\s+(\S.*)$")  # 3. / 3)
 _BARE = re.compile(r"^(\d{1,3})\s+([A-Z][^\n]*)$")  # "1 Scope" (a standard's heading)
 _ITEM = re.compile(r"^\(([a-z]{1,2}|[ivxlc]{1,6}|[A-Z]|\d{1,3})\)\s*(\S.*)$|^([a-z]|[ivx]{1,5}|\d{1,2})\)\s+(\S.*)$"
                    r"|^([ivx]{1,5}|[a-z])\.\s+(\S.*)$")
+_PREAMBLE_CHARS = 1000  # text before the first clause that, past half the document, makes its numbering a list
 _KEYWORD_GAP = 20  # "Article 5" after "Article 3", "§ 164.514" after "§ 164.512": an excerpt skips some
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*\d*\s*$|…{2,}")
 _MONTHS = frozenset(("january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -424,7 +425,7 @@ def with_numbering(document: Document, mode: str = "auto", headings: frozenset[i
             return replace(document, reading=f"{kept}: {why}")
         first = min(mark.pos for mark, _, _, _ in numbering.clauses.values())
         first = min(first, numbering.contents_at if numbering.contents_at is not None else first)
-        if first > len(document.clean) // 2:
+        if first > max(len(document.clean) // 2, _PREAMBLE_CHARS):
             return replace(document, reading=f"{kept}: numbering only in the second half (a list, not clauses)")
         if headings and all(mark.pos in headings for mark, _, _, _ in numbering.clauses.values()):
             return replace(document, reading="headings: every numbered clause is a heading")

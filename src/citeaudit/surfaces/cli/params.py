@@ -181,6 +181,8 @@ input_options = _options(
                  help="A saved vendor API response, with the --source files it cites."),
     click.option("--response-format", type=_choice(ResponseFormat), default=None,
                  help="The --response's format (default: by the JSON's shape)."),
+    click.option("--sections", "sections", type=click.Choice(["auto", "numbered", "paragraphs"]), default="auto",
+                 show_default=True, help="How a --source is divided (as for `audit --sections`): give the audit's."),
 )
 
 
