@@ -18,6 +18,8 @@ DOCUMENTS = {
 }
 SHOW = {"markdown": "md_chunk_digest", "html": "html_access_lifetime", "pdf": "pdf_rinse_page_break",
         "text": "txt_departure"}
+NUMBERED = "contract"  # one of data/numbered/: contract, privacy-policy, regulation, standard
+NUMBERED_SHOW = "contract_misattributed"  # a citation of it whose quote is shown in its clause
 THRESHOLD = None  # None: the model's calibrated threshold (or CITEAUDIT_THRESHOLD); else 0 to 1
 CACHE_MODE = None  # None: CITEAUDIT_CACHE_MODE, else replay (recorded answers only, no network)
 MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
@@ -74,10 +76,64 @@ for kind, cid in SHOW.items():
                  + ca.highlight_html(document, row["found_section"], row["span"])))
 
 # %% [markdown]
+# ## A numbered document: clauses as sections
+#
+# Contracts, policies, regulations and standards number their own parts ("3.1", "4.2(b)",
+# "Article 3(2)(c)"), and an answer cites them that way ("Section 4", "§ 4.2(b)", "Sec. 1b").
+# In every format the document's own numbering makes its sections, nested as it nests them, and
+# the first line of step 1's report says which reading was used and why (`--sections
+# auto|numbered|paragraphs` chooses). The same contract, written as text, Markdown, HTML and PDF:
+
+# %%
+numbered = {kind: ca.load_document(f"data/numbered/{NUMBERED}.{ext}")
+            for kind, ext in {"text": "txt", "markdown": "md", "html": "html", "pdf": "pdf"}.items()}
+pd.DataFrame([{"format": kind, "reading": doc.reading,
+               "clauses": ", ".join(sid for sid in doc.sections if sid in doc.parents or sid[:1].isdigit()
+                                    or sid.startswith("Article "))}
+              for kind, doc in numbered.items()]).style.set_properties(**{"text-align": "left"})
+
+# %% [markdown]
+# Step 1 on the contract's labelled citations, in every format (no model: these citations have no
+# recorded verdicts, so the judge is not asked here). A quote in a sub-clause cited as its clause
+# matches; cited as a sibling it is a `section_mismatch` that names where it is; a clause that does
+# not exist is never replaced by other text (with a quote: found elsewhere and flagged; without
+# one: fabricated, nothing judged). `judged` is what the judge and a reviewer would read: the clause
+# under its parents' captions.
+
+# %%
+import json
+
+labels = json.loads(ca.find_input("data/numbered/step1_expected.json").read_text(encoding="utf-8"))
+located = {kind: ca.audit_quotes(doc, ca.find_input(f"data/numbered/{NUMBERED}_citations.json"), locate_only=True,
+                                 options=options).table.set_index("id")
+           for kind, doc in numbered.items()}
+steps = pd.concat({kind: pd.DataFrame({
+    "cited": t["cited_section"], "quote": t["quote_status"], "found": t["found_section"],
+    "match": t["section_match"],
+    "as labelled": [labels[i] == {"quote_status": q, "found_section": f if isinstance(f, str) else None,
+                                  "section_match": m if isinstance(m, bool) else None}
+                    for i, q, f, m in zip(t.index, t["quote_status"], t["found_section"], t["section_match"])],
+    "judged": [e if isinstance(e, str) else "(nothing: " + str(r) + ")" for e, r in zip(t["evidence"],
+                                                                                        t["fabricated_reason"])]})
+    for kind, t in located.items()}, names=["format", "id"])
+steps.loc["text"]
+
+# %%
+steps.groupby(level="format")["as labelled"].agg(["sum", "size"]).rename(columns={"sum": "as labelled",
+                                                                                 "size": "citations"})
+
+# %%
+row = located["pdf"].loc[NUMBERED_SHOW]
+display(HTML(f"<h4>pdf: {NUMBERED_SHOW} (cited {row['cited_section']}, found in {row['found_section']})</h4>"
+             + ca.highlight_html(numbered["pdf"], row["found_section"], row["span"])))
+
+# %% [markdown]
 # ## Next
 #
 # - The same from a shell, one format at a time: `citeaudit audit --source
 #   data/formats/lantern-sync.md --citations data/formats/lantern-sync_citations.json`
 #   (`--html out/report.html` writes the report with every quote marked).
 # - Your own document and citations: notebook `00_audit_your_answer` takes any of these formats.
+# - Step 1 on all four numbered documents in every format against their labels:
+#   `python tools/numbered_statuses.py`.
 # - Citations a human should confirm: notebook `05_review_queue`.

@@ -307,10 +307,11 @@ def audit_table(table: pd.DataFrame, document: Document | None = None, sources: 
 
 
 def audit_quotes(source: str | Path | Document, citations: str | Path | list[Citation], format: str | None = None,
-                 **options: Any) -> Audit:
+                 sections: str = "auto", **options: Any) -> Audit:
     """Quote citations (a file or records) over one source (a path, a name, or a `Document`) of any
-    format (`formats.load_document`: by extension, or `format`)."""
-    document = source if isinstance(source, Document) else load_document(source, format)
+    format (`formats.load_document`: by extension, or `format`; `sections`: how a plain-text,
+    Markdown, HTML or PDF source is divided, `auto`, `numbered` or `paragraphs`)."""
+    document = source if isinstance(source, Document) else load_document(source, format, sections)
     records = citations if isinstance(citations, list) else load_citations(config.find_input(citations))
     return audit_citations(records, with_cited_regions(document, records), **options)
 
@@ -380,15 +381,18 @@ def audit_files(*, source: str | None = None, citations: str | Path | None = Non
     (`config.find_input`: `data/rfc7519_citations.json`, the worked example, from any folder)."""
     given = [bool(source or citations), bool(document or answer), bool(answer_json or sources_json)]
     format_ = options.pop("format", None)
+    sections = options.pop("sections", "auto")
     if sum(given) != 1:
         raise InputError("give one input: --source and --citations (quotes), --document and --answer "
                          "(line citations), or --answer-json and --sources-json (source ids)")
     if format_ is not None and not given[0]:
         raise InputError("--format names the format of a --source document; line and source-id inputs are text")
+    if sections != "auto" and not given[0]:
+        raise InputError("--sections names how a --source document is divided; line and source-id inputs are not")
     if given[0]:
         if not (source and citations):
             raise InputError("quote citations need both --source and --citations")
-        return audit_quotes(source, citations, format=format_, **options)
+        return audit_quotes(source, citations, format=format_, sections=sections, **options)
     if given[1]:
         if not (document and answer):
             raise InputError("line citations need both --document and --answer")

@@ -149,3 +149,8 @@ def heading_aliases(sections: dict[str, Section]) -> dict[str, str]:
         for name in (sid, section.title, f"{sid} {section.title}", slug(f"{sid} {section.title}")):
             aliases.setdefault(key(name), sid)
     return aliases
+
+
+def heading_starts(clean: str, heads: list[tuple[int, str]]) -> frozenset[int]:
+    """The clean offsets where the heading lines' text begins (`numbering.with_numbering`)."""
+    return frozenset(pos + len(clean[pos:pos + 200]) - len(clean[pos:pos + 200].lstrip()) for pos, _ in heads)

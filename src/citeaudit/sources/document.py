@@ -60,6 +60,8 @@ class Document:
     lines: Sequence[Line] = field(repr=False)
     aliases: dict[str, str] = field(default_factory=dict, repr=False)  # locator key -> section id (anchors)
     format: str = ""  # the name of the format that loaded it (`load_document` sets it)
+    parents: dict[str, str] = field(default_factory=dict, repr=False)  # clause id -> its parent's (numbering)
+    reading: str = ""  # how the sections were read and why ("numbered clauses: 9, with 26 sub-clauses")
 
     def section(self, section_id: str) -> Section | None:
         """The section a citation names, written `4.1.3`, `4.1.3.`, `Section 4.1.3` or `§4.1.3`."""

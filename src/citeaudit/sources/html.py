@@ -7,7 +7,8 @@ it); scripts, styles, templates and hidden elements dropped, and so is the page'
 sections come from it alone (a book's theme picker and keyboard help are outside it). A section per
 `h1`-`h6` (ids as for Markdown), and `id` anchors as locators. The raw text of an HTML document is
 its extracted text (what a browser shows, blocks separated by blank lines), so spans, lines and
-the report point into that text, not into the markup.
+the report point into that text, not into the markup. A page numbered beyond its headings (clauses
+"3.2", items "(b)", an `ol` of clauses) has its numbered clauses as sections (`numbering`).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from citeaudit.sources.build import heading_aliases, sections_from_headings
+from citeaudit.sources.build import heading_aliases, heading_starts, sections_from_headings
 from citeaudit.sources.document import Document, Section, key, lines_of
+from citeaudit.sources.numbering import with_numbering
 from citeaudit.sources.reading import read_text, resolve_source
 from citeaudit.sources.registry import SourceFormat
 
@@ -94,6 +96,8 @@ class _HtmlText:
         self.size = 0
         self.heads: list[tuple[int, str]] = []
         self.anchors: list[tuple[str, int, int]] = []  # (id, start, end) in the text
+        self.items: list[tuple[int, str]] = []  # (start, "3.") of each item of an outermost `ol`
+        self._counts: dict[int, int] = {}  # an `ol`'s mem_id -> the number of its next item
 
     def _tail(self) -> str:
         return self.parts[-1][-2:] if self.parts else ""
@@ -156,6 +160,8 @@ class _HtmlText:
             block = tag in _BLOCK
             if block:
                 self.separate()
+            if tag == "li":
+                self._number_item(child)
             elif tag in ("td", "th"):
                 self.separate(" | ") if self.parts and not self._tail().endswith("\n") else None
             anchor = child.attributes.get("id") or (child.attributes.get("name") if tag == "a" else None)
@@ -163,8 +169,28 @@ class _HtmlText:
             stack.append(("children", child, inside_pre or tag in ("pre", "textarea"), inside or tag in _SECTIONING))
 
 
-def load_html(source: str | Path) -> Document:
-    """An HTML page (see the module's docstring); the raw text is the page's extracted text."""
+    def _number_item(self, item: LexborNode) -> None:
+        """Note the number of an item of an ordered list that is not inside another list."""
+        parent = item.parent
+        if parent is None or parent.tag != "ol":
+            return
+        above = parent.parent
+        while above is not None:
+            if above.tag in ("ol", "ul"):
+                return
+            above = above.parent
+        start = parent.attributes.get("start") or "1"
+        number = self._counts.get(parent.mem_id, int(start) if start.strip().isdigit() else 1)
+        value = item.attributes.get("value")
+        number = int(value) if value and value.strip().isdigit() else number
+        self._counts[parent.mem_id] = number + 1
+        self.items.append((self.size, f"{number}."))
+
+
+def load_html(source: str | Path, sections: str = "auto") -> Document:
+    """An HTML page (see the module's docstring); the raw text is the page's extracted text;
+    `sections` as for `numbering.with_numbering`."""
+    mode: str = sections
     from selectolax.lexbor import LexborHTMLParser
 
     path = resolve_source(source, download=False)
@@ -185,9 +211,9 @@ def load_html(source: str | Path) -> Document:
     clean_to_raw = np.arange(len(raw), dtype=np.int64)
     heads = [(max(pos - lead, 0), title) for pos, title in text.heads if title]
     heads.sort()
-    sections = sections_from_headings(raw, clean_to_raw, heads)
-    aliases = heading_aliases(sections)
-    by_start = sorted((s.clean_start, sid) for sid, s in sections.items())
+    headed = sections_from_headings(raw, clean_to_raw, heads)
+    aliases = heading_aliases(headed)
+    by_start = sorted((s.clean_start, sid) for sid, s in headed.items())
     regions: dict[str, Section] = {}
     for anchor, start, end in text.anchors:
         start, end = max(start - lead, 0), max(end - lead, 0)
@@ -197,11 +223,17 @@ def load_html(source: str | Path) -> Document:
             continue
         chunk = raw[start:end]
         body = chunk.strip()
-        if body and f"#{anchor}" not in sections:
+        if body and f"#{anchor}" not in headed:
             lo = start + len(chunk) - len(chunk.lstrip())
             regions[f"#{anchor}"] = Section(f"#{anchor}", anchor, body, lo, lo + len(body), lo, lo + len(body))
             aliases.setdefault(key(anchor), f"#{anchor}")
-    return Document(path.name, raw, raw, clean_to_raw, {**sections, **regions}, lines_of(raw), aliases)
+    document = Document(path.name, raw, raw, clean_to_raw, {**headed, **regions}, lines_of(raw), aliases)
+    implicit: dict[int, str] = {}
+    for pos, number in text.items:
+        at = max(pos - lead, 0)
+        at += len(raw[at:at + 200]) - len(raw[at:at + 200].lstrip())
+        implicit[at] = number
+    return with_numbering(document, mode, headings=heading_starts(raw, heads), implicit=implicit)
 
 
-FORMAT = SourceFormat("html", load_html, extensions=(".html", ".htm", ".xhtml"), aliases=("htm",))
+FORMAT = SourceFormat("html", load_html, extensions=(".html", ".htm", ".xhtml"), aliases=("htm",), numbered=True)

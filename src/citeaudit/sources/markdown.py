@@ -3,7 +3,9 @@
 Parsed with markdown-it-py (CommonMark + tables). The clean text is the text a reader sees
 (emphasis, link and code markers dropped, code blocks verbatim), every character mapped back to
 the raw file; a section per ATX or setext heading, its id the heading's number when it has one
-("2.1 Scope" -> "2.1"), else its GitHub slug; headings are also found by title and slug.
+("2.1 Scope" -> "2.1"), else its GitHub slug; headings are also found by title and slug. A
+document numbered beyond its headings (clauses "3.2", items "(b)", an ordered list of clauses
+"1. **Definitions.**") has its numbered clauses as sections (`numbering`).
 """
 
 from __future__ import annotations
@@ -13,15 +15,17 @@ from pathlib import Path
 
 import numpy as np
 
-from citeaudit.sources.build import CleanText, align, heading_aliases, sections_from_headings
+from citeaudit.sources.build import CleanText, align, heading_aliases, heading_starts, sections_from_headings
 from citeaudit.sources.document import Document, lines_of
 from citeaudit.sources.html import html_text
+from citeaudit.sources.numbering import with_numbering
 from citeaudit.sources.reading import read_text, resolve_source
 from citeaudit.sources.registry import SourceFormat
 
 
-def load_markdown(source: str | Path) -> Document:
-    """A Markdown document (see the module's docstring)."""
+def load_markdown(source: str | Path, sections: str = "auto") -> Document:
+    """A Markdown document (see the module's docstring); `sections` as for `numbering.with_numbering`
+    (the numbers of an ordered list count as written: "3. **Grant.**" is clause 3)."""
     from markdown_it import MarkdownIt
 
     path = resolve_source(source, download=False)
@@ -39,6 +43,9 @@ def load_markdown(source: str | Path) -> Document:
     out = CleanText(len(raw))
     heads: list[tuple[int, str]] = []
     heading_text: list[str] | None = None
+    lists: list[bool] = []  # open lists, innermost last: ordered or not
+    implicit: dict[int, str] = {}  # clean offset of an outer ordered list item's text -> its number
+    pending: str | None = None
     for token in tokens:
         if token.type == "heading_open":
             out.separate()
@@ -49,8 +56,14 @@ def load_markdown(source: str | Path) -> Document:
             heading_text = None
         elif token.type in ("paragraph_open", "blockquote_open", "bullet_list_open", "ordered_list_open", "table_open"):
             out.separate()
+            if token.type.endswith("list_open"):
+                lists.append(token.type == "ordered_list_open")
+        elif token.type in ("bullet_list_close", "ordered_list_close") and lists:
+            lists.pop()
         elif token.type == "list_item_open" or token.type == "tr_open":
             out.separate("\n")
+            if token.type == "list_item_open" and lists == [True]:
+                pending = f"{token.info}{token.markup}"
         elif token.type in ("th_open", "td_open") and not out.tail.endswith("\n"):
             out.separate(" | ")
         elif token.type in ("fence", "code_block"):
@@ -76,6 +89,9 @@ def load_markdown(source: str | Path) -> Document:
                 if child.type not in ("text", "code_inline", "text_special", "image"):  # image: its alt text
                     continue
                 text = child.content
+                if pending is not None and text.strip():
+                    implicit[out.size + len(text) - len(text.lstrip())] = pending
+                    pending = None
                 offsets, cursor = align(raw, text, cursor, limit)
                 out.add(text, offsets)
                 if heading_text is not None:
@@ -83,8 +99,10 @@ def load_markdown(source: str | Path) -> Document:
     if max((t.level for t in tokens), default=0) >= parser.options["maxNesting"] - 2:
         _add_unparsed_lines(raw, line_starts, tokens, out)
     clean, clean_to_raw = out.build()
-    sections = sections_from_headings(clean, clean_to_raw, heads)
-    return Document(path.name, raw, clean, clean_to_raw, sections, lines_of(raw), heading_aliases(sections))
+    headed = sections_from_headings(clean, clean_to_raw, heads)
+    document = Document(path.name, raw, clean, clean_to_raw, headed, lines_of(raw), heading_aliases(headed))
+    return with_numbering(document, sections, headings=heading_starts(clean, heads), implicit=implicit)
+
 
 
 LEAF_TOKENS = ("inline", "fence", "code_block", "html_block")
@@ -112,4 +130,5 @@ def _add_unparsed_lines(raw: str, line_starts: list[int], tokens: list, out: Cle
         out.separate("\n")
 
 
-FORMAT = SourceFormat("markdown", load_markdown, extensions=(".md", ".markdown", ".mdown", ".mkd"), aliases=("md",))
+FORMAT = SourceFormat("markdown", load_markdown, extensions=(".md", ".markdown", ".mdown", ".mkd"), aliases=("md",),
+                      numbered=True)

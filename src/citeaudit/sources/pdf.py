@@ -5,7 +5,8 @@ repeated running headers, footers and page numbers are removed like RFC page fur
 sentence runs on across a page break, and a word hyphenated at the end of a line or page is joined
 ("rin-" + "sed" reads "rinsed": in a typeset PDF such a hyphen is the typesetter's, so a quote of
 the word matches exactly). A section per page ("page 3", cited as "p. 3") and per numbered heading
-found in the text. An encrypted or image-only PDF is refused with what to do (decrypt it, run OCR).
+found in the text (or, in a document numbered beyond its headings, its numbered clauses, listed
+before the pages: `numbering`). An encrypted or image-only PDF is refused with what to do (decrypt it, run OCR).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from citeaudit.errors import SourceError
-from citeaudit.sources.build import CleanText, heading_aliases, sections_from_headings
+from citeaudit.sources.build import CleanText, heading_aliases, heading_starts, sections_from_headings
 from citeaudit.sources.document import Document, Section, lines_of, page_id
+from citeaudit.sources.numbering import with_numbering
 from citeaudit.sources.reading import MAX_FILE_BYTES, MAX_TEXT_BYTES, TooLargeError, resolve_source
 from citeaudit.sources.registry import SourceFormat
 
@@ -53,26 +55,40 @@ def _pdf_pages(path: Path) -> list[str]:
 
 
 def _furniture(pages: list[list[str]]) -> Callable[[int, int, str], bool]:
-    """Running headers and footers: a first or last line (digits ignored) repeated on half the pages
-    or more, and a bare page number ("12", "Page 3 of 9", "- 4 -") at the top or bottom of a page."""
+    """Running headers and footers: one of the first two lines (digits ignored) repeated at the top
+    of half the pages or more, one of the last two repeated at the foot of half the pages or more,
+    and a bare page number ("12", "Page 3 of 9", "- 4 -") at the top or bottom of a page."""
     def shape(line: str) -> str:
         return re.sub(r"\d+", "#", " ".join(line.split()).lower())
 
-    edges: Counter[str] = Counter()
+    # a header repeats at the tops of pages and a footer at their feet: counted apart, so that
+    # "Article 4" at the foot of one page and "Article 5" at the top of the next are not furniture
+    tops: Counter[str] = Counter()
+    feet: Counter[str] = Counter()
     for lines in pages:
         filled = [line for line in lines if line.strip()]
-        edges.update({shape(line) for line in filled[:2] + filled[-2:]})
-    repeated = {s for s, n in edges.items() if len(pages) >= 2 and n >= max(2, (len(pages) + 1) // 2)}
+        tops.update({shape(line) for line in filled[:2]})
+        feet.update({shape(line) for line in filled[-2:]})
+    need = max(2, (len(pages) + 1) // 2)
+    repeated_top = {s for s, n in tops.items() if len(pages) >= 2 and n >= need}
+    repeated_foot = {s for s, n in feet.items() if len(pages) >= 2 and n >= need}
 
     # the indices of each page's first two and last two lines with text, found once per page (a
     # rescan for every line made a 30,000-line page quadratic)
-    edge_lines: list[frozenset[int]] = []
+    top_lines: list[frozenset[int]] = []
+    foot_lines: list[frozenset[int]] = []
     for lines in pages:
         indices = [i for i, text in enumerate(lines) if text.strip()]
-        edge_lines.append(frozenset(indices[:2] + indices[-2:]))
+        top_lines.append(frozenset(indices[:2]))
+        foot_lines.append(frozenset(indices[-2:]))
 
     def is_furniture(page: int, index: int, line: str) -> bool:
-        return index in edge_lines[page] and (shape(line) in repeated or bool(_PAGE_NUMBER.match(line.strip())))
+        top, foot = index in top_lines[page], index in foot_lines[page]
+        if not (top or foot):
+            return False
+        form = shape(line)
+        return (top and form in repeated_top) or (foot and form in repeated_foot) \
+            or bool(_PAGE_NUMBER.match(line.strip()))
 
     return is_furniture
 
@@ -104,8 +120,9 @@ def _pdf_heads(clean: str) -> list[tuple[int, str]]:
     return heads
 
 
-def load_pdf(source: str | Path) -> Document:
-    """A PDF (see the module's docstring): pages and numbered headings as sections."""
+def load_pdf(source: str | Path, sections: str = "auto") -> Document:
+    """A PDF (see the module's docstring): pages and numbered headings as sections, or numbered
+    clauses before the pages (`sections` as for `numbering.with_numbering`)."""
     path = resolve_source(source, download=False)
     texts = [text.replace("\r\n", "\n").replace("\r", "\n").rstrip() for text in _pdf_pages(path)]
     if not any(text.strip() for text in texts):
@@ -140,17 +157,19 @@ def load_pdf(source: str | Path) -> Document:
         page_ranges[number] = (first, out.size)
         joined = bool(hyphenated)
     clean, clean_to_raw = out.build()
-    sections: dict[str, Section] = {}
+    page_sections: dict[str, Section] = {}
     for number, (lo, hi) in page_ranges.items():
         chunk = clean[lo:hi]
         body = chunk.strip()
         if body:
             start = lo + len(chunk) - len(chunk.lstrip())
-            sections[page_id(number)] = Section(page_id(number), page_id(number), body, int(clean_to_raw[start]),
+            page_sections[page_id(number)] = Section(page_id(number), page_id(number), body, int(clean_to_raw[start]),
                                                 int(clean_to_raw[start + len(body) - 1]) + 1, start, start + len(body))
-    headings = sections_from_headings(clean, clean_to_raw, _pdf_heads(clean))
+    heads = _pdf_heads(clean)
+    headings = sections_from_headings(clean, clean_to_raw, heads)
     aliases = heading_aliases(headings)
-    return Document(path.name, raw, clean, clean_to_raw, {**sections, **headings}, lines_of(raw), aliases)
+    document = Document(path.name, raw, clean, clean_to_raw, {**page_sections, **headings}, lines_of(raw), aliases)
+    return with_numbering(document, sections, headings=heading_starts(clean, heads))
 
 
-FORMAT = SourceFormat("pdf", load_pdf, extensions=(".pdf",), binary=True)
+FORMAT = SourceFormat("pdf", load_pdf, extensions=(".pdf",), binary=True, numbered=True)

@@ -40,23 +40,41 @@ class SourceFormat:
     `resolve_locator(document, locator)` names the section a locator of this format's own
     denotes (None: not one of its locators; the common ones, `locate.locators`, are tried next);
     `evidence(document, section)` is the text the judge reads for a citation found in `section`
-    (None: the section's own text; a statute's paragraph or item is read in its article).
+    (None: the section's own text; a statute's paragraph or item is read in its article);
+    `numbered`: the document's own numbering of its parts makes its sections (`numbering`), and
+    `load(path, sections=...)` takes the reading (`auto`, `numbered`, `paragraphs`).
     """
 
     name: str
-    load: Callable[[Path], Document]
+    load: Callable[..., Document]
     extensions: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     detect: Callable[[str], bool] | None = None
     binary: bool = False
     resolve_locator: Callable[[Document, str], str | None] | None = None
     evidence: Callable[[Document, Section], str] | None = None
+    numbered: bool = False
 
 
 def evidence_of(document: Document, section: Section) -> str:
-    """What the judge reads for a citation found in `section` (`SourceFormat.evidence`)."""
+    """What the judge reads for a citation found in `section` (`SourceFormat.evidence`); a numbered
+    clause is read under the numbers and captions of the clauses that hold it, outermost first ("4.
+    Termination" above "(b) ..."), so a sub-item names what it is a part of. The table's `evidence`
+    (what a reviewer reads and a review binds) is this same text."""
     own = FORMATS.get(document.format)
-    return own.evidence(document, section) if own is not None and own.evidence is not None else section.text
+    if own is not None and own.evidence is not None:
+        return own.evidence(document, section)
+    captions: list[str] = []
+    parent = document.parents.get(section.id)
+    while parent is not None and parent in document.sections and len(captions) < 4:
+        above = document.sections[parent]
+        first = above.text.split("\n", 1)[0][:200].strip()
+        # its number and caption: "2. Grant of Licence" (not the sentence after it); "Article 17"
+        # with its caption on the next line reads "Article 17 Right to erasure"
+        at = first.find(above.title) if above.title else -1
+        captions.append(first[: at + len(above.title)] if at >= 0 else f"{first} {above.title}".strip())
+        parent = document.parents.get(parent)
+    return "\n".join([*reversed(captions), section.text]) if captions else section.text
 
 
 FORMATS: dict[str, SourceFormat] = {}  # name -> format, in the order --format lists them
@@ -132,17 +150,22 @@ def xml_root(head: str) -> str | None:
     return root if found.group(1) or head.rstrip().endswith(f"</{root}>") else None
 
 
-def load_document(source: str | Path, format: str | None = None) -> Document:
+def load_document(source: str | Path, format: str | None = None, sections: str = "auto") -> Document:
     """Load a source document of any registered format; `format` names one (default: detected).
 
     `source` is a path or a name `resolve_source` finds. A text format's file that holds binary
     data, and a document with no text, are refused with a `SourceError` that says what to do.
+    `sections`: for the formats that read a document's own numbering (plain text, Markdown, HTML,
+    PDF), `auto` (numbered clauses when their numbering is consistent), `numbered` or `paragraphs`
+    (the format's own sections); `Document.reading` says which was used and why.
     """
+    if sections not in ("auto", "numbered", "paragraphs"):
+        raise SourceError(f"unknown sections reading {sections!r}: use auto, numbered or paragraphs")
     path = resolve_source(source)
     chosen = FORMATS[detect_format(path, format)]
     if not chosen.binary:
         _refuse_binary(path, chosen.name)
-    document = chosen.load(path)
+    document = chosen.load(path, sections=sections) if chosen.numbered else chosen.load(path)
     if not document.clean.strip():
         raise SourceError(f"{path} has no text to check citations against (an empty {chosen.name} document). "
                           "Pass the document the answer cites.")

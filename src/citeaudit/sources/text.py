@@ -2,7 +2,9 @@
 
 Any text no other format claims or recognizes. Sections are its paragraphs, numbered "1", "2", ...
 (separated by lines of whitespace only), and its lines are numbered from 1 for line citations
-(`[L2-L3]`); `load_text(..., sections="headings")` splits numbered headings as in an RFC instead.
+(`[L2-L3]`); `load_text(..., sections="headings")` splits numbered headings as in an RFC instead,
+and `sections="auto"` (what `load_document` asks for) the document's own numbered clauses when their
+numbering is consistent ("3.", "3.2", "(b)", "Article 17": `numbering`), else its paragraphs.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 
 from citeaudit.sources.build import clean_lines
 from citeaudit.sources.document import Document, Lines, Section, codes_of, line_bounds
+from citeaudit.sources.numbering import with_numbering
 from citeaudit.sources.reading import read_text, resolve_source
 from citeaudit.sources.registry import SourceFormat
 from citeaudit.sources.rfc import numbered_sections
@@ -45,9 +48,10 @@ def paragraph_spans(text: str) -> Iterator[tuple[int, int]]:
 
 def load_text(source: str | Path, sections: str = "paragraphs") -> Document:
     """Load any plain-text file. Sections are numbered paragraphs ("1", "2", ...) separated by blank
-    lines, or, with `sections="headings"`, numbered headings as in an RFC ("2.1.  Title")."""
-    if sections not in ("paragraphs", "headings"):
-        raise ValueError(f"sections must be 'paragraphs' or 'headings', not {sections!r}")
+    lines; with `sections="headings"`, numbered headings as in an RFC ("2.1.  Title"); with
+    `"numbered"` or `"auto"`, the document's numbered clauses (`numbering.with_numbering`)."""
+    if sections not in ("paragraphs", "headings", "auto", "numbered"):
+        raise ValueError(f"sections must be 'auto', 'numbered', 'paragraphs' or 'headings', not {sections!r}")
     path = resolve_source(source, download=False)
     raw = read_text(path)
     codes = codes_of(raw)
@@ -69,7 +73,10 @@ def load_text(source: str | Path, sections: str = "paragraphs") -> Document:
                 clean_start=c_start,
                 clean_end=c_end,
             )
-    return Document(path.name, raw, clean, clean_to_raw, found, Lines(raw, starts, ends))
+    document = Document(path.name, raw, clean, clean_to_raw, found, Lines(raw, starts, ends))
+    if sections != "headings":
+        return with_numbering(document, sections, replaces=True)
+    return document
 
 
-FORMAT = SourceFormat("text", load_text, aliases=("txt", "plain"))
+FORMAT = SourceFormat("text", load_text, aliases=("txt", "plain"), numbered=True)

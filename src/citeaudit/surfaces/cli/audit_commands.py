@@ -22,6 +22,7 @@ from citeaudit.surfaces.cli.params import (
     judge_options,
     locate_only_option,
     routing_options,
+    sections_option,
     settings_options,
 )
 from citeaudit.table import (
@@ -42,7 +43,7 @@ _INPUTS = ("citations", "document", "answer", "answer_json", "sources_json")
 
 
 def _audit_inputs(*, source: tuple[str, ...], response: str | None = None, response_format: str | None = None,
-                  **kwargs: Any) -> Audit:
+                  sections: str = "auto", **kwargs: Any) -> Audit:
     """`audit_files` for the commands that take any input (`input_options`), or a vendor response
     over its sources (`vendor_audit.audit_response`) when `--response` is given."""
     from citeaudit.pipeline.audit import audit_files
@@ -52,13 +53,16 @@ def _audit_inputs(*, source: tuple[str, ...], response: str | None = None, respo
 
         if any(kwargs.get(name) for name in _INPUTS):
             raise InputError("give one input: a --response and its --source files, or one of the other pairs")
+        if sections != "auto":
+            raise InputError("--sections names how a --source of quote citations is divided; a --response's "
+                             "sources are read with --sections auto")
         options = {k: v for k, v in kwargs.items() if k not in _INPUTS}
         return audit_response(response, source, response_format=response_format, **options)
     if response_format is not None:
         raise InputError("--response-format names the format of a --response")
     if len(source) > 1:
         raise InputError("quote citations are checked against one --source; several go with a --response")
-    return audit_files(source=source[0] if source else None, **kwargs)
+    return audit_files(source=source[0] if source else None, sections=sections, **kwargs)
 
 
 def _review_command(inputs: Iterable[tuple[str, str | None]], reviews: str | None) -> ReviewCommand:
@@ -143,6 +147,8 @@ def _show_audit(audit: Audit) -> None:
     notes = view.pop("why") if "why" in view.columns else pd.Series(dtype=object)
     contrast = view.pop("contrast") if "contrast" in view.columns else pd.Series(dtype=object)
     click.echo(audit.routing_note())
+    if audit.document is not None and audit.document.reading:  # which sections step 1 read, and why
+        click.echo(f"sections of {printable(audit.document.name)}: {audit.document.reading}")
     _show(view)
     for citation, note in zip(view["citation"], notes):
         if note != "-":
@@ -167,11 +173,12 @@ def _show_audit(audit: Audit) -> None:
               help="With --response: answer text outside every citation keeps the answer in REVIEW (the "
                    "default: fail closed); --allow-uncited lists that text but lets the citations decide.")
 @format_option
+@sections_option
 @judge_options
 @locate_only_option
 def audit(sources: tuple[str, ...], citations: str | None, response: str | None, response_format: str | None,
-          require_coverage: bool | None, doc_format: str | None, settings: AuditOptions, output: str | None,
-          html_path: str | None, reviews: str | None, locate_only: bool) -> NoReturn:
+          require_coverage: bool | None, doc_format: str | None, sections: str, settings: AuditOptions,
+          output: str | None, html_path: str | None, reviews: str | None, locate_only: bool) -> NoReturn:
     """Audit quote citations (id, claim, quote, section) over one source document, or the citations
     of a saved API response (--response) over the sources it cites."""
     from citeaudit.pipeline.audit import audit_quotes
@@ -188,10 +195,12 @@ def audit(sources: tuple[str, ...], citations: str | None, response: str | None,
     if len(sources) != 1:
         raise click.UsageError("quote citations are checked against one --source")
     source = sources[0]
-    result = audit_quotes(source, citations, format=doc_format, options=settings, locate_only=locate_only,
-                          reviews=reviews)
+    result = audit_quotes(source, citations, format=doc_format, sections=sections, options=settings,
+                          locate_only=locate_only, reviews=reviews)
     _show_audit(result)
-    _finish(result, output, html_path, _review_command((("--source", source), ("--citations", citations)), reviews))
+    _finish(result, output, html_path, _review_command((("--source", source), ("--citations", citations),
+                                                        ("--sections", sections if sections != "auto" else None)),
+                                                       reviews))
 
 
 def _audit_response(response: str, sources: tuple[str, ...], response_format: str | None, require_coverage: bool,
@@ -280,18 +289,19 @@ def contract(answer: str, sources: str, reviews: str, use_judge: bool, settings:
 @locate_only_option
 def report(source: tuple[str, ...], citations: str | None, document: str | None, answer: str | None,
            answer_json: str | None, sources_json: str | None, response: str | None, response_format: str | None,
-           doc_format: str | None, html_path: str, settings: AuditOptions, output: str | None, reviews: str | None,
-           locate_only: bool) -> NoReturn:
+           sections: str, doc_format: str | None, html_path: str, settings: AuditOptions, output: str | None,
+           reviews: str | None, locate_only: bool) -> NoReturn:
     """Write a self-contained HTML report of an audit (no scripts, no network fetches)."""
     from citeaudit.surfaces.report import write_report
 
     result = _audit_inputs(source=source, citations=citations, document=document, answer=answer,
                            answer_json=answer_json, sources_json=sources_json, response=response,
-                           response_format=response_format, format=doc_format,
+                           response_format=response_format, sections=sections, format=doc_format,
                            options=settings, locate_only=locate_only, reviews=reviews)
     inputs = (*(("--source", one) for one in source), ("--citations", citations), ("--document", document),
               ("--answer", answer), ("--answer-json", answer_json), ("--sources-json", sources_json),
-              ("--response", response), ("--response-format", response_format))
+              ("--response", response), ("--response-format", response_format),
+              ("--sections", sections if sections != "auto" else None))
     write_report(result, html_path, review=_review_command(inputs, reviews))
     if output:
         result.write_jsonl(output)

@@ -42,7 +42,7 @@ def _local_key(model: str) -> str:
                    "(cache/local/, ignored by git).")
 def record(settings: AuditOptions, source: tuple[str, ...], citations: str | None, document: str | None,
            answer: str | None, answer_json: str | None, sources_json: str | None, response: str | None,
-           response_format: str | None, shipped: bool) -> None:
+           response_format: str | None, sections: str, shipped: bool) -> None:
     """Record the local model's answers (--model qwen or smollm2) for a citation file (starts and
     stops the server); --cache-mode refresh asks again what is already recorded.
 
@@ -58,7 +58,7 @@ def record(settings: AuditOptions, source: tuple[str, ...], citations: str | Non
 
     inputs: dict[str, Any] = dict(source=source, citations=citations, document=document, answer=answer,
                                   answer_json=answer_json, sources_json=sources_json, response=response,
-                                  response_format=response_format)
+                                  response_format=response_format, sections=sections)
     _audit_inputs(**inputs, locate_only=True)  # bad input fails before a server starts
     require_llama_cpp()  # before a 1 GB model download, not after
     say = functools.partial(click.echo, err=True)

@@ -184,6 +184,8 @@ input_options = _options(
                  help="A saved vendor API response, with the --source files it cites."),
     click.option("--response-format", type=_choice(ResponseFormat), default=None,
                  help="The --response's format (default: by the JSON's shape)."),
+    click.option("--sections", "sections", type=click.Choice(["auto", "numbered", "paragraphs"]), default="auto",
+                 show_default=True, help="How a --source is divided (as for `audit --sections`): give the audit's."),
 )
 
 
@@ -205,6 +207,12 @@ class _Formats(click.Choice):
     def choices(self, _: object) -> None:  # click.Choice.__init__ sets it; the registry is the one list
         pass
 
+
+sections_option = click.option(
+    "--sections", "sections", type=click.Choice(["auto", "numbered", "paragraphs"]), default="auto", show_default=True,
+    help="How a plain-text, Markdown, HTML or PDF --source is divided: its own numbered clauses (3, 3.2, 4(b), "
+         "Article 17) when their numbering is consistent (auto), always (numbered), or as the format divides "
+         "it (paragraphs: paragraphs of a text, headings, pages). The table's first line says which was used.")
 
 format_option = click.option("--format", "doc_format", type=_Formats(), default=None,
                              help="Format of the --source document (default: by its extension; .txt: RFC or plain).")

@@ -59,7 +59,7 @@ def _audited(settings: AuditOptions, locate_only: bool, reviews: str | None = No
 @locate_only_option
 def review(reviews: str, source: tuple[str, ...], citations: str | None, document: str | None, answer: str | None,
            answer_json: str | None, sources_json: str | None, response: str | None, response_format: str | None,
-           citation_id: str | None, verdict: str | None, batch_file: str | None, reviewer: str | None,
+           sections: str, citation_id: str | None, verdict: str | None, batch_file: str | None, reviewer: str | None,
            note: str | None, settings: AuditOptions, locate_only: bool) -> None:
     """Record a human review of one citation, or a batch of them, bound to the evidence each shows now.
 
@@ -79,7 +79,7 @@ def review(reviews: str, source: tuple[str, ...], citations: str | None, documen
         load_reviews(reviews)  # the store is checked before the input is audited, as `audit` and `agreement` do
     audit = _audited(settings, locate_only, source=source, citations=citations, document=document, answer=answer,
                      answer_json=answer_json, sources_json=sources_json, response=response,
-                     response_format=response_format)
+                     response_format=response_format, sections=sections)
     if batch_file is None:
         assert citation_id is not None and verdict is not None
         recorded = store_review(reviews, bound_review(audit.table, citation_id, verdict, reviewer, note))
@@ -124,7 +124,7 @@ def show_agreement(result: Agreement) -> None:
               help="Also write the numbers as one JSON object.")
 def agreement_command(reviews: str, source: tuple[str, ...], citations: str | None, document: str | None,
                       answer: str | None, answer_json: str | None, sources_json: str | None, response: str | None,
-                      response_format: str | None, settings: AuditOptions, locate_only: bool,
+                      response_format: str | None, sections: str, settings: AuditOptions, locate_only: bool,
                       json_path: str | None) -> None:
     """Judge versus human over the current reviews: the confusion table, agreement per source with a
     95% interval, and the precision of standing verdicts from the spot checks beside the promise."""
@@ -132,7 +132,7 @@ def agreement_command(reviews: str, source: tuple[str, ...], citations: str | No
 
     audit = _audited(settings, locate_only, reviews, source=source, citations=citations, document=document,
                      answer=answer, answer_json=answer_json, sources_json=sources_json, response=response,
-                     response_format=response_format)
+                     response_format=response_format, sections=sections)
     if audit.table.empty:
         raise InputError("the input has no citation to compare reviews with")
     result = agreement({audit.name: audit.table}, audit.routing)
