@@ -181,7 +181,7 @@ record-public-qwen: public-sets
 			--citations build/public/$${d}_citations.json || exit 1; done; done
 
 clean:
-	rm -rf $(VENV) cache/store out dist
+	rm -rf $(VENV) cache/local/store out dist
 
 # The fuzzing harness at length (tests/test_fuzz.py, issue 53): every reader given FUZZ_EXAMPLES random
 # mutations of its shipped example (the suite runs 6 each, derandomized); Hypothesis's database in
