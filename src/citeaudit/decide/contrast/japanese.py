@@ -16,7 +16,6 @@ import re
 import unicodedata
 
 from citeaudit.decide.contrast.quantities import TIMES, Quantity
-from citeaudit.sources.japanese import kanji_number
 
 _COUNTERS: dict[str, tuple[str, float]] = {
     "年": ("time", 31556952.0), "か月": ("time", 2629746.0), "ヶ月": ("time", 2629746.0),
@@ -35,6 +34,10 @@ def _value(numeral: str) -> float | None:
     text = unicodedata.normalize("NFKC", numeral).replace("．", ".")
     if re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", text):
         return float(text)
+    # imported here: `citeaudit.sources` registers every format (numpy, the XML parser), and the
+    # command line's --help imports the contrast checks' names (tests/test_startup.py)
+    from citeaudit.sources.japanese import kanji_number
+
     value = kanji_number(numeral)
     return None if value is None else float(value)
 
