@@ -72,7 +72,7 @@ figures.style.format({"accuracy": "{:.2f}", "balanced_accuracy": "{:.2f}", "auro
 # in-sample; the table above is not); the star is the recommended threshold.
 
 # %%
-comparison.figure()
+ca.plot_strategy_comparison(comparison)
 plt.show()
 
 # %% [markdown]

@@ -63,7 +63,7 @@ figures.style.format({"accuracy": "{:.2f}", "balanced_accuracy": "{:.2f}", "auro
 # curve is one judge on its own calibrated score, the star its recommended threshold.
 
 # %%
-result.comparison.figure()
+ca.plot_strategy_comparison(result.comparison)
 plt.show()
 
 # %% [markdown]

@@ -11,9 +11,9 @@ from conftest import ROOT
 from test_cli import run
 
 from citeaudit import AuditOptions
-from citeaudit.calibrate.judge_setup import LABELLED_SETS, labelled_sets, setup_judge, setup_plan
 from citeaudit.decide.calibration import Routing, load_calibration
 from citeaudit.judge.cache import read_recording, recording_name
+from citeaudit.workflows.judge_setup import LABELLED_SETS, labelled_sets, setup_judge, setup_plan
 
 MODEL = "scripted-judge"
 SETS = ("--set", "rfc7519.txt:data/rfc7519_citations.json", "--set", "rfc6749.txt:data/eval_rfc6749.json")

@@ -250,7 +250,7 @@ def test_the_threshold_rule_is_applied_by_the_library_as_the_cli_applies_it(tmp_
     from citeaudit import AuditOptions
     from citeaudit.calibrate.domains import hold_out_calibration
     from citeaudit.calibrate.fit import fit_calibration
-    from citeaudit.calibrate.judge_setup import fit_judge
+    from citeaudit.workflows.judge_setup import fit_judge
 
     frame, names = table([("normal", 40), ("plain", 40)], seed=7)
     fitted = fit_calibration(frame, "m", "choice", 0.95, repeats=0, inputs="supports")

@@ -12,10 +12,10 @@ from citeaudit import table as C
 from citeaudit.decide.calibration import load_profile
 from citeaudit.decide.reviews import bound_review, store_review
 from citeaudit.pipeline.audit import audit_quotes
-from citeaudit.pipeline.profile_fit import profile_from_reviews
 from citeaudit.settings.options import AuditOptions
 from citeaudit.surfaces.cli import main
 from citeaudit.table import State
+from citeaudit.workflows.profile_fit import profile_from_reviews
 
 # the project's labelled sets over RFC 6749 and RFC 7519 (recorded in the default strategy)
 PAIRS = [("rfc7519.txt", "data/eval_rfc7519.json"), ("rfc7519.txt", "data/eval_rfc7519_more.json"),

@@ -32,10 +32,10 @@ import pandas as pd
 
 from citeaudit import AuditOptions, audit_quotes, find_input, hold_out_sets, public_labelled_sets
 from citeaudit.calibrate.domains import domain_of
-from citeaudit.calibrate.judge_setup import LABELLED_SETS
 from citeaudit.decide.calibration import DEFAULT_TARGET
 from citeaudit.pipeline.focus import FOCUS_CHARS
 from citeaudit.table import EvidenceMode, Verdict
+from citeaudit.workflows.judge_setup import LABELLED_SETS
 
 WEB = "web"
 WEB_SETS = [("data/web/harbor-ferry-guide.html", "data/web/harbor-ferry-guide_citations.json"),

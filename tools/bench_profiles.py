@@ -33,7 +33,6 @@ import numpy as np
 import pandas as pd
 
 from citeaudit import table as C
-from citeaudit.calibrate.judge_setup import LABELLED_SETS
 from citeaudit.calibrate.maps import fit_map
 from citeaudit.calibrate.profile import BATCH, fit_profile
 from citeaudit.calibrate.public_sets import public_labelled_sets
@@ -46,6 +45,7 @@ from citeaudit.decide.route import route
 from citeaudit.pipeline.audit import audit_quotes
 from citeaudit.settings.options import AuditOptions
 from citeaudit.table import State, Verdict
+from citeaudit.workflows.judge_setup import LABELLED_SETS
 
 MAX_REVIEWS = 150
 

@@ -26,7 +26,6 @@ import time
 
 from citeaudit import table as C
 from citeaudit.calibrate.domains import domain_of
-from citeaudit.calibrate.judge_setup import LABELLED_SETS, labelled_sets
 from citeaudit.calibrate.public_sets import DOMAINS, JAPANESE
 from citeaudit.judge.cache import CallCache
 from citeaudit.judge.judge import Judge
@@ -34,6 +33,7 @@ from citeaudit.judge.localmodel import MODELS
 from citeaudit.pipeline.audit import judge_questions
 from citeaudit.settings import environment as config
 from citeaudit.table import CacheMode
+from citeaudit.workflows.judge_setup import LABELLED_SETS, labelled_sets
 
 
 def every_set() -> list[tuple[str, str]]:

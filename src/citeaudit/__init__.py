@@ -20,16 +20,6 @@ if TYPE_CHECKING:  # read by type checkers and by _public_names below; nothing i
         worst_domain_threshold,
     )
     from citeaudit.calibrate.fit import StrategyComparison, compare_strategies, fit_calibration
-    from citeaudit.calibrate.judge_setup import (
-        LABELLED_SETS,
-        LabelledTables,
-        SetupPlan,
-        SetupResult,
-        labelled_sets,
-        labelled_tables,
-        setup_judge,
-        setup_plan,
-    )
     from citeaudit.calibrate.maps import coverage_ceiling
     from citeaudit.calibrate.profile import ProfileFit, ProfileRefused, fit_profile, save_profile
     from citeaudit.calibrate.public_sets import public_labelled_sets
@@ -101,7 +91,6 @@ if TYPE_CHECKING:  # read by type checkers and by _public_names below; nothing i
     from citeaudit.pipeline.batch import BatchResult, audit_dataset, run_batch
     from citeaudit.pipeline.contract import check_contract, check_contract_files
     from citeaudit.pipeline.jsonl import records, write_jsonl
-    from citeaudit.pipeline.profile_fit import profile_from_reviews
     from citeaudit.pipeline.vendor_audit import audit_response, locate_response, match_source, response_view
     from citeaudit.settings.environment import (
         DEFAULT_CONTRAST_CHECKS,
@@ -129,6 +118,7 @@ if TYPE_CHECKING:  # read by type checkers and by _public_names below; nothing i
         verdict_counts,
         write_dashboard,
     )
+    from citeaudit.surfaces.plots import plot_strategy_comparison
     from citeaudit.surfaces.report import explain, render_html, write_report
     from citeaudit.surfaces.views import (
         answers_view,
@@ -162,6 +152,17 @@ if TYPE_CHECKING:  # read by type checkers and by _public_names below; nothing i
         Strategy,
         Verdict,
     )
+    from citeaudit.workflows.judge_setup import (
+        LABELLED_SETS,
+        LabelledTables,
+        SetupPlan,
+        SetupResult,
+        labelled_sets,
+        labelled_tables,
+        setup_judge,
+        setup_plan,
+    )
+    from citeaudit.workflows.profile_fit import profile_from_reviews
 
 __all__ = [
     "DEFAULT_CONTRAST_CHECKS",
@@ -298,6 +299,7 @@ __all__ = [
     "normalize",
     "open_spot_checks",
     "parse_response",
+    "plot_strategy_comparison",
     "precision_warning",
     "profile_from_reviews",
     "project_dir",

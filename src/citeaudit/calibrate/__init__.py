@@ -1,2 +1,3 @@
-"""Fitting per-model calibrations on labelled sets (`fit`) and bringing your own judge (`judge_setup`).
-Pure functions over stored results: no model calls but the recording that `judge_setup` asks for."""
+"""Fitting per-model calibrations on labelled sets (`fit`), profiles on reviews (`profile`), and the
+figures around them: pure functions over stored results, no model calls. The workflows that record
+answers in order to fit (`citeaudit.workflows`) sit above the pipeline."""

@@ -31,7 +31,6 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -52,9 +51,6 @@ from citeaudit.decide.calibration import (
     remembered_features,
 )
 from citeaudit.errors import InputError
-
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
 
 
 @remembered_features()
@@ -197,12 +193,6 @@ class StrategyComparison:
         return {name: threshold_table(self.tables[name], FINE_GRID, fitted)
                 for name, fitted in self.calibrations.items()}
 
-    def figure(self, ax: Axes | None = None) -> Axes:
-        """Risk-coverage curves of every strategy on one plot, the recommended thresholds starred."""
-        from citeaudit.surfaces.plots import risk_coverage_by_strategy
-
-        marks = {name: fitted.threshold for name, fitted in self.calibrations.items()}
-        return risk_coverage_by_strategy(self.grids(), marks, self.target, ax)
 
 
 def compare_strategies(tables: dict[str, pd.DataFrame], model: str, target: float = DEFAULT_TARGET,

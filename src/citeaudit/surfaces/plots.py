@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+    from citeaudit.calibrate.fit import StrategyComparison
+
 
 def risk_coverage(grid: pd.DataFrame, threshold: float | None = None, ax: Axes | None = None,
                   at: pd.Series | None = None) -> Axes:
@@ -40,6 +42,13 @@ def risk_coverage(grid: pd.DataFrame, threshold: float | None = None, ax: Axes |
     ax.set_ylabel("pass/fail accuracy of the verdicts that stand")
     ax.set_title("Risk-coverage")
     return ax
+
+
+def plot_strategy_comparison(comparison: StrategyComparison, ax: Axes | None = None) -> Axes:
+    """Risk-coverage curves of every strategy of `comparison` on one plot, each calibration's
+    recommended threshold starred (`compare_strategies`, `setup_judge`'s `comparison`)."""
+    marks = {name: fitted.threshold for name, fitted in comparison.calibrations.items()}
+    return risk_coverage_by_strategy(comparison.grids(), marks, comparison.target, ax)
 
 
 def risk_coverage_by_strategy(grids: Mapping[str, pd.DataFrame], marks: Mapping[str, float | None] | None = None,

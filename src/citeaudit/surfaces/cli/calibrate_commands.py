@@ -238,7 +238,7 @@ def _fit_profile(pairs: list[tuple[str, str]], reviews: str, name: str, settings
                  folds: int, no_save: bool) -> None:
     """`calibrate --reviews STORE --profile NAME`: fit, show before and after, save or refuse (exit 2)."""
     from citeaudit.calibrate.profile import save_profile
-    from citeaudit.pipeline.profile_fit import profile_from_reviews
+    from citeaudit.workflows.profile_fit import profile_from_reviews
 
     fit = profile_from_reviews(pairs, reviews, name, settings, target, max(2, min(folds, 5)))
     base = settings.with_(profile=None).routing()
@@ -299,8 +299,8 @@ def judge_setup(settings: AuditOptions, pairs: tuple[str, ...], limit: int | Non
     only what is missing. Answers and the calibration go to your user cache (cache/local/, or
     CITEAUDIT_USER_CACHE); the next `citeaudit audit --model NAME` routes with the calibration.
     """
-    from citeaudit.calibrate.judge_setup import labelled_sets, setup_judge, setup_plan
     from citeaudit.errors import JudgeError
+    from citeaudit.workflows.judge_setup import labelled_sets, setup_judge, setup_plan
 
     sets = [_labelled_pair(p) for p in pairs] or None
     if dry_run:
