@@ -115,6 +115,11 @@ class EvidenceMode(StrEnum):
     FOCUSED = "focused"
 
 
+# how a plain-text, Markdown, HTML or PDF source is divided (`sources.numbering`, `--sections`): its own
+# numbered clauses when their numbering is consistent, always, or as the format divides it
+SECTION_READINGS = ("auto", "numbered", "paragraphs")
+
+
 class ContrastCheck(StrEnum):
     """A deterministic contrast check between a claim and its evidence (`decide.contrast`); what
     `--contrast-checks` and `CITEAUDIT_CONTRAST_CHECKS` name."""

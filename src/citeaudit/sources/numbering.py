@@ -36,8 +36,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from citeaudit.sources.document import Document, Section, key
-
-MODES = ("auto", "numbered", "paragraphs")
+from citeaudit.table import SECTION_READINGS
 
 _ROMAN = re.compile(r"^(?=[ivxlc])c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})$")
 _ARTICLE = re.compile(r"^(?:ARTICLE|Article|Art\.)\s+(\d{1,4})(?![\d.]\d)\.?(?:\s*[-–—:.]\s*|\s+|$)(.*)$")
@@ -411,8 +410,8 @@ def with_numbering(document: Document, mode: str = "auto", headings: frozenset[i
     otherwise the clauses come first and the format's other sections (pages, unnumbered headings,
     anchors) are kept after them, less the numbered headings the clauses replace.
     """
-    if mode not in MODES:
-        raise ValueError(f"sections must be one of {', '.join(MODES)}, not {mode!r}")
+    if mode not in SECTION_READINGS:
+        raise ValueError(f"sections must be one of {', '.join(SECTION_READINGS)}, not {mode!r}")
     kept = "paragraphs" if replaces else "headings"
     if mode == "paragraphs":
         return replace(document, reading=f"{kept}: chosen (--sections paragraphs)")

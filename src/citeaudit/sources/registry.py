@@ -23,6 +23,7 @@ from pathlib import Path
 from citeaudit.errors import SourceError
 from citeaudit.sources.document import Document, Section
 from citeaudit.sources.reading import HEAD_BYTES, read_head, refuse_not_text, resolve_source
+from citeaudit.table import SECTION_READINGS
 
 FALLBACK = "text"  # the format of a text no format claims or recognizes
 _HEAD_BYTES = 20_000  # what `detect` sees of a file
@@ -159,8 +160,9 @@ def load_document(source: str | Path, format: str | None = None, sections: str =
     PDF), `auto` (numbered clauses when their numbering is consistent), `numbered` or `paragraphs`
     (the format's own sections); `Document.reading` says which was used and why.
     """
-    if sections not in ("auto", "numbered", "paragraphs"):
-        raise SourceError(f"unknown sections reading {sections!r}: use auto, numbered or paragraphs")
+    if sections not in SECTION_READINGS:
+        raise SourceError(f"unknown sections reading {sections!r}: use {', '.join(SECTION_READINGS[:-1])} "
+                          f"or {SECTION_READINGS[-1]}")
     path = resolve_source(source)
     chosen = FORMATS[detect_format(path, format)]
     if not chosen.binary:

@@ -14,6 +14,7 @@ from citeaudit.judge.strategies import STRATEGIES
 from citeaudit.pipeline.focus import FOCUS_CHARS
 from citeaudit.settings import environment as config
 from citeaudit.table import (
+    SECTION_READINGS,
     CacheMode,
     ContrastCheck,
     EvidenceMode,
@@ -184,7 +185,7 @@ input_options = _options(
                  help="A saved vendor API response, with the --source files it cites."),
     click.option("--response-format", type=_choice(ResponseFormat), default=None,
                  help="The --response's format (default: by the JSON's shape)."),
-    click.option("--sections", "sections", type=click.Choice(["auto", "numbered", "paragraphs"]), default="auto",
+    click.option("--sections", "sections", type=click.Choice(SECTION_READINGS), default="auto",
                  show_default=True, help="How a --source is divided (as for `audit --sections`): give the audit's."),
 )
 
@@ -209,7 +210,7 @@ class _Formats(click.Choice):
 
 
 sections_option = click.option(
-    "--sections", "sections", type=click.Choice(["auto", "numbered", "paragraphs"]), default="auto", show_default=True,
+    "--sections", "sections", type=click.Choice(SECTION_READINGS), default="auto", show_default=True,
     help="How a plain-text, Markdown, HTML or PDF --source is divided: its own numbered clauses (3, 3.2, 4(b), "
          "Article 17) when their numbering is consistent (auto), always (numbered), or as the format divides "
          "it (paragraphs: paragraphs of a text, headings, pages). The table's first line says which was used.")
