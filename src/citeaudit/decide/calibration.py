@@ -332,14 +332,17 @@ def load_calibration(model: str, strategy: str, directory: Path | None = None) -
     return calibration
 
 
+def calibration_folder(model: str, strategy: str, folders: Iterable[Path]) -> Path | None:
+    """The first of `folders` that holds a calibration of this model and strategy (a user's own
+    before the shipped one), or None."""
+    return next((folder for folder in folders if calibration_path(model, strategy, folder).is_file()), None)
+
+
 def find_calibration(model: str, strategy: str, folders: Iterable[Path]) -> Calibration | None:
-    """The calibration of a model and strategy in the first of `folders` that holds one (a user's
-    own calibration before the shipped one), or None."""
-    for folder in folders:
-        found = load_calibration(model, strategy, folder)
-        if found is not None:
-            return found
-    return None
+    """The calibration of a model and strategy in the first of `folders` that holds one
+    (`calibration_folder`), or None."""
+    folder = calibration_folder(model, strategy, folders)
+    return None if folder is None else load_calibration(model, strategy, folder)
 
 
 def save_calibration(calibration: Calibration, directory: Path | None = None) -> Path:

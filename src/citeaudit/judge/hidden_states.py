@@ -23,6 +23,7 @@ import functools
 import json
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
@@ -123,13 +124,19 @@ def probe_weights_path(model: str, folder: Path) -> Path:
     return folder / "calibration" / f"{recording_name(model).removesuffix('.jsonl')}.probe-weights.json"
 
 
+def probe_file(model: str, folders: Sequence[Path]) -> Path | None:
+    """The probe file in force for `model`: that of the first of `folders` (the user cache before
+    the shipped one) that holds one, or None."""
+    return next((path for path in (probe_weights_path(model, folder) for folder in folders) if path.is_file()), None)
+
+
 def probe_weights(local: LocalModel, prompt_version: str, layer: str) -> ProbeWeights:
     """The probe of `local` for this prompt version and layer: the user cache's (a refit) before
     the shipped one; `InputError` (a row error) when neither is there or it is another's."""
     from citeaudit.settings import environment as config
 
-    paths = [probe_weights_path(local.name, folder) for folder in (config.user_cache_dir(), config.cache_dir())]
-    path = next((p for p in paths if p.is_file()), paths[-1])
+    path = probe_file(local.name, (config.user_cache_dir(), config.cache_dir())) or probe_weights_path(
+        local.name, config.cache_dir())
     stamp = path.stat().st_mtime_ns if path.is_file() else 0
     return _load_weights(str(path), stamp, local.sha256, prompt_version, layer)
 

@@ -217,13 +217,11 @@ class AuditOptions:
         if not get_strategy(str(self.strategy)).reads_hidden_states or self.model not in {
                 m.name for m in MODELS.values()}:
             return
-        from citeaudit.judge.hidden_states import ProbeWeights, probe_weights_path
+        from citeaudit.judge.hidden_states import ProbeWeights, probe_file
 
-        for folder in self.folders:
-            path = probe_weights_path(self.model, folder)
-            if path.is_file():
-                ProbeWeights.read(path)
-                return
+        path = probe_file(self.model, self.folders)
+        if path is not None:
+            ProbeWeights.read(path)
 
     def endpoint(self) -> JudgeEndpoint:
         """The judge's endpoint as this process's environment gives it, for a worker to call."""

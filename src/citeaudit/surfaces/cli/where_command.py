@@ -21,7 +21,7 @@ def _version() -> str:
 
 def where_lines() -> list[str]:
     """The lines `citeaudit where` prints: the version, the folders, the calibration in force, the settings."""
-    from citeaudit.decide.calibration import calibration_path  # here: `citeaudit --help` imports no pandas
+    from citeaudit.decide.calibration import calibration_folder, calibration_path  # here: --help imports no pandas
     from citeaudit.settings.options import AuditOptions
 
     folders = config.folders()
@@ -34,11 +34,13 @@ def where_lines() -> list[str]:
     except CiteAuditError as exc:
         lines.append(f"  cannot tell: {exc}")
     else:
-        found = [calibration_path(options.model, str(options.strategy), folder) for folder in options.folders]
-        found = [path for path in found if path.is_file()]
-        which = "yours" if found and found[0].is_relative_to(options.user_folder) else "shipped"
-        none = f"  none for {options.model} / {options.strategy}: the default threshold {config.DEFAULT_THRESHOLD}"
-        lines.append(f"  {found[0]}  [{which}]" if found else none)
+        folder = calibration_folder(options.model, str(options.strategy), options.folders)
+        if folder is None:
+            lines.append(f"  none for {options.model} / {options.strategy}: the default threshold "
+                         f"{config.DEFAULT_THRESHOLD}")
+        else:
+            which = "yours" if folder.is_relative_to(options.user_folder) else "shipped"
+            lines.append(f"  {calibration_path(options.model, str(options.strategy), folder)}  [{which}]")
     settings = config.settings_in_force()
     width = max(len(name) for name, _, _ in settings)
     lines += ["", "settings:"]
