@@ -112,7 +112,7 @@ def parse_records(data: bytes, path: str | Path, required: tuple[str, ...] = (),
     """The records in `data`, the bytes of the store at `path` (named in messages and warnings);
     with `texts`, each record's line too (`Records.texts`)."""
     path = Path(path)
-    _refuse_not_text(data[:8_192], path)
+    _refuse_not_text(data, path)
     records, warnings, foreign, torn_only, kept = [], [], None, True, []
     lines = data.split(b"\n")
     for n, raw in enumerate(lines, start=1):
@@ -149,12 +149,13 @@ def parse_records(data: bytes, path: str | Path, required: tuple[str, ...] = (),
     return Records(records, warnings, kept)
 
 
-def _refuse_not_text(head: bytes, path: Path) -> None:
-    """A store whose first bytes show it is compressed, an archive or UTF-16/32 text is refused
-    for what it is (`reading.not_text`), not line by line as "not JSON"."""
-    from citeaudit.sources.reading import not_text  # here: the sources package is not a store's concern
+def _refuse_not_text(data: bytes | int, path: Path) -> None:
+    """A store whose first bytes (of `data`, or read from the open file `data`) show it is
+    compressed, an archive or UTF-16/32 text is refused for what it is (`reading.not_text`), not
+    line by line as "not JSON"."""
+    from citeaudit.sources.reading import HEAD_BYTES, not_text  # here: the sources package is not a store's concern
 
-    found = not_text(head)
+    found = not_text(os.pread(data, HEAD_BYTES, 0) if isinstance(data, int) else data[:HEAD_BYTES])
     if found is not None:
         kind, fix = found
         raise _refusal(path, f"it is {kind}; {fix.replace('FILE', str(path))}")
@@ -244,7 +245,7 @@ def _lines_of(fd: int) -> Iterator[bytes]:
 def _check_store(fd: int, path: Path, required: tuple[str, ...]) -> None:
     """Refuse `path` unless a line is a record (or all are cut short); reads up to the first record."""
     why = None
-    _refuse_not_text(os.pread(fd, 8_192, 0), path)
+    _refuse_not_text(fd, path)
     for raw in _lines_of(fd):
         if raw.strip():
             verdict = _classify(raw, required)

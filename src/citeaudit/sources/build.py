@@ -151,6 +151,12 @@ def heading_aliases(sections: dict[str, Section]) -> dict[str, str]:
     return aliases
 
 
+def text_start(text: str, pos: int) -> int:
+    """Where the text at `pos` begins, past the whitespace there (looked at within 200 characters)."""
+    ahead = text[pos:pos + 200]
+    return pos + len(ahead) - len(ahead.lstrip())
+
+
 def heading_starts(clean: str, heads: list[tuple[int, str]]) -> frozenset[int]:
     """The clean offsets where the heading lines' text begins (`numbering.with_numbering`)."""
-    return frozenset(pos + len(clean[pos:pos + 200]) - len(clean[pos:pos + 200].lstrip()) for pos, _ in heads)
+    return frozenset(text_start(clean, pos) for pos, _ in heads)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from citeaudit.sources.build import heading_aliases, heading_starts, sections_from_headings
+from citeaudit.sources.build import heading_aliases, heading_starts, sections_from_headings, text_start
 from citeaudit.sources.document import Document, Section, key, lines_of
 from citeaudit.sources.numbering import with_numbering
 from citeaudit.sources.reading import read_text, resolve_source
@@ -190,7 +190,6 @@ class _HtmlText:
 def load_html(source: str | Path, sections: str = "auto") -> Document:
     """An HTML page (see the module's docstring); the raw text is the page's extracted text;
     `sections` as for `numbering.with_numbering`."""
-    mode: str = sections
     from selectolax.lexbor import LexborHTMLParser
 
     path = resolve_source(source, download=False)
@@ -228,12 +227,8 @@ def load_html(source: str | Path, sections: str = "auto") -> Document:
             regions[f"#{anchor}"] = Section(f"#{anchor}", anchor, body, lo, lo + len(body), lo, lo + len(body))
             aliases.setdefault(key(anchor), f"#{anchor}")
     document = Document(path.name, raw, raw, clean_to_raw, {**headed, **regions}, lines_of(raw), aliases)
-    implicit: dict[int, str] = {}
-    for pos, number in text.items:
-        at = max(pos - lead, 0)
-        at += len(raw[at:at + 200]) - len(raw[at:at + 200].lstrip())
-        implicit[at] = number
-    return with_numbering(document, mode, headings=heading_starts(raw, heads), implicit=implicit)
+    implicit = {text_start(raw, max(pos - lead, 0)): number for pos, number in text.items}
+    return with_numbering(document, sections, headings=heading_starts(raw, heads), implicit=implicit)
 
 
 FORMAT = SourceFormat("html", load_html, extensions=(".html", ".htm", ".xhtml"), aliases=("htm",), numbered=True)

@@ -104,7 +104,6 @@ def load_markdown(source: str | Path, sections: str = "auto") -> Document:
     return with_numbering(document, sections, headings=heading_starts(clean, heads), implicit=implicit)
 
 
-
 LEAF_TOKENS = ("inline", "fence", "code_block", "html_block")
 
 
