@@ -175,3 +175,16 @@ def test_a_claim_number_rounded_from_the_evidence_is_the_evidence_number(claim, 
 
     evidence = "Among them, 5.9% were staff and 40.7% were mild."
     assert bool(numbers.check(claim, evidence, None, "the evidence")) == fired
+
+
+@pytest.mark.parametrize("claim, fired", [
+    ("The quarantine delayed it by three to 6 days.", True),  # a range's end outside the evidence's range
+    ("The quarantine delayed it by three to 5 days.", False),
+    ("The quarantine delayed it by 2 to 8 days.", False),  # a claim range around the evidence's, no range there
+])
+def test_a_claim_range_is_read_against_the_evidence_range(claim, fired):
+    from citeaudit.decide.contrast import numbers
+
+    evidence = "The quarantine delayed the epidemic by only 3 to 5 days." if "2 to 8" not in claim else \
+        "The quarantine delayed the epidemic by 4 days."
+    assert bool(numbers.check(claim, evidence, None, "the evidence")) == fired

@@ -110,8 +110,9 @@ def check(claim: str, evidence: str, quote: str | None, where: str) -> list[Find
                 or within(q, theirs_ranges):
             continue
         mine_range = [pair for pair in mine_ranges if q in pair]
-        if mine_range and any(within(e, mine_range) for e in everywhere):
-            continue
+        if mine_range and any(within(e, mine_range) for e in everywhere) \
+                and not any(lo.dimension == q.dimension for lo, _ in theirs_ranges):
+            continue  # a claim range around an evidence number; against an evidence range, its ends must be in it
         instead = [e for e in focus if e.comparable(q) and (q.dimension not in COUNTING
                                                               or near & neighbours(evidence, e))]
         if instead:
