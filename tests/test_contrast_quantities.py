@@ -188,3 +188,13 @@ def test_a_claim_range_is_read_against_the_evidence_range(claim, fired):
     evidence = "The quarantine delayed the epidemic by only 3 to 5 days." if "2 to 8" not in claim else \
         "The quarantine delayed the epidemic by 4 days."
     assert bool(numbers.check(claim, evidence, None, "the evidence")) == fired
+
+
+def test_rounding_and_days_of_a_month_read_numbers_in_words_as_in_digits():
+    """The restated control: an amount written in words is read as its digits would be."""
+    from citeaudit.decide.contrast import numbers
+
+    evidence = "Among them, 5.9% were staff."
+    assert numbers.check("About six percent were staff.", evidence, None, "the evidence") == []
+    assert numbers.check("About seven percent were staff.", evidence, None, "the evidence")
+    assert quantities("a lockdown until March sixteen") == []

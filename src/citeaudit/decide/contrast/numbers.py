@@ -47,12 +47,14 @@ def rounded(claim: str, q: Quantity, e: Quantity) -> bool:
     last digit; a whole one after a hedge: "about 6 percent" for "5.9%"); `e` must be written with more
     decimals than `q`, both in one dimension."""
     mine, theirs = _WRITTEN.match(q.text), _WRITTEN.match(e.text)
-    if q.dimension != e.dimension or q.upper is not None or e.upper is not None or not mine or not theirs:
+    if q.dimension != e.dimension or q.upper is not None or e.upper is not None or not theirs:
         return False
-    places = len(mine.group(1) or "")
+    if mine is None and q.dimension not in ("percent", *COUNTING):
+        return False  # a number in words ("six percent") is whole; its unit's size is known for these only
+    places = len(mine.group(1) or "") if mine else 0
     if len(theirs.group(1) or "") <= places:
         return False
-    written = float(mine.group().replace(",", "").replace("·", "."))
+    written = float(mine.group().replace(",", "").replace("·", ".")) if mine else q.value
     if written == 0:
         return False
     factor = q.value / written  # the claim's unit in the dimension's base unit

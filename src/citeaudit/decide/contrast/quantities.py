@@ -279,8 +279,9 @@ def quantities(text: str) -> list[Quantity]:
         if REFERENCE.search(text[max(0, match.start() - 40):match.start()]) or \
                 NAMED.search(text[max(0, match.start() - 12):match.start()]):
             continue
-        if match.group("digits") and (DECADE.match(text, match.start()) or (
-                len(match.group("digits")) <= 2 and MONTH.search(text[max(0, match.start() - 10):match.start()]))):
+        if (match.group("digits") and DECADE.match(text, match.start())) or (
+                (match.group("words") or len(match.group("digits")) <= 2)
+                and MONTH.search(text[max(0, match.start() - 10):match.start()])):
             continue  # "the 1940s", "March 16": a decade or a day of a month, not an amount
         if match.group("digits") and LIST_NUMBER.match(text, match.end()) and \
                 not text[text.rfind("\n", 0, match.start()) + 1:match.start()].strip():
