@@ -329,3 +329,16 @@ def test_numbers_reads_a_japanese_claim_against_a_statute_as_the_statute_reader_
     assert says == {"same": [], "years": ['the claim says "5年"; section 第11条 says "三年"'],
                     "yen": ['the claim says "五百万円"; section 第11条 says "百万円"']}
     assert set(table["contrast_note"]) == {"contrast checks (normative) read English only: silent on this claim"}
+
+
+def test_polarity_reads_the_quoted_sentence_that_negates_what_the_claim_negates():
+    """A quote over two sentences, one that negates the claim's words as the claim does: no finding
+    (issue 52's DEV set); the claim without its negation is still found."""
+    from citeaudit.decide.contrast import polarity
+
+    evidence = ("The outbreak is a challenge to identify effective therapies for treatment. "
+                "No therapies have been shown effective to date.")
+    negated = "There were no effective therapies for treatment to date."
+    assert polarity.check(negated, evidence, evidence, "the evidence") == []
+    assert polarity.check("Effective therapies have been shown for treatment to date.", evidence, evidence,
+                          "the evidence")

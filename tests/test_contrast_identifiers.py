@@ -18,6 +18,12 @@ ISS = '4.1.1.  "iss" (Issuer) Claim\n\n   The "iss" (issuer) claim identifies th
     ('The "jti" claim makes a JWT unique.', JTI, None),
     ("BRCA 1 carriers have a higher risk.", "BRCA1 mutation carriers had a higher risk.", None),  # one term, two ways
     ("The JWE is sent over TLS.", "A JWS MUST be rejected when its signature fails.", None),  # not the same place
+    # no neighbour in common, but the sentence holds most of the claim's other words: the keyword is swapped
+    ("Lack of JWE in clients leads to token replay.", "JWS deficiency causes token replay in clients.", ("JWE", "JWS")),
+    ("Lack of JWE in clients leads to slow logins.", "JWS deficiency causes token replay in clients.", None),
+    # a keyword against a name of letters and digits in lower or mixed case, in a sentence that holds the claim's words
+    ("Mutations in ABCD lower levels of the kinase.", "Mutations in rim1 lower the kinase's levels.", ("ABCD", "rim1")),
+    ("Mutations in ABCD lower levels of the kinase.", "The rim1 strain grew in yeast.", None),
     ("Tokens are checked.", "RESULTS: the JWS was checked.", None),  # nothing of the claim's is named
 ])
 def test_identifiers(claim, evidence, fired):

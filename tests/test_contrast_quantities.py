@@ -151,3 +151,50 @@ def test_japanese_references_dates_and_words_are_not_amounts():
     from citeaudit.decide.contrast.japanese import amounts
 
     assert amounts("第三条の規定、第1項第2号、令和5年4月1日、十分に") == []
+
+
+def test_journal_decimals_decades_days_of_a_month_and_a_spread():
+    """Issue 52's DEV set: what the supported originals were flagged for by a misreading."""
+    assert [(q.text, q.value) for q in quantities("1·7 billion people")] == [("1·7 billion", 1.7e9)]
+    assert quantities("warming since the 1940s and the 1990's") == []  # a decade, not 1940 seconds
+    assert quantities("a lockdown until March 16, by Sept. 1") == []  # a day of a month
+    assert [q.text for q in quantities("it may 5 times")] == ["5 times"]  # "may" the verb is no month
+    rise = quantities("3.0 ± 0.4 millimetres per year")  # the value takes the spread's unit
+    assert [(q.dimension, round(q.value, 6)) for q in rise] == [("length", 0.003), ("length", 0.0004)]
+
+
+@pytest.mark.parametrize("claim, fired", [
+    ("6 percent were staff.", False),  # 5.9% rounded
+    ("7 percent were staff.", True),
+    ("An estimated 40 percent were mild.", False),  # a hedge: a whole unit of 40.7%
+    ("40 percent were mild.", True),  # not hedged: 40.7% rounds to 41
+    ("42 percent were mild.", True),
+])
+def test_a_claim_number_rounded_from_the_evidence_is_the_evidence_number(claim, fired):
+    from citeaudit.decide.contrast import numbers
+
+    evidence = "Among them, 5.9% were staff and 40.7% were mild."
+    assert bool(numbers.check(claim, evidence, None, "the evidence")) == fired
+
+
+@pytest.mark.parametrize("claim, fired", [
+    ("The quarantine delayed it by three to 6 days.", True),  # a range's end outside the evidence's range
+    ("The quarantine delayed it by three to 5 days.", False),
+    ("The quarantine delayed it by 2 to 8 days.", False),  # a claim range around the evidence's, no range there
+])
+def test_a_claim_range_is_read_against_the_evidence_range(claim, fired):
+    from citeaudit.decide.contrast import numbers
+
+    evidence = "The quarantine delayed the epidemic by only 3 to 5 days." if "2 to 8" not in claim else \
+        "The quarantine delayed the epidemic by 4 days."
+    assert bool(numbers.check(claim, evidence, None, "the evidence")) == fired
+
+
+def test_rounding_and_days_of_a_month_read_numbers_in_words_as_in_digits():
+    """The restated control: an amount written in words is read as its digits would be."""
+    from citeaudit.decide.contrast import numbers
+
+    evidence = "Among them, 5.9% were staff."
+    assert numbers.check("About six percent were staff.", evidence, None, "the evidence") == []
+    assert numbers.check("About seven percent were staff.", evidence, None, "the evidence")
+    assert quantities("a lockdown until March sixteen") == []

@@ -12,7 +12,10 @@ ordinal) is compared only with one that counts the same thing (a content word be
 "1000 envelopes", never "Type 1 Diabetes" against "two groups");
 a Japanese claim against Japanese evidence is read by `japanese.amounts` (kanji numerals as the
 statute reader reads them: 三年以下 is 3 years) and compared within its counter; a claim number with no number of
-its kind where the claim's words are is left alone: a paraphrase may add one.
+its kind where the claim's words are is left alone: a paraphrase may add one. A claim number written
+with fewer decimals than an evidence number of its dimension is that number rounded when it is
+within half a unit of its last digit ("6 percent" for "5.9%"), or a whole unit after a hedge
+("about", "around", "roughly": "around 80 percent" for "80.9%").
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ from citeaudit.decide.contrast.quantities import COUNT, ORDINAL, TIMES, Quantity
 
 COUNTING = (COUNT, ORDINAL, TIMES)  # amounts that say nothing of what they count: compared by their neighbours
 NEIGHBOURS = 2  # content words either side of a count that say what it counts
+HEDGE = re.compile(r"\b(?:about|around|roughly|approximately|nearly|almost|some|an estimated|circa|ca\.|~)\s*$",
+                   re.IGNORECASE)
+_WRITTEN = re.compile(r"\d[\d,]*(?:[.·](\d+))?")
 
 
 def neighbours(text: str, q: Quantity) -> frozenset[str]:
@@ -34,6 +40,26 @@ def neighbours(text: str, q: Quantity) -> frozenset[str]:
     before = [] if q.upper is not None else [w for _, _, w in words(text[max(0, q.start - 60):q.start])][-NEIGHBOURS:]
     after = [w for _, _, w in words(text[q.end:q.end + 60])][:NEIGHBOURS]
     return content(" ".join(before + after))
+
+
+def rounded(claim: str, q: Quantity, e: Quantity) -> bool:
+    """Whether the claim's `q` is the evidence's `e` rounded to the claim's digits (half a unit of its
+    last digit; a whole one after a hedge: "about 6 percent" for "5.9%"); `e` must be written with more
+    decimals than `q`, both in one dimension."""
+    mine, theirs = _WRITTEN.match(q.text), _WRITTEN.match(e.text)
+    if q.dimension != e.dimension or q.upper is not None or e.upper is not None or not theirs:
+        return False
+    if mine is None and q.dimension not in ("percent", *COUNTING):
+        return False  # a number in words ("six percent") is whole; its unit's size is known for these only
+    places = len(mine.group(1) or "") if mine else 0
+    if len(theirs.group(1) or "") <= places:
+        return False
+    written = float(mine.group().replace(",", "").replace("·", ".")) if mine else q.value
+    if written == 0:
+        return False
+    factor = q.value / written  # the claim's unit in the dimension's base unit
+    unit = 10.0 ** -places * (1.0 if HEDGE.search(claim[max(0, q.start - 16):q.start]) else 0.5)
+    return abs(e.value / factor - written) <= unit + 1e-9
 
 
 def counting(q: Quantity, e: Quantity) -> bool:
@@ -81,12 +107,14 @@ def check(claim: str, evidence: str, quote: str | None, where: str) -> list[Find
         focus += [q for q in everywhere if sentence.start <= q.start and q.end <= sentence.end]
     for q in mine:
         near = neighbours(claim, q)
-        if any(q.same(e) and (e in focus or not counting(q, e) or near & neighbours(evidence, e)) for e in everywhere) \
+        if any((q.same(e) or rounded(claim, q, e))
+               and (e in focus or not counting(q, e) or near & neighbours(evidence, e)) for e in everywhere) \
                 or within(q, theirs_ranges):
             continue
         mine_range = [pair for pair in mine_ranges if q in pair]
-        if mine_range and any(within(e, mine_range) for e in everywhere):
-            continue
+        if mine_range and any(within(e, mine_range) for e in everywhere) \
+                and not any(lo.dimension == q.dimension for lo, _ in theirs_ranges):
+            continue  # a claim range around an evidence number; against an evidence range, its ends must be in it
         instead = [e for e in focus if e.comparable(q) and (q.dimension not in COUNTING
                                                               or near & neighbours(evidence, e))]
         if instead:

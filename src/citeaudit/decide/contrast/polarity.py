@@ -8,7 +8,10 @@ within its own clause (up to a comma, "which", "so that", ...). Phrases that bou
 or widen a statement ("no more than", "not only", "whether or not") are not negations, nor
 are "without" and "with no", which qualify a thing more often than they deny a statement, and a pair
 where either side turns on an exception ("cannot ... unless", "only ... once", "instead of") is
-left alone: double negations there are paraphrases more often than contrasts.
+left alone: double negations there are paraphrases more often than contrasts. When the quote stands
+in several sentences, one that negates the shared words as the claim does is the one the claim
+restates: the others are not read against it ("no effective therapies" against "... to identify
+effective drugs. No therapies have been shown effective").
 """
 
 from __future__ import annotations
@@ -65,13 +68,16 @@ def check(claim: str, evidence: str, quote: str | None, where: str) -> list[Find
         mine = content(clause.text)
         if len(mine) < MIN_WORDS or EXCEPTION.search(clause.text):
             continue
+        read = []  # (sentence, the claim's negations, the sentence's) of each sentence to compare
         for sentence, score in best_sentences(clause.text, evidence, quote, top=1):
             quoted = quote is not None and quoted_by(sentence.text, content(quote))
             if score < (MIN_QUOTED if quoted else MIN_OVERLAP) or EXCEPTION.search(sentence.text):
                 continue
             shared = mine & content(sentence.text)
-            ours = negations(clause.text, shared)
-            theirs = negations(sentence.text, shared)
+            read.append((sentence, negations(clause.text, shared), negations(sentence.text, shared)))
+        if any(ours and theirs and len(ours) % 2 == len(theirs) % 2 for _, ours, theirs in read):
+            continue  # a quoted sentence negates what the claim negates: that is the one it restates
+        for sentence, ours, theirs in read:
             if len(ours) % 2 == len(theirs) % 2:
                 continue
             if theirs:

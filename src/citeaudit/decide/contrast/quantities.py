@@ -79,12 +79,12 @@ for _names, _dimension, _factor in (
 _UNIT_PATTERN = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True)) + r"|per cent"
 _NUMBER_WORD = "|".join(sorted([*NUMBER_WORDS, *SCALES], key=len, reverse=True))
 
-_DIGITS = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
+_DIGITS = r"\d{1,3}(?:,\d{3})+(?:[.·]\d+)?|\d+(?:[.·]\d+)?|\.\d+"  # "1·7": a decimal point as journals set it
 _FIRST_WORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))  # "million" alone is no number
 _SPELLED = rf"(?:{_FIRST_WORD})(?:[\s-]+(?:and[\s-]+)?(?:{_NUMBER_WORD}))*"
 QUANTITY = re.compile(
-    rf"(?<![\w.\[/#§])(?<![A-Za-z]-)(?:(?P<digits>{_DIGITS})|(?P<words>\b{_SPELLED}\b(?!-[A-Za-z])))"
-    rf"(?![\w]*\d)(?!\.\d)(?:\s*(?P<scale>hundred|thousand|million|billion)\b)?"
+    rf"(?<![\w.·\[/#§])(?<![A-Za-z]-)(?:(?P<digits>{_DIGITS})|(?P<words>\b{_SPELLED}\b(?!-[A-Za-z])))"
+    rf"(?![\w]*\d)(?![.·]\d)(?:\s*(?P<scale>hundred|thousand|million|billion)\b)?"
     rf"(?:(?P<gap>\s?|-)(?P<unit>{_UNIT_PATTERN})(?![A-Za-z0-9]))?", re.IGNORECASE)
 ORDINALS = {w: n + 1 for n, w in enumerate(
     ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"])}
@@ -118,6 +118,10 @@ NAMED = re.compile(r"\b[A-Z]{2,}[A-Za-z]*[ -]$|\b(?:[Tt]ype|[Pp]hase|[Gg]rade|[S
 LIST_NUMBER = re.compile(r"[.)][ \t]|[ \t]{2,}")  # after a number that starts its line
 ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?:T[\d:.]+Z?)?(?!\d)")
 RANGE_LINK = re.compile(r"^\s*(?:-|–|—|to)\s*$", re.IGNORECASE)
+PLUS_MINUS = re.compile(r"^\s*(?:±|\+/-)\s*$")  # "3.0 ± 0.4 mm": the value takes the spread's unit
+# a decade ("the 1940s", "1990's") names a time, it is no amount (nor 1940 seconds)
+DECADE = re.compile(r"(?:1[5-9]|20)\d0'?s\b")
+MONTH = re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+$")  # "March 16"; not "may 5"
 BETWEEN = re.compile(r"\bbetween\s+$", re.IGNORECASE)  # "between 5 and 10 minutes"
 # a number right after these is a locator or a name, not a quantity
 REFERENCE = re.compile(r"(?:section|sections|rfc|std|version|appendix|figure|table|step|page|pages|chapter|"
@@ -190,7 +194,7 @@ def spelled_value(text: str) -> float | None:
 
 def _value(match: re.Match[str]) -> float | None:
     if match.group("digits"):
-        value = float(match.group("digits").replace(",", ""))
+        value = float(match.group("digits").replace(",", "").replace("·", "."))
     else:
         spelled = spelled_value(match.group("words"))
         if spelled is None:
@@ -275,6 +279,10 @@ def quantities(text: str) -> list[Quantity]:
         if REFERENCE.search(text[max(0, match.start() - 40):match.start()]) or \
                 NAMED.search(text[max(0, match.start() - 12):match.start()]):
             continue
+        if (match.group("digits") and DECADE.match(text, match.start())) or (
+                (match.group("words") or len(match.group("digits")) <= 2)
+                and MONTH.search(text[max(0, match.start() - 10):match.start()])):
+            continue  # "the 1940s", "March 16": a decade or a day of a month, not an amount
         if match.group("digits") and LIST_NUMBER.match(text, match.end()) and \
                 not text[text.rfind("\n", 0, match.start()) + 1:match.start()].strip():
             continue  # "1.   Verify that ...", "7.2.  Validating a JWT": a list item's or a heading's number
@@ -289,7 +297,7 @@ def quantities(text: str) -> list[Quantity]:
         if unit is None and i + 1 < len(numbers):
             following, _, next_unit = numbers[i + 1]
             link = text[match.end():following.start()]
-            if next_unit is not None and (RANGE_LINK.match(link) or (
+            if next_unit is not None and (RANGE_LINK.match(link) or PLUS_MINUS.match(link) or (
                     link.strip().lower() == "and" and BETWEEN.search(text[max(0, match.start() - 10):match.start()]))):
                 unit = next_unit
         dimension, factor = unit if unit is not None else (COUNT, 1.0)
