@@ -13,10 +13,9 @@ are derived from those declarations.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import EnumType, StrEnum
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:  # pandas is imported where a table is made, so `citeaudit --help` does without it
@@ -131,60 +130,10 @@ class ContrastCheck(StrEnum):
     IDENTIFIERS = "identifiers"  # the claim is about one quoted term, defined name or keyword, the evidence another
 
 
-class _StrategyNames(EnumType):
-    """`Strategy`'s metaclass: iterating it (and `len`, `in`) covers the names registered after
-    import as well, after the shipped ones, so every list of choices reads the registry."""
-
-    def __iter__(cls) -> Iterator[Strategy]:  # type: ignore[override]  # the names of one enum: Strategy's
-        return iter([*super().__iter__(), *_REGISTERED_STRATEGIES.values()])
-
-    def __len__(cls) -> int:
-        return super().__len__() + len(_REGISTERED_STRATEGIES)
-
-    def __contains__(cls, value: object) -> bool:  # a member or its value (a name)
-        return isinstance(value, str) and value in [str(member) for member in cls]
-
-
-class Strategy(StrEnum, metaclass=_StrategyNames):
-    """A judge strategy's name (DESIGN.md "Step 2"): what `--strategy` and `CITEAUDIT_STRATEGY` take.
-
-    The strategies themselves are objects registered by name (`citeaudit.judge.strategies`, which
-    says how each asks). The members below name the shipped ones, for code that refers to them; a
-    strategy registered later (`register_strategy`) is a `Strategy` too (`Strategy("mine")`).
-    """
-
-    CHOICE = "choice"
-    YESNO = "yesno"
-    PANEL = "panel"
-    EXAMPLES = "examples"
-    PANEL_EXAMPLES = "panel+examples"
-
-    @classmethod
-    def _missing_(cls, value: object) -> Strategy | None:
-        return _REGISTERED_STRATEGIES.get(value) if isinstance(value, str) else None
-
-
-# names of strategies registered after import (`add_strategy_name`), each a `Strategy` made the way
-# the enum module makes a Flag's pseudo-members
-_REGISTERED_STRATEGIES: dict[str, Strategy] = {}
-
-
-def add_strategy_name(name: str) -> Strategy:
-    """`name` as a `Strategy` (the registry calls this when it registers a strategy): a shipped
-    member as it is, any other name a `Strategy` from now on."""
-    try:
-        return Strategy(name)
-    except ValueError:
-        member: Strategy = str.__new__(Strategy, name)
-        member._name_ = re.sub(r"\W", "_", name).upper()
-        member._value_ = name
-        _REGISTERED_STRATEGIES[name] = member
-        return member
-
-
-def drop_strategy_name(name: str) -> None:
-    """Undo `add_strategy_name` for a name registered after import (the shipped members stay)."""
-    _REGISTERED_STRATEGIES.pop(name, None)
+# A judge strategy's name (DESIGN.md "Step 2"): what `--strategy` and `CITEAUDIT_STRATEGY` take. The
+# strategies are objects registered by name (`citeaudit.registry.STRATEGIES`, filled by
+# `citeaudit.judge.strategies` and by plugins), so a name is a plain string; the registry says which exist.
+Strategy: TypeAlias = str
 
 
 class ReviewState(StrEnum):
