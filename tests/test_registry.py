@@ -38,6 +38,7 @@ def install(tmp_path, monkeypatch, entry_points: str, module: str = "", package:
         (tmp_path / "widget_plugin_mod.py").write_text(module)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "widget_plugin_mod", raising=False)
+    registry.rescan_entry_points()
 
 
 def test_names_keep_their_order_and_an_unknown_one_is_refused_with_the_choices():
@@ -100,7 +101,7 @@ def broken_strategy_plugin(tmp_path, monkeypatch):
     registry.STRATEGIES.reload_plugins()
     yield
     monkeypatch.undo()
-    registry.STRATEGIES.reload_plugins()
+    registry.STRATEGIES.reload_plugins()  # the real ones again
     assert "vote" not in registry.STRATEGIES.names()
 
 

@@ -3,7 +3,9 @@
 Every status, verdict, relation, route and model name that appears in the table, the JSON Lines
 output, the command line's choices or the HTML is a member of one of these `StrEnum`s. Members
 are `str`s, so they compare equal to their values, serialize as plain JSON strings and can be
-stored in the table as they are.
+stored in the table as they are. What can be extended (strategies, formats, contrast checks,
+citation kinds) is named by plain strings of a registry (`citeaudit.registry`); the enums here
+name citeaudit's own.
 
 Columns: one row per citation, the input's index. Each column is declared once, below, with
 `column(name, stage, output)`: the step that writes it and its place in the JSON Lines record; the
@@ -27,7 +29,9 @@ Row: TypeAlias = "pd.Series | Mapping[str, Any]"
 
 
 class Kind(StrEnum):
-    """The citation format a row came from (DESIGN.md "Citation formats")."""
+    """The citation format a row came from (DESIGN.md "Citation formats"): the names of citeaudit's
+    own citation kinds, each an object registered by name (`citations.kinds`, `registry.CITATION_KINDS`,
+    which plugins add to)."""
 
     QUOTE = "quote"  # {id, claim, quote|null, section} over one source
     LINES = "lines"  # an answer text with [L2-L3] markers over a line-numbered document
@@ -120,8 +124,9 @@ SECTION_READINGS = ("auto", "numbered", "paragraphs")
 
 
 class ContrastCheck(StrEnum):
-    """A deterministic contrast check between a claim and its evidence (`decide.contrast`); what
-    `--contrast-checks` and `CITEAUDIT_CONTRAST_CHECKS` name."""
+    """The names of citeaudit's own deterministic contrast checks between a claim and its evidence,
+    each an object registered by name (`decide.contrast`, `registry.CONTRAST_CHECKS`, which plugins
+    add to); what `--contrast-checks` and `CITEAUDIT_CONTRAST_CHECKS` name."""
 
     NORMATIVE = "normative"  # the obligation level: must / should / may / optional, BCP 14 keywords
     NUMBERS = "numbers"  # values, units, percentages, dates, ranges
@@ -185,7 +190,8 @@ class Status(StrEnum):
 
 
 class ResponseFormat(StrEnum):
-    """The saved API responses whose own citations citeaudit reads (`responses.py`)."""
+    """The names of citeaudit's own vendor response formats, whose citations it reads, each an object
+    registered by name (`citations.responses`, `registry.VENDOR_FORMATS`, which plugins add to)."""
 
     ANTHROPIC = "anthropic"  # Messages API text blocks with citations
     OPENAI_RESPONSES = "openai-responses"  # Responses API output_text annotations
