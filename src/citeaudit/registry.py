@@ -19,12 +19,13 @@ reads that order.
 The plugin contract: a package declares, in its `pyproject.toml`,
 
     [project.entry-points."citeaudit.strategies"]
-    vote = "citeaudit_example_plugin.strategy:Vote"
+    veto = "citeaudit_example_plugin.veto:Veto"
 
-The entry point's name is the name the object is registered under (`--strategy vote`); its value
-is the object, or a class (or another callable without arguments) that makes it. The object has the
-attributes the registry's kind requires (`required`: a strategy's `name`, `asks`, `read`, ...) and
-its own `name`, when it has one, is the entry point's name. A plugin that cannot be imported,
+(tests/plugins/citeaudit-example-plugin is a whole one). The entry point's name is the name the
+object is registered under (`--strategy veto`); its value is the object, or a class (or another
+callable without arguments) that makes it. The object has the attributes the registry's kind
+requires (`required`: a strategy's `name`, `asks`, `read`, ...) and its own `name`, when it has
+one, is the entry point's name. A plugin that cannot be imported,
 makes no object, lacks an attribute, or takes a name citeaudit or another plugin registered is a
 `PluginError` (an `InputError`: the command line exits 2 with the message, never a traceback)
 naming the package, the entry point and the fix (upgrade or uninstall the package).
