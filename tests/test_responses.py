@@ -319,6 +319,6 @@ def test_a_vendor_format_registered_by_name_is_detected_and_parsed():
             parse_response({"toy_answer": ["x"]}, "toy", name="r.json")
         assert detect_response_format(fixture("openai_chat.json")) == ResponseFormat.OPENAI_CHAT  # built-ins first
     finally:
-        del VENDOR_FORMATS["toy"]
+        VENDOR_FORMATS.unregister("toy")
     with pytest.raises(InputError, match="unknown response format 'toy'"):
         parse_response(data, "toy")

@@ -43,7 +43,7 @@ TOY = SourceFormat("toy", load_toy, extensions=(".toy",), resolve_locator=toy_lo
 def toy_format():
     register_format(TOY)
     yield TOY
-    del FORMATS["toy"]
+    FORMATS.unregister("toy")
 
 
 def test_a_format_registered_in_a_test_is_audited_like_the_built_in_ones(toy_format, tmp_path):

@@ -9,7 +9,7 @@ from functools import partial
 import pytest
 from conftest import DATA
 
-from citeaudit import CallCache, Judge, audit_quotes
+from citeaudit import CallCache, Judge, audit_quotes, registry
 from citeaudit.calibrate.maps import answer_keys, default_inputs
 from citeaudit.calibrate.scoring import judged_rows
 from citeaudit.errors import InputError
@@ -30,7 +30,6 @@ from citeaudit.judge.strategies import (
 from citeaudit.judge.strategies.probe import VECTOR
 from citeaudit.pipeline.audit import judge_questions
 from citeaudit.settings import environment as config
-from citeaudit.table import Strategy
 from citeaudit.testing import Endpoint, answer_by_claim
 
 EXAMPLE = DATA / "rfc7519_citations.json"
@@ -75,7 +74,8 @@ def judge_over(endpoint, tmp_cache, strategy, mode="record", **kw):
 
 def test_the_shipped_strategies_are_registered_in_the_order_every_list_shows():
     shipped = ["choice", "yesno", "panel", "examples", "panel+examples"]
-    assert list(STRATEGIES) == [str(s) for s in Strategy] and list(STRATEGIES)[:5] == shipped
+    assert STRATEGIES is registry.STRATEGIES and list(STRATEGIES)[:5] == shipped
+    assert all(type(name) is str for name in STRATEGIES)  # plain names, no enum making up members
     assert {name: PROMPT_VERSIONS[name] for name in shipped} == {
         "choice": "relation-v2", "yesno": "yesno-v1", "panel": "panel-v1", "examples": "examples-v1",
         "panel+examples": "panel-v1"}  # the recordings' keys
@@ -98,8 +98,8 @@ def test_unknown_or_taken_names_are_refused_with_the_choices():
 
 
 def test_a_registered_strategy_is_a_strategy_name_everywhere_until_unregistered(agree):
-    assert Strategy("agree") == "agree" and "agree" in Strategy and list(Strategy)[-1] == "agree"
-    assert config.parse_strategy("agree") is Strategy("agree")
+    assert "agree" in STRATEGIES and list(STRATEGIES)[-1] == "agree" and STRATEGIES.get("agree") is agree
+    assert config.parse_strategy("agree") == "agree"
     assert PROMPT_VERSIONS["agree"] == "agree-v1" and calls_per_citation("agree") == 1
     unregister_strategy("agree")
     with pytest.raises(InputError, match="unknown judge strategy 'agree'"):

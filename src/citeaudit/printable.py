@@ -8,6 +8,7 @@ character as a visible escape (`\\r`, `\\x1b`, `\\u202e`), and leaves all other 
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 
@@ -49,3 +50,22 @@ def printable_lines(text: object) -> str:
     'error: x\\n  record 0\\\\r\\\\x1b[2K'
     """
     return "\n".join(printable(line) for line in str(text).split("\n"))
+
+
+def quoted(value: object, limit: int = 60) -> str:
+    """Quote a value for a message: JSON for strings (escaped if not UTF-8 encodable), else repr.
+
+    The result encodes as UTF-8 and has at most ``limit`` characters (``…`` marks a cut).
+
+    >>> quoted("C1"), quoted("C\\ud800"), quoted(None), quoted("x" * 80, limit=5)
+    ('"C1"', '"C\\\\ud800"', 'None', '"xxx…')
+    """
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            text = json.dumps(value, ensure_ascii=False)
+        except UnicodeEncodeError:
+            text = json.dumps(value)
+    else:
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

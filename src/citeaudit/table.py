@@ -3,7 +3,9 @@
 Every status, verdict, relation, route and model name that appears in the table, the JSON Lines
 output, the command line's choices or the HTML is a member of one of these `StrEnum`s. Members
 are `str`s, so they compare equal to their values, serialize as plain JSON strings and can be
-stored in the table as they are.
+stored in the table as they are. What can be extended (strategies, formats, contrast checks,
+citation kinds) is named by plain strings of a registry (`citeaudit.registry`); the enums here
+name citeaudit's own.
 
 Columns: one row per citation, the input's index. Each column is declared once, below, with
 `column(name, stage, output)`: the step that writes it and its place in the JSON Lines record; the
@@ -13,10 +15,9 @@ are derived from those declarations.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import EnumType, StrEnum
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:  # pandas is imported where a table is made, so `citeaudit --help` does without it
@@ -28,7 +29,9 @@ Row: TypeAlias = "pd.Series | Mapping[str, Any]"
 
 
 class Kind(StrEnum):
-    """The citation format a row came from (DESIGN.md "Citation formats")."""
+    """The citation format a row came from (DESIGN.md "Citation formats"): the names of citeaudit's
+    own citation kinds, each an object registered by name (`citations.kinds`, `registry.CITATION_KINDS`,
+    which plugins add to)."""
 
     QUOTE = "quote"  # {id, claim, quote|null, section} over one source
     LINES = "lines"  # an answer text with [L2-L3] markers over a line-numbered document
@@ -121,8 +124,9 @@ SECTION_READINGS = ("auto", "numbered", "paragraphs")
 
 
 class ContrastCheck(StrEnum):
-    """A deterministic contrast check between a claim and its evidence (`decide.contrast`); what
-    `--contrast-checks` and `CITEAUDIT_CONTRAST_CHECKS` name."""
+    """The names of citeaudit's own deterministic contrast checks between a claim and its evidence,
+    each an object registered by name (`decide.contrast`, `registry.CONTRAST_CHECKS`, which plugins
+    add to); what `--contrast-checks` and `CITEAUDIT_CONTRAST_CHECKS` name."""
 
     NORMATIVE = "normative"  # the obligation level: must / should / may / optional, BCP 14 keywords
     NUMBERS = "numbers"  # values, units, percentages, dates, ranges
@@ -131,60 +135,10 @@ class ContrastCheck(StrEnum):
     IDENTIFIERS = "identifiers"  # the claim is about one quoted term, defined name or keyword, the evidence another
 
 
-class _StrategyNames(EnumType):
-    """`Strategy`'s metaclass: iterating it (and `len`, `in`) covers the names registered after
-    import as well, after the shipped ones, so every list of choices reads the registry."""
-
-    def __iter__(cls) -> Iterator[Strategy]:  # type: ignore[override]  # the names of one enum: Strategy's
-        return iter([*super().__iter__(), *_REGISTERED_STRATEGIES.values()])
-
-    def __len__(cls) -> int:
-        return super().__len__() + len(_REGISTERED_STRATEGIES)
-
-    def __contains__(cls, value: object) -> bool:  # a member or its value (a name)
-        return isinstance(value, str) and value in [str(member) for member in cls]
-
-
-class Strategy(StrEnum, metaclass=_StrategyNames):
-    """A judge strategy's name (DESIGN.md "Step 2"): what `--strategy` and `CITEAUDIT_STRATEGY` take.
-
-    The strategies themselves are objects registered by name (`citeaudit.judge.strategies`, which
-    says how each asks). The members below name the shipped ones, for code that refers to them; a
-    strategy registered later (`register_strategy`) is a `Strategy` too (`Strategy("mine")`).
-    """
-
-    CHOICE = "choice"
-    YESNO = "yesno"
-    PANEL = "panel"
-    EXAMPLES = "examples"
-    PANEL_EXAMPLES = "panel+examples"
-
-    @classmethod
-    def _missing_(cls, value: object) -> Strategy | None:
-        return _REGISTERED_STRATEGIES.get(value) if isinstance(value, str) else None
-
-
-# names of strategies registered after import (`add_strategy_name`), each a `Strategy` made the way
-# the enum module makes a Flag's pseudo-members
-_REGISTERED_STRATEGIES: dict[str, Strategy] = {}
-
-
-def add_strategy_name(name: str) -> Strategy:
-    """`name` as a `Strategy` (the registry calls this when it registers a strategy): a shipped
-    member as it is, any other name a `Strategy` from now on."""
-    try:
-        return Strategy(name)
-    except ValueError:
-        member: Strategy = str.__new__(Strategy, name)
-        member._name_ = re.sub(r"\W", "_", name).upper()
-        member._value_ = name
-        _REGISTERED_STRATEGIES[name] = member
-        return member
-
-
-def drop_strategy_name(name: str) -> None:
-    """Undo `add_strategy_name` for a name registered after import (the shipped members stay)."""
-    _REGISTERED_STRATEGIES.pop(name, None)
+# A judge strategy's name (DESIGN.md "Step 2"): what `--strategy` and `CITEAUDIT_STRATEGY` take. The
+# strategies are objects registered by name (`citeaudit.registry.STRATEGIES`, filled by
+# `citeaudit.judge.strategies` and by plugins), so a name is a plain string; the registry says which exist.
+Strategy: TypeAlias = str
 
 
 class ReviewState(StrEnum):
@@ -236,7 +190,8 @@ class Status(StrEnum):
 
 
 class ResponseFormat(StrEnum):
-    """The saved API responses whose own citations citeaudit reads (`responses.py`)."""
+    """The names of citeaudit's own vendor response formats, whose citations it reads, each an object
+    registered by name (`citations.responses`, `registry.VENDOR_FORMATS`, which plugins add to)."""
 
     ANTHROPIC = "anthropic"  # Messages API text blocks with citations
     OPENAI_RESPONSES = "openai-responses"  # Responses API output_text annotations

@@ -14,13 +14,14 @@ answers are audited and scheduled is `batch.py`.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import json
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -28,6 +29,7 @@ from citeaudit import strictjson
 from citeaudit.citations.records import QuoteCitation
 from citeaudit.errors import InputError, SourceError
 from citeaudit.printable import printable
+from citeaudit.registry import CITATION_KINDS
 from citeaudit.settings import environment as config
 from citeaudit.sources.reading import HEAD_BYTES, MAX_TEXT_BYTES, bounded_lines, refuse_not_text, resolve_source
 
@@ -52,6 +54,19 @@ class _Line(BaseModel):
             raise ValueError("must not be blank")
         return value
 
+    def files(self) -> list[tuple[str, bool]]:
+        """The source files the answer names, as the dataset gives them, each with whether its
+        loader may download it (a pinned RFC); none for an answer that carries its sources."""
+        return []
+
+    def beside(self, base: Path | None) -> Self:
+        """The line with its source paths found beside the dataset file made absolute (`_beside`)."""
+        return self
+
+    def problem(self, number: int) -> str | None:
+        """What is wrong with a line that validated, in words naming it; None when nothing is."""
+        return None
+
 
 class QuoteLine(_Line):
     """Quote citations over one source document (a path or a name, as `citeaudit audit --source`)."""
@@ -60,12 +75,32 @@ class QuoteLine(_Line):
     citations: list[QuoteCitation]
     format: str | None = None
 
+    def files(self) -> list[tuple[str, bool]]:
+        return [(self.source, True)]
+
+    def beside(self, base: Path | None) -> Self:
+        return self.model_copy(update={"source": _beside(self.source, base)})
+
+    def problem(self, number: int) -> str | None:
+        counts = Counter(c.id for c in self.citations)  # linear: an answer may carry 60,000 citations
+        repeated = sorted(i for i, n in counts.items() if n > 1)
+        if repeated:
+            return (f"line {number}: citation id {repeated[0]!r} repeats. "
+                    "Fix: give every citation of an answer a unique id.")
+        return None
+
 
 class LinesLine(_Line):
     """An answer text with [Lx] / [Lx-Ly] markers over a plain-text document."""
 
     document: str = Field(min_length=1)
     answer: str
+
+    def files(self) -> list[tuple[str, bool]]:
+        return [(self.document, False)]  # a line-cited document is never downloaded
+
+    def beside(self, base: Path | None) -> Self:
+        return self.model_copy(update={"document": _beside(self.document, base)})
 
 
 class SourceIdLine(_Line):
@@ -86,6 +121,12 @@ class ResponseLine(_Line):
     require_coverage: bool = True  # as audit_response: uncited answer text keeps the answer in REVIEW
     format: str | None = None
 
+    def files(self) -> list[tuple[str, bool]]:
+        return [(document, True) for document in self.documents]
+
+    def beside(self, base: Path | None) -> Self:
+        return self.model_copy(update={"documents": [_beside(d, base) for d in self.documents]})
+
 
 Entry = QuoteLine | LinesLine | SourceIdLine | ResponseLine
 
@@ -94,20 +135,29 @@ def cited_sources(entry: object) -> Iterator[tuple[str, bool]]:
     """The source files an answer names, as the dataset gives them, each with whether its loader
     may download it (a pinned RFC; a line-cited document never is); none for a source-id answer,
     which carries its sources, or an invalid line."""
-    if isinstance(entry, QuoteLine):
-        yield entry.source, True
-    elif isinstance(entry, LinesLine):
-        yield entry.document, False
-    elif isinstance(entry, ResponseLine):
-        for document in entry.documents:
-            yield document, True
-_KINDS: tuple[tuple[str, type[_Line], str], ...] = (
-    ("citations", QuoteLine, '{"answer_id", "source", "citations": [...]}'),
-    ("document", LinesLine, '{"answer_id", "document", "answer": "text with [L..] markers"}'),
-    ("sources", SourceIdLine, '{"answer_id", "answer": {...}, "sources": {...}}'),
-    ("response", ResponseLine, '{"answer_id", "response": {...}, "documents": ["source", ...]}'),
-)
-FORMAT_HELP = "; ".join(shape for _, _, shape in _KINDS)
+    if isinstance(entry, _Line):
+        yield from entry.files()
+
+
+def _line_kinds() -> list[tuple[str, type[_Line], str]]:
+    """(key, model, shape) of each registered citation kind a dataset line can hold
+    (`citations.kinds`), in the order they are tried."""
+    return [(kind.dataset_key, _model(kind.dataset_line), kind.dataset_shape) for kind in CITATION_KINDS.values()
+            if kind.dataset_key is not None and kind.dataset_line is not None]
+
+
+def _model(line: type[_Line] | str) -> type[_Line]:
+    """A citation kind's line model: the class, or its `module:Class` path."""
+    if isinstance(line, str):
+        module, _, name = line.partition(":")
+        found: type[_Line] = getattr(importlib.import_module(module), name)
+        return found
+    return line
+
+
+def format_help() -> str:
+    """The shapes of a dataset line, in words (every registered citation kind's)."""
+    return "; ".join(shape for _, _, shape in _line_kinds())
 
 
 @dataclass(frozen=True)
@@ -150,7 +200,7 @@ def parse_line(text: str, number: int, base: Path | None = None, confine: bool =
         return Item(number, fallback, error=f"line {number}: not valid JSON ({exc}). Fix the syntax of that line.")
     if not isinstance(data, dict):
         return Item(number, fallback, error=f"line {number}: a JSON object is expected, not {type(data).__name__}. "
-                                            f"Each line is one of: {FORMAT_HELP}.")
+                                            f"Each line is one of: {format_help()}.")
     answer_id = data.get(ANSWER_ID)
     if isinstance(answer_id, int) and not isinstance(answer_id, bool):
         answer_id = str(answer_id)
@@ -162,27 +212,20 @@ def parse_line(text: str, number: int, base: Path | None = None, confine: bool =
         return Item(number, name, error=f"line {number}: a string of the line holds a lone surrogate (an escape "
                                         "\\ud800-\\udfff with no pair), which is not text. Fix: write that "
                                         "text as UTF-8.")
-    kinds = [(model, shape) for key, model, shape in _KINDS if key in data]
+    kinds = [(model, shape) for key, model, shape in _line_kinds() if key in data]
     if len(kinds) != 1:
         found = ", ".join(repr(k) for k in data) or "no keys"
         return Item(number, name, error=f"line {number}: cannot tell the citation format from its keys ({found}). "
-                                         f"Each line is one of: {FORMAT_HELP}.")
+                                         f"Each line is one of: {format_help()}.")
     model, shape = kinds[0]
     try:
         entry = model.model_validate(data)
     except ValidationError as exc:
         return Item(number, name, error=f"line {number}: {_validation_reason(exc)}. Fix: the line is {shape}.")
-    if isinstance(entry, QuoteLine):
-        counts = Counter(c.id for c in entry.citations)  # linear: an answer may carry 60,000 citations
-        repeated = sorted(i for i, n in counts.items() if n > 1)
-        if repeated:
-            return Item(number, name, error=f"line {number}: citation id {repeated[0]!r} repeats. "
-                                            "Fix: give every citation of an answer a unique id.")
-        entry = entry.model_copy(update={"source": _beside(entry.source, base)})
-    elif isinstance(entry, LinesLine):
-        entry = entry.model_copy(update={"document": _beside(entry.document, base)})
-    elif isinstance(entry, ResponseLine):
-        entry = entry.model_copy(update={"documents": [_beside(d, base) for d in entry.documents]})
+    problem = entry.problem(number)
+    if problem is not None:
+        return Item(number, name, error=problem)
+    entry = entry.beside(base)
     outside = _outside(entry, allowed if allowed is not None else allowed_folders(base)) if confine else None
     if outside is not None:
         return Item(number, name, error=f"line {number}: the source {printable(outside)} is outside the dataset's "
@@ -203,14 +246,7 @@ def allowed_folders(base: Path | None) -> list[Path]:
 def _outside(entry: object, allowed: Sequence[Path]) -> str | None:
     """The source an entry names when it resolves to a file outside `allowed_folders`, else None
     (a source not found is left for the loader to report)."""
-    if isinstance(entry, QuoteLine):
-        names = [entry.source]
-    elif isinstance(entry, LinesLine):
-        names = [entry.document]
-    elif isinstance(entry, ResponseLine):
-        names = list(entry.documents)
-    else:
-        return None  # a source-id answer carries its sources in the line
+    names = [name for name, _ in cited_sources(entry)]  # none for a source-id answer: it carries its sources
     for named in names:
         try:
             found = resolve_source(named, download=False).resolve()

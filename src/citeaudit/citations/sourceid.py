@@ -28,6 +28,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from citeaudit.errors import InputError
+from citeaudit.printable import quoted
 from citeaudit.sources.reading import MAX_TEXT_BYTES, read_bounded
 from citeaudit.strictjson import repeated_keys
 
@@ -422,25 +423,6 @@ def _key_problem(found: set[object], expected: set[str]) -> str:
         parts.append("missing key(s) " + ", ".join(sorted(quoted(k) for k in missing)))
     expected_list = ", ".join(quoted(k) for k in sorted(expected))
     return f"{'; '.join(parts)}; the keys must be exactly {expected_list}"
-
-
-def quoted(value: object, limit: int = 60) -> str:
-    """Quote a value for a message: JSON for strings (escaped if not UTF-8 encodable), else repr.
-
-    The result encodes as UTF-8 and has at most ``limit`` characters (``…`` marks a cut).
-
-    >>> quoted("C1"), quoted("C\\ud800"), quoted(None), quoted("x" * 80, limit=5)
-    ('"C1"', '"C\\\\ud800"', 'None', '"xxx…')
-    """
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-            text = json.dumps(value, ensure_ascii=False)
-        except UnicodeEncodeError:
-            text = json.dumps(value)
-    else:
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _json_type(value: object) -> str:

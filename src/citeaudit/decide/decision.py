@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from citeaudit import table as C
-from citeaudit.citations.sourceid import quoted
+from citeaudit.citations.kinds import kind_of
 from citeaudit.decide.reviews import Review, row_fingerprint
 from citeaudit.decide.route import blocks, contrasts, verdict_words
 from citeaudit.decide.spotcheck import check_rate, is_spot_check
@@ -36,7 +36,6 @@ from citeaudit.table import (
     WAITING_STATES,
     ErrorKind,
     Flag,
-    Kind,
     ReviewState,
     Row,
     State,
@@ -134,24 +133,13 @@ def _fingerprint(row: Row) -> str | None:
 
 
 def _label(row: C.Row, position: int) -> str:
-    """How a reason names its citation: the id, or seed 000's `answer.claims[i] "C1"`."""
-    if row[C.KIND] == Kind.SOURCE:
-        return f"answer.claims[{position}] {quoted(row[C.ID])}"
-    return str(row[C.ID])
+    """How a reason names its citation: the id, or seed 000's `answer.claims[i] "C1"` (its kind's `label`)."""
+    return kind_of(row).label(row, position)
 
 
 def _target(row: pd.Series) -> str:
-    """What the citation points at, in words: `source "S1"`, `section 4.1.3`, `lines [L2-L3]`."""
-    cited = row[C.FOUND_SECTION] or row[C.CITED_SECTION]
-    if row[C.KIND] == Kind.SOURCE:
-        return f"source {quoted(cited)}"
-    if row[C.KIND] == Kind.LINES:
-        return f"lines {cited}"
-    if row[C.KIND] == Kind.RESPONSE:
-        where = row.get(C.SOURCE_FILE) or "its source"
-        found = row[C.FOUND_SECTION]
-        return f"{'' if not found or found.startswith('page') else 'section '}{found} of {where}" if found else where
-    return f"section {cited}" if cited else "the source"
+    """What the citation points at, in words: `source "S1"`, `section 4.1.3`, `lines [L2-L3]` (its kind's `target`)."""
+    return kind_of(row).target(row)
 
 
 FLAG_REASONS = {

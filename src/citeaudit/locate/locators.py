@@ -212,7 +212,7 @@ def resolve(document: Document, locator: str | None) -> str | None:
     text = locator.strip()
     if text in document.sections:
         return text
-    own = FORMATS.get(document.format)
+    own = FORMATS.find(document.format)
     if own is not None and own.resolve_locator is not None:  # the document's format's own locators first
         found = own.resolve_locator(document, text)
         if found is not None:

@@ -29,6 +29,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from citeaudit import table as C
+from citeaudit.citations.kinds import kind_of
 from citeaudit.citations.lines import LineAnswer, load_line_answer
 from citeaudit.citations.records import Citation, SourceRef, load_citations
 from citeaudit.decide.calibration import Calibration, Routing
@@ -46,24 +47,16 @@ from citeaudit.settings import environment as config
 from citeaudit.settings.options import AuditOptions
 from citeaudit.sources.document import Document
 from citeaudit.sources.registry import load_document
-from citeaudit.table import CacheMode, EvidenceMode, Kind
+from citeaudit.table import CacheMode, EvidenceMode
 
 PROGRESS_MIN = 5  # show a progress bar when more model calls than this are due
 SIGNAL_POLL_SECONDS = 0.2  # how often the main thread wakes while judge requests are in flight (for Ctrl-C)
 
 
 def _where(row: pd.Series, document_name: str) -> str:
-    """How the prompt names the evidence: a section, lines, or a source of the answer."""
-    found = row[C.FOUND_SECTION]
-    if row[C.KIND] == Kind.RESPONSE and isinstance(row.get(C.SOURCE_FILE), str):
-        document_name = row[C.SOURCE_FILE]  # a response's citations each point into their own source
-    if row[C.KIND] == Kind.SOURCE:
-        return f"source {found}"
-    if not found:
-        return f"an excerpt of {document_name}"
-    if row[C.KIND] == Kind.LINES:
-        return f"lines {found[1:].replace('-L', '-')} of {document_name}"
-    return f"{'' if found.startswith('page') else 'section '}{found} of {document_name}"
+    """How the prompt names the evidence: a section, lines, or a source of the answer (its kind's
+    `where`: part of the request, so of its cache key)."""
+    return kind_of(row).where(row, document_name)
 
 
 def judge_questions(table: pd.DataFrame, document_name: str = "the source",

@@ -157,13 +157,8 @@ def audit_entry(entry: Entry, job: _Job, sources: Sources | None = None, recordi
 
 
 def _source_name(entry: Entry | None) -> str | None:
-    if isinstance(entry, QuoteLine):
-        return Path(entry.source).name
-    if isinstance(entry, LinesLine):
-        return Path(entry.document).name
-    if isinstance(entry, ResponseLine):
-        return ", ".join(Path(d).name for d in entry.documents)
-    return None  # a source-id answer carries its sources: each row names its own
+    # none for a source-id answer: it carries its sources, and each row names its own
+    return ", ".join(Path(name).name for name, _ in cited_sources(entry)) or None
 
 
 def brief(reasons: Sequence[str], width: int) -> str:

@@ -49,7 +49,7 @@ from citeaudit.printable import printable
 from citeaudit.settings.options import AuditOptions
 from citeaudit.sources.document import Document
 from citeaudit.sources.registry import load_document
-from citeaudit.table import Flag, Kind, QuoteStatus, ResponseFormat
+from citeaudit.table import Flag, Kind, QuoteStatus
 
 WHOLE_SOURCE_CHARS = 4_000  # a claim-only citation of a source this short reads all of it
 OFFSET_SLACK = 2  # characters a vendor's offsets may be off by (a trimmed space or newline) and still hold
@@ -167,7 +167,7 @@ def _page_finding(document: Document, citation: VendorCitation, span: tuple[int,
                     f"of {document.name}"}
 
 
-def _row(citation: VendorCitation, vendor: ResponseFormat, values: dict[str, Any]) -> dict[str, Any]:
+def _row(citation: VendorCitation, vendor: str, values: dict[str, Any]) -> dict[str, Any]:
     row: dict[str, Any] = {
         C.ID: citation.id, C.KIND: Kind.RESPONSE, C.CLAIM: citation.claim, C.QUOTE: citation.quote,
         C.CITED_SECTION: _cited_text(citation), C.EXPECTED: None, C.QUOTE_STATUS: None, C.FOUND_SECTION: None,
@@ -184,7 +184,7 @@ def _from_location(found: Location, document: Document) -> dict[str, Any]:
             C.SPAN: found.span, C.EVIDENCE: found.evidence, C.CLOSEST: found.closest, C.SOURCE_FILE: document.name}
 
 
-def _claim_only(citation: VendorCitation, document: Document, vendor: ResponseFormat) -> dict[str, Any]:
+def _claim_only(citation: VendorCitation, document: Document, vendor: str) -> dict[str, Any]:
     """A citation without a quote: the cited page or characters, else the whole short source or
     the section that best matches the claim."""
     base = {C.QUOTE_STATUS: QuoteStatus.NONE, C.SOURCE_FILE: document.name}
@@ -217,7 +217,7 @@ def _claim_only(citation: VendorCitation, document: Document, vendor: ResponseFo
     return _row(citation, vendor, {**base, C.FOUND_SECTION: sid, C.SPAN: span, C.EVIDENCE: evidence})
 
 
-def _quoted(citation: VendorCitation, documents: list[Document], at: int, vendor: ResponseFormat,
+def _quoted(citation: VendorCitation, documents: list[Document], at: int, vendor: str,
             near_threshold: float) -> dict[str, Any]:
     """A citation with a quote: located in its source, else in the other given sources."""
     document, cited = _with_pages(documents[at], citation.pages)

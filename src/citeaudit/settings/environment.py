@@ -41,6 +41,7 @@ from pathlib import Path
 import platformdirs
 
 from citeaudit.errors import InputError
+from citeaudit.registry import CONTRAST_CHECKS, STRATEGIES
 from citeaudit.table import CacheMode, ContrastCheck, EvidenceMode, Strategy
 
 CACHE_MODES = tuple(CacheMode)
@@ -50,7 +51,7 @@ DEFAULT_THRESHOLD = 0.8
 # checks tell a standing precision of 86% from a promise of 95%, and at 10% they come with 500
 # standing verdicts, for at most one extra review per ten that stand (README "Spot checks and agreement")
 DEFAULT_SPOT_CHECK = 0.1
-DEFAULT_STRATEGY = Strategy.PANEL  # measured best on the labelled sets (README "Choosing the threshold")
+DEFAULT_STRATEGY: Strategy = "panel"  # measured best on the labelled sets (README "Choosing the threshold")
 DEFAULT_TIMEOUT = 120.0  # seconds per judge request: recorded local Qwen calls took up to 55 s on 2 cores
 DEFAULT_RETRIES = 2
 # the contrast checks on by default (`decide.contrast`), as measured on the contrast set (README "Contrast
@@ -359,13 +360,10 @@ def model() -> str:
 
 
 def parse_strategy(value: str) -> Strategy:
-    """A strategy name as a `Strategy`; anything else is an `InputError` listing the choices."""
-    try:
-        return Strategy(value)
-    except ValueError:
-        choices = ", ".join(s.value for s in Strategy)
-        raise InputError(f"unknown judge strategy {value!r}: use one of {choices} "
-                         f"(--strategy or CITEAUDIT_STRATEGY)") from None
+    """A registered strategy's name (`registry.STRATEGIES`, plugins' included); anything else is an
+    `InputError` listing the choices."""
+    STRATEGIES.get(value)
+    return str(value)
 
 
 def strategy() -> Strategy:
@@ -438,12 +436,13 @@ def concurrency(default: int = DEFAULT_CONCURRENCY) -> int:
     return int(value)
 
 
-def parse_contrast_checks(value: str | tuple | list, where: str = "--contrast-checks") -> tuple[ContrastCheck, ...]:
+def parse_contrast_checks(value: str | tuple | list, where: str = "--contrast-checks") -> tuple[str, ...]:
     """Contrast check names, comma-separated (`numbers,normative`), `none` or `all`, as a tuple in the
-    order of `ContrastCheck`; an unknown name is an `InputError` listing the choices.
+    order the checks are registered (`registry.CONTRAST_CHECKS`: citeaudit's own, then plugins'); an
+    unknown name is an `InputError` listing the choices.
 
     >>> parse_contrast_checks("numbers, normative"), parse_contrast_checks("none")
-    ((<ContrastCheck.NORMATIVE: 'normative'>, <ContrastCheck.NUMBERS: 'numbers'>), ())
+    (('normative', 'numbers'), ())
     """
     names = [n.strip().lower() for n in value.split(",")] if isinstance(value, str) else [str(n) for n in value]
     names = [n for n in names if n]
@@ -451,17 +450,17 @@ def parse_contrast_checks(value: str | tuple | list, where: str = "--contrast-ch
         raise InputError(f"{where}: {value!r} names no contrast check: give some, or all, or none to turn them off")
     if names in (["none"], []):
         return ()
+    choices = CONTRAST_CHECKS.names()
     if names == ["all"]:
-        return tuple(ContrastCheck)
-    choices = [str(c) for c in ContrastCheck]
+        return choices
     unknown = [n for n in names if n not in choices]
     if unknown:
         raise InputError(f"{where}: unknown contrast check {unknown[0]!r}: give some of {', '.join(choices)} "
                          "(comma-separated), or none, or all")
-    return tuple(c for c in ContrastCheck if c in names)
+    return tuple(c for c in choices if c in names)
 
 
-def contrast_checks() -> tuple[ContrastCheck, ...]:
+def contrast_checks() -> tuple[str, ...]:
     """`CITEAUDIT_CONTRAST_CHECKS` (names, `none` or `all`), else `DEFAULT_CONTRAST_CHECKS`."""
     value = (os.environ.get("CITEAUDIT_CONTRAST_CHECKS") or "").strip()
     return parse_contrast_checks(value, "CITEAUDIT_CONTRAST_CHECKS") if value else DEFAULT_CONTRAST_CHECKS

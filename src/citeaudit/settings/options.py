@@ -19,7 +19,7 @@ from citeaudit.decide.calibration import Calibration, Routing, check_profile_nam
 from citeaudit.decide.spotcheck import check_rate
 from citeaudit.errors import InputError
 from citeaudit.settings import environment as config
-from citeaudit.table import CacheMode, ContrastCheck, EvidenceMode, Strategy
+from citeaudit.table import CacheMode, EvidenceMode, Strategy
 
 if TYPE_CHECKING:
     from citeaudit.judge.cache import CallCache
@@ -89,7 +89,7 @@ class AuditOptions:
     user_dir: Path | None = None
     shipped: bool = False
     spot_check: float = config.DEFAULT_SPOT_CHECK
-    contrast: tuple[ContrastCheck, ...] = config.DEFAULT_CONTRAST_CHECKS
+    contrast: tuple[str, ...] = config.DEFAULT_CONTRAST_CHECKS
     profile: str | None = None
     evidence: EvidenceMode = EvidenceMode.SECTION
     # the calibration, once looked up (or given: `with_calibration`, `for_judge`); `with_` forgets it

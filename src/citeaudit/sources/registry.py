@@ -2,9 +2,10 @@
 
 A format is a `SourceFormat`: its name, the extensions it claims, how it recognizes a file whose
 extension no format claims (`detect`, on the file's first 20,000 bytes), its loader, and the
-locators of its own it resolves (`resolve_locator`). Each built-in format is one module of this
-package that declares `FORMAT`; the package registers them (`citeaudit/sources/__init__.py`), and
-anyone can register another with `register_format`.
+locators of its own it resolves (`resolve_locator`). `FORMATS` is `citeaudit.registry`'s registry
+of them: each built-in format is one module of this package that declares `FORMAT`, the package
+registers them (`citeaudit/sources/__init__.py`), and another package adds one through the
+entry-point group `citeaudit.formats` (or a program with `register_format`).
 
 How a file's format is chosen (`detect_format`): first its bytes, whatever its name (a compressed
 file, an archive, an office document or UTF-16/32 text is refused for what it is,
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from citeaudit import registry
 from citeaudit.errors import SourceError
 from citeaudit.sources.document import Document, Section
 from citeaudit.sources.reading import HEAD_BYTES, read_head, refuse_not_text, resolve_source
@@ -62,7 +64,7 @@ def evidence_of(document: Document, section: Section) -> str:
     clause is read under the numbers and captions of the clauses that hold it, outermost first ("4.
     Termination" above "(b) ..."), so a sub-item names what it is a part of. The table's `evidence`
     (what a reviewer reads and a review binds) is this same text."""
-    own = FORMATS.get(document.format)
+    own = FORMATS.find(document.format)
     if own is not None and own.evidence is not None:
         return own.evidence(document, section)
     captions: list[str] = []
@@ -78,23 +80,30 @@ def evidence_of(document: Document, section: Section) -> str:
     return "\n".join([*reversed(captions), section.text]) if captions else section.text
 
 
-FORMATS: dict[str, SourceFormat] = {}  # name -> format, in the order --format lists them
+FORMATS: registry.Registry[SourceFormat] = registry.FORMATS  # name -> format, in the order --format lists them
 
 
-def register_format(source_format: SourceFormat) -> SourceFormat:
-    """Add a format to `FORMATS`; `ValueError` when its name, an alias or an extension is taken."""
-    taken = {name.lower(): fmt.name for fmt in FORMATS.values() for name in (fmt.name, *fmt.aliases)}
-    for name in (source_format.name, *source_format.aliases):
-        if name.lower() in taken:
-            raise ValueError(f"format name {name!r} is taken by the {taken[name.lower()]!r} format")
-    claimed = {ext: fmt.name for fmt in FORMATS.values() for ext in fmt.extensions}
+def _claims_nothing_taken(name: str, source_format: SourceFormat) -> None:
+    """`FORMATS.validate`: `ValueError` when a format's name, an alias or an extension is taken."""
+    registered = FORMATS.registered()
+    taken = {name.lower(): fmt.name for fmt in registered for name in (fmt.name, *fmt.aliases)}
+    for each in (source_format.name, *source_format.aliases):
+        if each.lower() in taken:
+            raise ValueError(f"format name {each!r} is taken by the {taken[each.lower()]!r} format")
+    claimed = {ext: fmt.name for fmt in registered for ext in fmt.extensions}
     for ext in source_format.extensions:
         if not ext.startswith(".") or ext != ext.lower():
             raise ValueError(f"extension {ext!r}: write it in lower case with its dot, like '.md'")
         if ext in claimed:
             raise ValueError(f"extension {ext!r} is claimed by the {claimed[ext]!r} format")
-    FORMATS[source_format.name] = source_format
-    return source_format
+
+
+FORMATS.validate = _claims_nothing_taken
+
+
+def register_format(source_format: SourceFormat) -> SourceFormat:
+    """Add a format to `FORMATS`; `ValueError` when its name, an alias or an extension is taken."""
+    return FORMATS.register(source_format.name, source_format)
 
 
 def _named(format: str) -> SourceFormat:

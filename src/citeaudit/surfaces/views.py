@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from citeaudit import table as C
+from citeaudit.citations.kinds import kind_of
 from citeaudit.decide.route import contrasts, score_note, verdict_words
 from citeaudit.extras import require
 from citeaudit.pipeline.audit import Audit
@@ -18,7 +19,7 @@ from citeaudit.pipeline.jsonl import clean_span, closest_passage
 from citeaudit.printable import printable
 from citeaudit.settings import environment as config
 from citeaudit.sources.document import Document
-from citeaudit.table import Kind, QuoteStatus, Relation
+from citeaudit.table import QuoteStatus, Relation
 
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
@@ -293,8 +294,7 @@ def quote_html(row: pd.Series, document: Document | None = None) -> str:
     score_text = f"{score:.1f}/100" if isinstance(score, (int, float)) and not pd.isna(score) else "-"
     meta = f"<p class='meta' style='{_STYLE['meta']}'>"
     if not isinstance(quote, str):
-        what = {Kind.LINES: "the cited lines are", Kind.SOURCE: "the cited source is"}.get(row.get(C.KIND),
-                                                                                           "the cited section is")
+        what = kind_of(row).no_quote_evidence
         return f"{meta}The answer gives no quote for this citation; {what} the evidence.</p>"
     out = [f"{meta}The answer quotes:</p><blockquote class='quote' style='{_STYLE['quote']}'>{html.escape(quote)}"
            "</blockquote>"]
@@ -365,7 +365,7 @@ def evidence_html(row: pd.Series, document: Document | None = None, window: bool
     if document is not None and row[C.QUOTE] is not None and row[C.SPAN] is not None and found in document.sections:
         span = tuple(row[C.SPAN])
         return window_html(document, found, span) if window else highlight_html(document, found, span)
-    if row[C.KIND] == Kind.LINES:
+    if kind_of(row).evidence_whole:
         return f"<pre><mark>{html.escape(row[C.EVIDENCE])}</mark></pre>"
     if window and len(row[C.EVIDENCE]) > 3 * WINDOW_CHARS:
         text = row[C.EVIDENCE]

@@ -24,11 +24,10 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from citeaudit import strictjson
+from citeaudit import registry, strictjson
 from citeaudit.citations.responses.checks import Reader, kind
 from citeaudit.errors import InputError
 from citeaudit.sources.reading import MAX_TEXT_BYTES, read_bounded
-from citeaudit.table import ResponseFormat
 
 _SENTENCE_END = re.compile(r"[.!?。][\"'”’)\]]*(?=\s)|\n")
 _MARKDOWN_LINK = re.compile(r"^\s*\(?\s*\[[^\]]*\]\([^)]*\)\s*\)?\s*$")
@@ -65,7 +64,7 @@ class VendorCitation:
     """
 
     id: str
-    vendor: ResponseFormat
+    vendor: str  # its format's name (a `ResponseFormat` for citeaudit's own)
     type: str  # the vendor's word for the citation: char_location, url_citation, grounding_support, ...
     claim: str
     claim_span: tuple[int, int]
@@ -94,7 +93,7 @@ class VendorCitation:
 class ParsedResponse:
     """A response's answer text (its text parts joined) and its citations, in response order."""
 
-    format: ResponseFormat
+    format: str
     answer: str
     citations: tuple[VendorCitation, ...]
     name: str = "response"
@@ -174,7 +173,8 @@ def cited_source(index: int | None, *names: object) -> CitedSource:
 
 @dataclass(frozen=True)
 class VendorFormat:
-    """One vendor's response shape, registered by its name (`register_vendor_format`).
+    """One vendor's response shape, registered by its name (`register_vendor_format`; another
+    package's through the entry-point group `citeaudit.vendor_formats`, `citeaudit.registry`).
 
     `parse(data, reader)` reads a response's JSON object into the answer text and its citations
     (`reader` checks shapes and validates with the SDK's types, naming the file and JSON path of
@@ -183,7 +183,7 @@ class VendorFormat:
     `distribution` the module's name on PyPI when it differs.
     """
 
-    name: ResponseFormat
+    name: str  # a `ResponseFormat` for citeaudit's own
     parse: Callable[[dict[str, Any], Reader], tuple[str, list[VendorCitation]]]
     detect: Callable[[dict[str, Any]], bool]
     sdk: str = "openai"
@@ -191,19 +191,17 @@ class VendorFormat:
     distribution: str | None = None
 
 
-VENDOR_FORMATS: dict[str, VendorFormat] = {}  # name -> format, in the order shapes are detected
+# name -> format, in the order shapes are detected (citeaudit's own, then plugins')
+VENDOR_FORMATS: registry.Registry[VendorFormat] = registry.VENDOR_FORMATS
 
 
 def register_vendor_format(vendor: VendorFormat) -> VendorFormat:
     """Add a vendor format to `VENDOR_FORMATS` (detected after those before it); `ValueError` when
     its name is taken."""
-    if vendor.name in VENDOR_FORMATS:
-        raise ValueError(f"response format {vendor.name!r} is registered already")
-    VENDOR_FORMATS[vendor.name] = vendor
-    return vendor
+    return VENDOR_FORMATS.register(vendor.name, vendor)
 
 
-def detect_response_format(data: object) -> ResponseFormat | None:
+def detect_response_format(data: object) -> str | None:
     """The format a response's JSON has, by its shape (the first registered format that recognizes
     it); None when it is none of them."""
     if not isinstance(data, dict):
@@ -249,7 +247,7 @@ def _sdk(vendor: VendorFormat) -> str | None:
         return getattr(imported, "__version__", None)
 
 
-def parse_response(data: object, format: str | ResponseFormat | None = None, name: str = "response") -> ParsedResponse:
+def parse_response(data: object, format: str | None = None, name: str = "response") -> ParsedResponse:
     """A response's JSON (parsed) as a `ParsedResponse`; `format` as named, else by its shape.
 
     Raises `InputError` (naming `name`, the JSON path and the fix) for anything else: an unknown
@@ -282,6 +280,6 @@ def parse_response(data: object, format: str | ResponseFormat | None = None, nam
     return ParsedResponse(chosen.name, answer, tuple(citations), name, sdk)
 
 
-def load_response(path: str | Path, format: str | ResponseFormat | None = None) -> ParsedResponse:
+def load_response(path: str | Path, format: str | None = None) -> ParsedResponse:
     """`parse_response` of a saved response file."""
     return parse_response(read_response(path), format, str(path))

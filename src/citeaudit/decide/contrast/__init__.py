@@ -24,52 +24,71 @@ another language (Japanese, say) they stay silent and the row's `contrast_note` 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from citeaudit import registry
 from citeaudit import table as C
+from citeaudit.citations.kinds import kind_of
 from citeaudit.decide.contrast import entities, identifiers, normative, numbers, polarity
 from citeaudit.decide.contrast.japanese import japanese
 from citeaudit.decide.contrast.passages import Finding, readable
 from citeaudit.settings.environment import DEFAULT_CONTRAST_CHECKS
-from citeaudit.table import ContrastCheck, Kind
+from citeaudit.table import ContrastCheck
 
 if TYPE_CHECKING:  # the command line reads this package's names before any table exists
     import pandas as pd
 
 Check = Callable[[str, str, "str | None", str], list[Finding]]
-CHECKS: dict[ContrastCheck, Check] = {
-    ContrastCheck.NORMATIVE: normative.check,
-    ContrastCheck.NUMBERS: numbers.check,
-    ContrastCheck.POLARITY: polarity.check,
-    ContrastCheck.ENTITIES: entities.check,
-    ContrastCheck.IDENTIFIERS: identifiers.check,
-}
 
-__all__ = ["CHECKS", "Finding", "check_contrast", "contrast_findings", "evidence_place", "silent_note"]
+
+def reads_english(claim: str, evidence: str) -> bool:
+    """Whether a claim and its evidence are both in a language the English checks read."""
+    return readable(claim) and readable(evidence)
+
+
+def _reads_english_or_japanese(claim: str, evidence: str) -> bool:
+    return reads_english(claim, evidence) or (japanese(claim) and japanese(evidence))
+
+
+@dataclass(frozen=True)
+class ContrastCheckRule:
+    """A contrast check registered by name (`CHECKS`, `citeaudit.registry.CONTRAST_CHECKS`; a plugin's
+    through the entry-point group `citeaudit.contrast_checks`): `check(claim, evidence, quote, where)`
+    returns its findings (`Finding`, `check` set to its name), `reads(claim, evidence)` whether it reads
+    that pair at all (when not, the row's `contrast_note` says it stayed silent)."""
+
+    name: str
+    check: Check
+    reads: Callable[[str, str], bool] = reads_english
+
+
+CHECKS: registry.Registry[ContrastCheckRule] = registry.CONTRAST_CHECKS
+for _rule in (ContrastCheckRule(ContrastCheck.NORMATIVE, normative.check),  # the registry lines, in --help's order
+              ContrastCheckRule(ContrastCheck.NUMBERS, numbers.check, _reads_english_or_japanese),
+              ContrastCheckRule(ContrastCheck.POLARITY, polarity.check),
+              ContrastCheckRule(ContrastCheck.ENTITIES, entities.check),
+              ContrastCheckRule(ContrastCheck.IDENTIFIERS, identifiers.check)):
+    CHECKS.register(_rule.name, _rule)
+
+__all__ = ["CHECKS", "ContrastCheckRule", "Finding", "check_contrast", "contrast_findings", "evidence_place",
+           "silent_note"]
 
 
 def evidence_place(row: C.Row) -> str:
-    """How a finding names the evidence: `section 4.1.4`, `page 3`, `lines 2-3`, `source s1`, or `the evidence`."""
-    found = row.get(C.FOUND_SECTION)
-    if not isinstance(found, str) or not found:
-        return "the evidence"
-    if row.get(C.KIND) == Kind.LINES:
-        return f"lines {found[1:].replace('-L', '-')}"
-    if row.get(C.KIND) == Kind.SOURCE:
-        return f"source {found}"
-    return found if found.startswith("page") else f"section {found}"
+    """How a finding names the evidence: `section 4.1.4`, `page 3`, `lines 2-3`, `source s1`, or
+    `the evidence` (its citation kind's `place`)."""
+    return kind_of(row).place(row)
 
 
-def reads(kind: ContrastCheck, claim: str, evidence: str) -> bool:
+def reads(kind: str, claim: str, evidence: str) -> bool:
     """Whether the check `kind` reads this pair: English, or for `numbers` a Japanese pair as well."""
-    if readable(claim) and readable(evidence):
-        return True
-    return kind == ContrastCheck.NUMBERS and japanese(claim) and japanese(evidence)
+    return CHECKS.get(kind).reads(claim, evidence)
 
 
-def silent_note(kinds: Iterable[ContrastCheck], claim: str, evidence: str) -> str | None:
+def silent_note(kinds: Iterable[str], claim: str, evidence: str) -> str | None:
     """Why the checks stay silent on this pair (a language they cannot read), or None."""
-    names = ", ".join(k for k in kinds if not reads(ContrastCheck(k), claim, evidence))
+    names = ", ".join(k for k in kinds if not reads(k, claim, evidence))
     if not names:
         return None
     if not readable(claim):
@@ -80,7 +99,7 @@ def silent_note(kinds: Iterable[ContrastCheck], claim: str, evidence: str) -> st
 
 
 def contrast_findings(claim: str, evidence: str, quote: str | None = None, where: str = "the evidence",
-                      kinds: Iterable[ContrastCheck] = DEFAULT_CONTRAST_CHECKS) -> list[Finding]:
+                      kinds: Iterable[str] = DEFAULT_CONTRAST_CHECKS) -> list[Finding]:
     """What the `kinds` of check (by default `DEFAULT_CONTRAST_CHECKS`) find between a claim and its
     evidence (none on a text they cannot read).
 
@@ -91,12 +110,13 @@ def contrast_findings(claim: str, evidence: str, quote: str | None = None, where
     kinds = tuple(kinds)
     found: list[Finding] = []
     for kind in kinds:
-        if reads(ContrastCheck(kind), claim, evidence):
-            found += CHECKS[ContrastCheck(kind)](claim, evidence, quote, where)
+        rule = CHECKS.get(kind)
+        if rule.reads(claim, evidence):
+            found += rule.check(claim, evidence, quote, where)
     return found
 
 
-def check_contrast(table: pd.DataFrame, kinds: Iterable[ContrastCheck] = DEFAULT_CONTRAST_CHECKS) -> pd.DataFrame:
+def check_contrast(table: pd.DataFrame, kinds: Iterable[str] = DEFAULT_CONTRAST_CHECKS) -> pd.DataFrame:
     """The table with `contrast` (the findings of `kinds`, by default `DEFAULT_CONTRAST_CHECKS`, as dicts,
     on every row with evidence; None where there is no evidence or no check runs) and `contrast_note`
     (why the checks stayed silent)."""

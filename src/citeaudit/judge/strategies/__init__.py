@@ -7,11 +7,11 @@ probabilities and the `answers`, its confidence when answers had to be sampled, 
 `calls_per_citation` and its `calibration_inputs`. The `Judge` sends what it asks and hands it the
 readings; it never branches on a strategy's name.
 
-The shipped ones, registered below (one line each): `choice` and `examples` (`choice`), `yesno`
-and `panel` (`yesno`), `panel+examples` (`panel_examples`), `probe` and `stacked` (`probe`: the
-local model's hidden state read by a probe). Adding one: a module with its
-`JudgeStrategy` subclass, one `register_strategy` line here, its tests (README, "Extending
-citeaudit").
+The shipped ones, registered below (one line each) in `citeaudit.registry.STRATEGIES`: `choice` and
+`examples` (`choice`), `yesno` and `panel` (`yesno`), `panel+examples` (`panel_examples`), `probe`
+and `stacked` (`probe`: the local model's hidden state read by a probe). Adding one from another
+package: a `JudgeStrategy` subclass named in the entry-point group `citeaudit.strategies` of that
+package's `pyproject.toml` (`citeaudit.registry` has the contract; tests/plugins/ has an example).
 """
 
 from citeaudit.judge.strategies.base import (
@@ -36,7 +36,7 @@ from citeaudit.judge.strategies.registry import (
 )
 from citeaudit.judge.strategies.yesno import Panel, YesNo
 
-# in `table.Strategy`'s order, so every list of choices reads the same
+# in the order every list of choices shows them (plugins' come after)
 register_strategy(Choice())
 register_strategy(YesNo())
 register_strategy(Panel())

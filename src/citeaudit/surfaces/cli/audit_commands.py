@@ -16,7 +16,7 @@ from citeaudit.errors import InputError
 from citeaudit.printable import printable, printable_lines
 from citeaudit.surfaces.cli.app import _fail, _show, main
 from citeaudit.surfaces.cli.params import (
-    _choice,
+    RESPONSE_FORMAT,
     format_option,
     input_options,
     judge_options,
@@ -28,7 +28,6 @@ from citeaudit.surfaces.cli.params import (
 from citeaudit.table import (
     WAITING_STATES,
     ErrorKind,
-    ResponseFormat,
     State,
 )
 
@@ -167,7 +166,7 @@ def _show_audit(audit: Audit) -> None:
 @click.option("--response", type=click.Path(dir_okay=False), default=None,
               help="Instead of --citations: a saved API response whose own citations are audited (Anthropic, "
                    "OpenAI Responses or Chat Completions, Gemini, Cohere, LangChain/LlamaIndex).")
-@click.option("--response-format", type=_choice(ResponseFormat), default=None,
+@click.option("--response-format", type=RESPONSE_FORMAT, default=None,
               help="The --response's format (default: by the JSON's shape).")
 @click.option("--require-coverage/--allow-uncited", default=None,
               help="With --response: answer text outside every citation keeps the answer in REVIEW (the "

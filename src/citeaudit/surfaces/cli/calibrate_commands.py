@@ -15,7 +15,6 @@ from citeaudit.surfaces.cli.params import settings_options
 from citeaudit.table import (
     THRESHOLD_RULES,
     CacheMode,
-    Strategy,
 )
 
 # the pipeline and the fitting code are imported by each command when it runs (`citeaudit --help`
@@ -91,7 +90,7 @@ def calibration_row(fitted: Calibration) -> str:
     if len(folds) < len(cv["fold_thresholds"]):
         spread += f" (none in {len(cv['fold_thresholds']) - len(folds)} folds)"
     right = f"{cv['stand_right']}/{cv['stand']} ({cv['precision']:.1%})" if cv["stand"] else "-"
-    calls = calls_per_citation(Strategy(fitted.strategy))
+    calls = calls_per_citation(fitted.strategy)
     repeated = cv.get("repeated")
     means = (f"{repeated['coverage_mean']:.1%} ({repeated['coverage_sd']:.1%}) "
              f"| {repeated['precision_mean']:.1%} ({repeated['precision_sd']:.1%})") if repeated else "- | -"

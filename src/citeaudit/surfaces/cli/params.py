@@ -10,13 +10,12 @@ from typing import Any, TypeVar
 import click
 
 from citeaudit.errors import CiteAuditError
-from citeaudit.judge.strategies import STRATEGIES
 from citeaudit.pipeline.focus import FOCUS_CHARS
+from citeaudit.registry import CONTRAST_CHECKS, FORMATS, STRATEGIES, VENDOR_FORMATS
 from citeaudit.settings import environment as config
 from citeaudit.table import (
     SECTION_READINGS,
     CacheMode,
-    ContrastCheck,
     EvidenceMode,
     LocalModelKey,
     ResponseFormat,
@@ -41,7 +40,60 @@ def _options(*options: Callable[[F], F]) -> Callable[[F], F]:
 MODEL_KEY = _choice(LocalModelKey)
 
 
-_WAYS = [f"{name} ({each.summary})" for name, each in STRATEGIES.items()]
+class _Registered(click.Choice):
+    """The names of one registry (`citeaudit.registry`: citeaudit's own and the plugins'), read when a
+    command's help is shown or its option parsed, not when the command line starts: reading a
+    registry imports its built-ins (numpy, parsers) and the installed plugins, and a broken plugin
+    is then an error the command line reports (exit 2), not a traceback at start-up."""
+
+    def __init__(self, names: Callable[[], Iterable[str]]) -> None:
+        self._names = names
+        super().__init__([])
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self._names())
+
+    @choices.setter
+    def choices(self, _: object) -> None:  # click.Choice.__init__ sets it; the registry is the one list
+        pass
+
+
+class _RegisteredHelp(click.Option):
+    """An option whose help names a registry's entries, written when the help is shown (`_Registered`)."""
+
+    def __init__(self, *args: Any, help_from: Callable[[], str], **kwargs: Any) -> None:
+        self._help_from = help_from
+        super().__init__(*args, **kwargs)
+
+    @property  # click's attribute, computed here
+    def help(self) -> str:
+        return self._help_from()
+
+    @help.setter
+    def help(self, _: object) -> None:
+        pass
+
+
+def _strategy_help() -> str:
+    ways = [f"{name} ({each.summary})" for name, each in STRATEGIES.items()]
+    return (f"How the judge asks: {', '.join(ways[:-1])} or {ways[-1]}; default CITEAUDIT_STRATEGY "
+            f"or {config.DEFAULT_STRATEGY}.")
+
+
+def _contrast_help() -> str:
+    return (f"Contrast checks between claim and evidence, comma-separated ({', '.join(CONTRAST_CHECKS)}), or none or "
+            "all; a check that fires keeps a verified verdict from standing (default CITEAUDIT_CONTRAST_CHECKS, else "
+            f"{','.join(config.DEFAULT_CONTRAST_CHECKS)}).")
+
+
+def _response_formats() -> list[str]:
+    # citeaudit's own in `ResponseFormat`'s order (the registry's is the order shapes are detected in), then plugins'
+    own = [str(f) for f in ResponseFormat]
+    return [*own, *(name for name in VENDOR_FORMATS if name not in own)]
+
+
+RESPONSE_FORMAT = _Registered(_response_formats)
 # the help of --cache-mode by the command's default mode (replay, unless the command records)
 CACHE_MODE_HELP = {
     CacheMode.REPLAY: "replay (default, offline), record or refresh; or CITEAUDIT_CACHE_MODE.",
@@ -59,9 +111,8 @@ def _settings_params(default_mode: CacheMode, with_threshold: bool) -> tuple[Cal
              f"{config.DEFAULT_THRESHOLD}: the output says which).")
     return (
         *((threshold,) if with_threshold else ()),
-        click.option("--strategy", type=click.Choice(list(STRATEGIES)), default=None,  # the registered strategies
-                     help=f"How the judge asks: {', '.join(_WAYS[:-1])} or {_WAYS[-1]}; default CITEAUDIT_STRATEGY "
-                          f"or {config.DEFAULT_STRATEGY}."),
+        click.option("--strategy", type=_Registered(STRATEGIES.names), default=None,  # the registered strategies
+                     cls=_RegisteredHelp, help_from=_strategy_help),
         click.option("--cache-mode", type=_choice(CacheMode), default=None, help=CACHE_MODE_HELP[default_mode]),
         click.option("--model", default=None,
                      help="Judge model name, or a local model key (qwen, smollm2); default CITEAUDIT_MODEL or the "
@@ -90,10 +141,8 @@ _profile = click.option(
 
 
 _contrast_checks = click.option(
-    "--contrast-checks", "contrast", default=None, metavar="KINDS|none|all",
-    help=f"Contrast checks between claim and evidence, comma-separated ({', '.join(ContrastCheck)}), or none or all; "
-         "a check that fires keeps a verified verdict from standing (default CITEAUDIT_CONTRAST_CHECKS, else "
-         f"{','.join(config.DEFAULT_CONTRAST_CHECKS)}).")
+    "--contrast-checks", "contrast", default=None, metavar="KINDS|none|all", cls=_RegisteredHelp,
+    help_from=_contrast_help)
 # the options of every command that routes verdicts (some stand): the spot-check rate, the contrast
 # checks and the profile
 routing_options = _options(_spot_check, _contrast_checks, _profile)
@@ -183,30 +232,11 @@ input_options = _options(
     click.option("--sources-json", type=click.Path(dir_okay=False), help="... and its sources.json."),
     click.option("--response", type=click.Path(dir_okay=False), default=None,
                  help="A saved vendor API response, with the --source files it cites."),
-    click.option("--response-format", type=_choice(ResponseFormat), default=None,
+    click.option("--response-format", type=RESPONSE_FORMAT, default=None,
                  help="The --response's format (default: by the JSON's shape)."),
     click.option("--sections", "sections", type=click.Choice(SECTION_READINGS), default="auto",
                  show_default=True, help="How a --source is divided (as for `audit --sections`): give the audit's."),
 )
-
-
-class _Formats(click.Choice):
-    """The registered source formats, read from the registry when a command's help is shown or its
-    --format parsed: importing the formats (numpy and their parsers) is not part of starting the
-    command line."""
-
-    def __init__(self) -> None:
-        super().__init__([])
-
-    @property
-    def choices(self) -> tuple[str, ...]:
-        from citeaudit.sources import FORMATS
-
-        return tuple(FORMATS)
-
-    @choices.setter
-    def choices(self, _: object) -> None:  # click.Choice.__init__ sets it; the registry is the one list
-        pass
 
 
 sections_option = click.option(
@@ -215,5 +245,5 @@ sections_option = click.option(
          "Article 17) when their numbering is consistent (auto), always (numbered), or as the format divides "
          "it (paragraphs: paragraphs of a text, headings, pages). The table's first line says which was used.")
 
-format_option = click.option("--format", "doc_format", type=_Formats(), default=None,
+format_option = click.option("--format", "doc_format", type=_Registered(FORMATS.names), default=None,
                              help="Format of the --source document (default: by its extension; .txt: RFC or plain).")
