@@ -117,7 +117,7 @@ class Judge:
     registered since); the object itself is `strategy_object`, which builds the requests and reads
     their answers. `grammar=True` sends llama.cpp's `grammar` so that the one token must be a valid
     answer; other endpoints do not take it (None: on for the models our llama.cpp server runs,
-    `LOCAL_MODEL_NAMES`). `timeout` bounds each whole request (`deadline`); the client retries
+    `LOCAL_MODELS`). `timeout` bounds each whole request (`deadline`); the client retries
     transient faults (connection errors, timeouts, 408/409/429/5xx, honouring `Retry-After`)
     `max_retries` times.
     """
@@ -125,7 +125,7 @@ class Judge:
     model: str = config.DEFAULT_MODEL
     base_url: str | None = None
     api_key: str | None = None
-    grammar: bool | None = None  # None: on for a local model (`LOCAL_MODEL_NAMES`)
+    grammar: bool | None = None  # None: on for a local model (`LOCAL_MODELS`)
     cache: CallCache = None  # type: ignore[assignment]  # required: checked in __post_init__
     max_retries: int = config.DEFAULT_RETRIES
     timeout: float = config.DEFAULT_TIMEOUT
@@ -141,7 +141,7 @@ class Judge:
             raise TypeError("a Judge asks through a call cache: Judge(cache=CallCache(folder, mode)), or "
                             "AuditRun(options).judge for the one the settings describe")
         if self.grammar is None:
-            self.grammar = self.model in config.LOCAL_MODEL_NAMES
+            self.grammar = self.model in config.LOCAL_MODELS.values()
         self.strategy = config.parse_strategy(self.strategy)
         strategy = self.strategy_object
         if self.questions is None:

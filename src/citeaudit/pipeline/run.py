@@ -90,7 +90,7 @@ class AuditRun:
         judged, so that a damaged one is an `InputError` naming it (exit 2), not a row error per
         citation. No file, or a model that is not local, stays a row error (the judge says why)."""
         o = self.options
-        if not get_strategy(str(o.strategy)).reads_hidden_states or o.model not in config.LOCAL_MODEL_NAMES:
+        if not get_strategy(str(o.strategy)).reads_hidden_states or o.model not in config.LOCAL_MODELS.values():
             return
         path = probe_file(o.model, o.folders)
         if path is not None:

@@ -41,15 +41,9 @@ from pathlib import Path
 import platformdirs
 
 from citeaudit.errors import InputError
-from citeaudit.settings.values import (  # noqa: F401 (read as settings.environment's too)
-    CACHE_MODES,
-    parse_cache_mode,
-    parse_contrast_checks,
-    parse_evidence_mode,
-    parse_strategy,
-)
 from citeaudit.table import CacheMode, ContrastCheck, EvidenceMode, Strategy
 
+CACHE_MODES = tuple(CacheMode)
 DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_THRESHOLD = 0.8
 # share of standing verdicts drawn at random for review (`decide.spotcheck`): about 50 reviewed spot
@@ -68,10 +62,8 @@ DEFAULT_CONTRAST_CHECKS = (ContrastCheck.NORMATIVE, ContrastCheck.NUMBERS, Contr
 # one at a time (more would only queue there and eat into each request's timeout)
 DEFAULT_CONCURRENCY = 4
 MAX_CONCURRENCY = 64
-# models served by our local llama.cpp server, which takes a grammar (`judge.localmodel.MODELS`), by
-# the short key that stands for each (`--model qwen`)
+# models served by our local llama.cpp server, which takes a grammar (localmodel.py), by their `--model` keys
 LOCAL_MODELS = {"smollm2": "smollm2-135m-instruct-q4_1", "qwen": DEFAULT_MODEL}
-LOCAL_MODEL_NAMES = tuple(LOCAL_MODELS.values())
 
 
 def checkout_dir() -> Path | None:
@@ -291,6 +283,15 @@ def folders() -> list[tuple[str, Path, str]]:
     return rows
 
 
+def parse_cache_mode(value: str) -> CacheMode:
+    """A cache mode name as a `CacheMode`; anything else is an `InputError` listing the choices."""
+    try:
+        return CacheMode(value)
+    except ValueError:
+        raise InputError(f"unknown cache mode {value!r}: use one of {', '.join(CACHE_MODES)} "
+                         "(--cache-mode or CITEAUDIT_CACHE_MODE)") from None
+
+
 def cache_mode(default: CacheMode = CacheMode.REPLAY) -> CacheMode:
     """`CITEAUDIT_CACHE_MODE`, else `default` (`replay`; `record` for the commands that record)."""
     return parse_cache_mode(os.environ.get("CITEAUDIT_CACHE_MODE") or default)
@@ -327,6 +328,19 @@ def spot_check() -> float:
     return number
 
 
+def parse_evidence_mode(value: str, where: str = "--evidence") -> EvidenceMode:
+    """An `EvidenceMode` from its name, or `InputError` naming where it came from and the choices.
+
+    >>> parse_evidence_mode("focused")
+    <EvidenceMode.FOCUSED: 'focused'>
+    """
+    try:
+        return EvidenceMode(str(value).strip().lower())
+    except ValueError:
+        raise InputError(f"{where}: {value!r} is not an evidence mode: give one of "
+                         f"{', '.join(EvidenceMode)}") from None
+
+
 def evidence_mode() -> EvidenceMode:
     """`CITEAUDIT_EVIDENCE` (`section` or `focused`), else `section`."""
     value = (os.environ.get("CITEAUDIT_EVIDENCE") or "").strip()
@@ -342,6 +356,16 @@ def profile() -> str | None:
 
 def model() -> str:
     return os.environ.get("CITEAUDIT_MODEL", DEFAULT_MODEL)
+
+
+def parse_strategy(value: str) -> Strategy:
+    """A strategy name as a `Strategy`; anything else is an `InputError` listing the choices."""
+    try:
+        return Strategy(value)
+    except ValueError:
+        choices = ", ".join(s.value for s in Strategy)
+        raise InputError(f"unknown judge strategy {value!r}: use one of {choices} "
+                         f"(--strategy or CITEAUDIT_STRATEGY)") from None
 
 
 def strategy() -> Strategy:
@@ -362,7 +386,7 @@ def use_grammar(model_name: str) -> bool:
     value = os.environ.get("CITEAUDIT_GRAMMAR")
     if value is not None and value != "":
         return value.lower() in ("1", "true", "yes")
-    return model_name in LOCAL_MODEL_NAMES
+    return model_name in LOCAL_MODELS.values()
 
 
 def timeout() -> float:
@@ -399,7 +423,7 @@ def default_concurrency(model_name: str) -> int:
     interleaved citations pay for every prompt in full (tools/bench_local_judge.py: 35% less time
     per judged citation at 1 than at 4, the same answers).
     """
-    return 1 if model_name in LOCAL_MODEL_NAMES else DEFAULT_CONCURRENCY
+    return 1 if model_name in LOCAL_MODELS.values() else DEFAULT_CONCURRENCY
 
 
 def concurrency(default: int = DEFAULT_CONCURRENCY) -> int:
@@ -412,6 +436,29 @@ def concurrency(default: int = DEFAULT_CONCURRENCY) -> int:
                          f"set it like CITEAUDIT_CONCURRENCY={DEFAULT_CONCURRENCY} (1 for a local llama.cpp "
                          "server), or unset it.")
     return int(value)
+
+
+def parse_contrast_checks(value: str | tuple | list, where: str = "--contrast-checks") -> tuple[ContrastCheck, ...]:
+    """Contrast check names, comma-separated (`numbers,normative`), `none` or `all`, as a tuple in the
+    order of `ContrastCheck`; an unknown name is an `InputError` listing the choices.
+
+    >>> parse_contrast_checks("numbers, normative"), parse_contrast_checks("none")
+    ((<ContrastCheck.NORMATIVE: 'normative'>, <ContrastCheck.NUMBERS: 'numbers'>), ())
+    """
+    names = [n.strip().lower() for n in value.split(",")] if isinstance(value, str) else [str(n) for n in value]
+    names = [n for n in names if n]
+    if isinstance(value, str) and not names:  # an empty value never turns the checks off: `none` does
+        raise InputError(f"{where}: {value!r} names no contrast check: give some, or all, or none to turn them off")
+    if names in (["none"], []):
+        return ()
+    if names == ["all"]:
+        return tuple(ContrastCheck)
+    choices = [str(c) for c in ContrastCheck]
+    unknown = [n for n in names if n not in choices]
+    if unknown:
+        raise InputError(f"{where}: unknown contrast check {unknown[0]!r}: give some of {', '.join(choices)} "
+                         "(comma-separated), or none, or all")
+    return tuple(c for c in ContrastCheck if c in names)
 
 
 def contrast_checks() -> tuple[ContrastCheck, ...]:
