@@ -288,14 +288,14 @@ def audit_table(table: pd.DataFrame, document: Document | None = None, sources: 
     keep with the audit).
     """
     routing: Routing | None = None
-    options = run.options if isinstance(run, AuditRun) else run or AuditOptions.from_env()
+    options = run.options if isinstance(run, AuditRun) else run
     if locate_only:  # the contrast checks need no model: they run in step 1 only as well
         for column in C.JUDGE_COLUMNS:
             table[column] = pd.Series([None] * len(table), index=table.index, dtype=object)
-        table = check_contrast(table, options.contrast)
+        table = check_contrast(table, options.contrast if options is not None else config.contrast_checks())
         table = route(table, 1.0)
     else:
-        run = run if isinstance(run, AuditRun) else AuditRun(options, judge=judge)
+        run = run if isinstance(run, AuditRun) else AuditRun(options or AuditOptions.from_env(), judge=judge)
         options = run.options
         name = document.name if document is not None else "the sources"
         table = judge_citations(table, run.judge, name, progress, options.requests_in_flight, options.evidence)
