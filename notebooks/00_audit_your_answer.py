@@ -28,7 +28,7 @@ source_path = ca.resolve_source(SOURCE)
 print(f"citations: {citations_path.resolve()}")
 print(f"source:    {source_path.resolve()}")
 print(f"judge:     {options.model} ({options.strategy}, {options.cache_mode})")
-print(options.routing().note())
+print(ca.AuditRun(options).routing.note())
 
 # %% [markdown]
 # ## 1. Find every quote in the source (no model)

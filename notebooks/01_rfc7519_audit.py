@@ -25,7 +25,8 @@ from IPython.display import HTML, display
 import citeaudit as ca
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
-routing = options.routing()  # the threshold in force and the model's calibration, as every surface uses them
+run = ca.AuditRun(options)  # the judge, its call cache and the routing these settings describe, built once
+routing = run.routing  # the threshold in force and the model's calibration, as every surface uses them
 print(f"judge: {options.model} ({options.strategy}, {options.cache_mode}); {routing.note()}")
 
 # %% [markdown]
@@ -62,8 +63,8 @@ ca.styled(ca.step1_view(located))
 # to record it).
 
 # %%
-judge = options.judge()
-judged = ca.judge_citations(located, judge, doc.name)
+judge = run.judge
+judged = ca.judge_citations(located, judge, doc.name, concurrency=options.requests_in_flight)
 ca.styled(ca.answers_view(judged))  # relation, the three probabilities, each question's P(yes)
 
 # %% [markdown]

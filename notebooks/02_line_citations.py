@@ -21,7 +21,7 @@ import pandas as pd
 import citeaudit as ca
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
-print(options.routing().note())
+print(ca.AuditRun(options).routing.note())
 document = ca.find_input(DOCUMENT)
 
 # %% [markdown]

@@ -55,7 +55,8 @@ print(labelled.summary())
 # here.
 
 # %%
-saved = [options.with_(strategy=strategy, use_calibration=True, profile=None).calibration() for strategy in STRATEGIES]
+saved = [ca.AuditRun(options.with_(strategy=strategy, use_calibration=True, profile=None)).calibration
+         for strategy in STRATEGIES]
 comparison = ca.compare_strategies(tables, options.model, TARGET, saved=saved)
 fitted_here = [s for s in STRATEGIES if s not in comparison.reused]
 print("saved calibrations, fitted on these citations:", ", ".join(comparison.reused) or "none",

@@ -27,9 +27,9 @@ from IPython.display import HTML, display
 import citeaudit as ca
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD, spot_check=SPOT_CHECK)
-print(options.routing().note())
+print(ca.AuditRun(options).routing.note())
 audit = ca.audit_quotes(SOURCE, ca.find_input(CITATIONS), options=options)
-store = ca.review_store_path(Path(CITATIONS).stem)
+store = ca.review_store_path(Path(CITATIONS).stem, ca.review_dir())  # CITEAUDIT_REVIEW_DIR, else reviews/
 queue = ca.ReviewQueue(audit, store)
 print(f"review store: {store}")
 print(f"{len(queue.pending)} citations wait for review; answer is {queue.decision().status}")
@@ -138,9 +138,9 @@ ca.styled(result.groups_view())
 # %%
 if not ca.load_reviews(store):
     print("no review in the store yet: review the queue above (or a BATCH) first")
-elif options.with_(profile=None).calibration() is None:
+elif ca.AuditRun(options.with_(profile=None)).calibration is None:
     print(f"no calibration of {options.model} / {options.strategy} to start a profile from: "
-          f"{options.routing().note()}")
+          f"{ca.AuditRun(options).routing.note()}")
 else:
     fit = ca.profile_from_reviews([(SOURCE, ca.find_input(CITATIONS))], store, PROFILE or "preview", options)
     print(fit.summary())

@@ -29,7 +29,7 @@ options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold
 # the cards of every answer to look at are drawn on the worker that holds its document; the bar counts
 # answers and partitions done of the total, answers per second and the time left
 result = ca.audit_dataset(ca.find_input(DATASET), options, scheduler=SCHEDULER, cards=ca.answer_cards, progress=True)
-print(f"{len(result.outcomes)} answers, {len(result.rows)} citation rows; {options.routing().note()}")
+print(f"{len(result.outcomes)} answers, {len(result.rows)} citation rows; {ca.AuditRun(options).routing.note()}")
 
 # %% [markdown]
 # ## One decision per answer

@@ -31,7 +31,7 @@ from IPython.display import HTML, display
 import citeaudit as ca
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
-print(options.routing().note())
+print(ca.AuditRun(options).routing.note())
 
 # %% [markdown]
 # ## The documents and their sections

@@ -159,7 +159,7 @@ def recorded_copy(tmp_path_factory):
     path, so a copy elsewhere would be rebuilt. Everything a test wrote there is gone for the next."""
     import shutil
 
-    from citeaudit import CallCache
+    from citeaudit import AuditOptions, AuditRun
 
     base = tmp_path_factory.mktemp("recorded")
     pristine = {}
@@ -176,7 +176,7 @@ def recorded_copy(tmp_path_factory):
                 for name in [n for n in os.environ if n.startswith(PREFIXES) and n not in KEPT]:
                     env.delenv(name)
                 env.setenv("CITEAUDIT_CACHE_DIR", str(folder))
-                CallCache(mode="replay").close()  # builds local/store, as a test's first open would
+                AuditRun(AuditOptions.from_env()).cache.close()  # builds local/store, as a test's first open would
             pristine[calibrations] = base / f"pristine{'' if calibrations else '-no-calibrations'}"
             shutil.copytree(folder, pristine[calibrations])
         shutil.rmtree(folder, ignore_errors=True)

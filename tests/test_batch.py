@@ -11,10 +11,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from citeaudit import AuditOptions
+from citeaudit import AuditOptions, AuditRun
 from citeaudit.citations.dataset import ANSWER_ID, LINE, read_dataset
 from citeaudit.citations.lines import load_line_answer
-from citeaudit.judge.cache import CallCache
 from citeaudit.judge.judge import Judge
 from citeaudit.pipeline.audit import audit_lines, audit_quotes, audit_source_files
 from citeaudit.pipeline.batch import audit_dataset, run_batch
@@ -73,7 +72,7 @@ def mixed(tmp_path) -> Path:
 
 
 def _judge() -> Judge:
-    return Judge(cache=CallCache(mode="replay"))
+    return AuditRun(AuditOptions.from_env(cache_mode="replay")).judge
 
 
 def test_mixed_formats_and_malformed_lines_give_error_rows_and_the_others_go_on(mixed, recorded_cache):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from citeaudit import CacheMissError, CallCache
+from citeaudit import AuditOptions, AuditRun, CacheMissError, CallCache
 from citeaudit.judge.cache import RECORD_KEYS, read_recording, recording_name, request_key
 from citeaudit.stores import append_record
 
@@ -140,7 +140,7 @@ def test_two_different_answers_under_one_key_are_reported_on_every_open(tmp_cach
     assert CallCache(tmp_cache, mode="replay").warnings == []
 
 
-def test_the_default_cache_writes_the_user_cache_and_reads_the_shipped_recordings(tmp_path, monkeypatch):
+def test_a_runs_cache_writes_the_user_cache_and_reads_the_shipped_recordings(tmp_path, monkeypatch):
     shipped = tmp_path / "cache"
     monkeypatch.setenv("CITEAUDIT_CACHE_DIR", str(shipped))
     monkeypatch.delenv("CITEAUDIT_USER_CACHE", raising=False)
@@ -149,17 +149,17 @@ def test_the_default_cache_writes_the_user_cache_and_reads_the_shipped_recording
     before = (shipped / recording_name("m-1")).read_bytes()
     other = {**REQUEST, "prompt_version": "v2"}
     send, calls = sender(["B"])
-    with CallCache(mode="record") as cache:
+    with AuditRun(AuditOptions.from_env(cache_mode="record")).cache as cache:
         assert cache.directory == shipped / "local" and cache.read_also == (shipped,)
         assert cache.call(REQUEST, send) == (read_recording(shipped / recording_name("m-1"))[0], True)
         assert cache.call(other, send)[1] is False and len(calls) == 1
     assert (shipped / recording_name("m-1")).read_bytes() == before  # the shipped recording is untouched
     (mine,) = read_recording(shipped / "local" / recording_name("m-1"))
     assert mine["key"] == request_key(other)
-    with CallCache(mode="replay") as replay:  # replay reads both
+    with AuditRun(AuditOptions.from_env(cache_mode="replay")).cache as replay:  # replay reads both
         assert replay.call(REQUEST, send)[1] and replay.call(other, send)[0]["response"] == {"content": "B"}
     monkeypatch.setenv("CITEAUDIT_USER_CACHE", str(tmp_path / "elsewhere"))
-    with CallCache(mode="record") as moved:
+    with AuditRun(AuditOptions.from_env(cache_mode="record")).cache as moved:
         assert moved.directory == tmp_path / "elsewhere"
         moved.call({**REQUEST, "prompt_version": "v3"}, sender(["C"])[0])
     assert len(read_recording(tmp_path / "elsewhere" / recording_name("m-1"))) == 1

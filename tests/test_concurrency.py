@@ -90,7 +90,7 @@ def test_the_store_manifest_matches_the_recording_after_threads(scripted, tmp_pa
     reopened.close()
 
 
-def test_concurrency_setting(monkeypatch):
+def test_concurrency_setting(monkeypatch, tmp_path):
     monkeypatch.delenv("CITEAUDIT_CONCURRENCY", raising=False)
     assert config.concurrency() == config.DEFAULT_CONCURRENCY and config.concurrency(default=1) == 1
     monkeypatch.setenv("CITEAUDIT_CONCURRENCY", "8")
@@ -100,7 +100,8 @@ def test_concurrency_setting(monkeypatch):
         with pytest.raises(InputError, match="CITEAUDIT_CONCURRENCY"):
             config.concurrency()
     with pytest.raises(InputError, match="concurrency"):
-        audit_citations(citations(2), None, SOURCES, judge=Judge(model="scripted"), concurrency=0)
+        audit_citations(citations(2), None, SOURCES, judge=Judge(model="scripted", cache=CallCache(tmp_path)),
+                        concurrency=0)
 
 
 def test_cli_takes_concurrency(tmp_path):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import KEPT, PREFIXES, ROOT
 
-from citeaudit import CallCache
+from citeaudit import AuditOptions, AuditRun
 from citeaudit.decide.reviews import review_store_path
 from citeaudit.settings import environment as config
 
@@ -38,10 +38,10 @@ def test_default_cache_and_review_folders_are_temporary_and_outside_the_checkout
     folder = Path(isolated_environment).resolve()
     assert not folder.is_relative_to(ROOT)
     assert config.cache_dir() == folder / "cache" and config.review_dir() == folder / "reviews"
-    with CallCache() as cache:  # what Judge() and the CLI open when nothing names a folder
+    with AuditRun(AuditOptions.from_env()).cache as cache:  # what an audit opens when nothing names a folder
         assert cache.store_dir == folder / "cache" / "local" / "store"  # the user cache, inside the cache folder
         assert cache.read_also == (folder / "cache",)
-    assert review_store_path("notebook").parent == folder / "reviews"
+    assert review_store_path("notebook", config.review_dir()).parent == folder / "reviews"
     assert not (folder / "cache").joinpath("store").is_relative_to(ROOT)
 
 

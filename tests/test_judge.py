@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citeaudit import CallCache, Judge, build_messages
+from citeaudit import AuditOptions, AuditRun, CallCache, Judge, build_messages
 from citeaudit.errors import InputError
 from citeaudit.judge.answers import Z_99, probabilities_from_top_logprobs, wilson_lower_bound
 from citeaudit.judge.judge import GRAMMAR, YESNO_GRAMMAR
@@ -103,10 +103,11 @@ def test_non_finite_logprob_is_an_error_row_and_recorded_as_null(tmp_cache, bad)
     assert replayed.error == result.error  # the recorded answer replays to the same row error
 
 
-def test_timeout_and_retries_come_from_the_environment(monkeypatch):
+def test_timeout_and_retries_come_from_the_environment_through_the_settings(monkeypatch):
     monkeypatch.setenv("CITEAUDIT_TIMEOUT", "7.5")
     monkeypatch.setenv("CITEAUDIT_RETRIES", "0")
-    judge = Judge(model="m", cache=NS(mode="replay"))
+    assert Judge(model="m", cache=NS(mode="replay")).timeout == 120.0  # a judge reads no environment
+    judge = AuditRun(AuditOptions.from_env(model="m"), cache=NS(mode="replay")).judge
     assert (judge.timeout, judge.max_retries) == (7.5, 0)
     assert (judge.client.timeout, judge.client.max_retries) == (7.5, 0)
     explicit = Judge(model="m", cache=NS(mode="replay"), timeout=3, max_retries=5)
@@ -125,7 +126,7 @@ def test_default_timeout_and_retries(monkeypatch):
 def test_bad_timeout_or_retries_setting_names_the_variable(monkeypatch, variable, value):
     monkeypatch.setenv(variable, value)
     with pytest.raises(InputError, match=f"{variable}='{value}'"):
-        Judge(model="m", cache=NS(mode="replay"))
+        AuditOptions.from_env(model="m")
 
 
 def test_answer_outside_the_options_is_an_error_row(tmp_cache):
@@ -330,7 +331,9 @@ def test_choice_has_no_yes_no_answers(tmp_cache):
 def test_unknown_strategy_names_the_choices(monkeypatch):
     monkeypatch.setenv("CITEAUDIT_STRATEGY", "vote")
     with pytest.raises(InputError, match="unknown judge strategy 'vote': use one of choice, yesno, panel, examples, panel\\+examples"):
-        Judge(model="m", cache=NS(mode="replay"))
+        AuditOptions.from_env(model="m")
+    with pytest.raises(InputError, match="unknown judge strategy 'vote'"):
+        Judge(model="m", cache=NS(mode="replay"), strategy="vote")
 
 
 @pytest.mark.parametrize("strategy, top", [("choice", [("A", 0.7), ("B", -3.0)]), ("yesno", [("Yes", 2.0), ("No", -1.0)])])

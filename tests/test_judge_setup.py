@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT
 from test_cli import run
 
-from citeaudit import AuditOptions
+from citeaudit import AuditOptions, AuditRun
 from citeaudit.decide.calibration import Routing, load_calibration
 from citeaudit.judge.cache import read_recording, recording_name
 from citeaudit.workflows.judge_setup import LABELLED_SETS, labelled_sets, setup_judge, setup_plan
@@ -105,7 +105,7 @@ def test_the_plan_counts_what_the_judge_would_ask(endpoint, recorded_cache):
     assert list(result.comparison.figures().index) == [f"{MODEL} / choice",
                                                        "qwen2.5-coder-1.5b-instruct-q4_k_m / choice (shipped)"]
     options = AuditOptions.from_env(model=MODEL, strategy="choice")
-    assert options.routing().calibration.to_json() == result.calibration.to_json()  # what the next audit uses
+    assert AuditRun(options).routing.calibration.to_json() == result.calibration.to_json()  # what the next audit uses
     assert result.saved_note().startswith(f"calibration saved to {result.saved}")
 
 

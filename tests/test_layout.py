@@ -8,8 +8,8 @@
    stages sources, citations, locate, judge, decide, calibrate, and settings, table, errors,
    stores, ...) imports none of the three. `ALLOWED` lists the exceptions, each with its reason.
    `testing` (the scripted judge for tests and tools) is imported by no module of the package.
-   Finer, by package (`PACKAGE_ORDER`): no package imports one later in the order, but for the
-   arrows `NOT_YET_IN_ORDER` lists (issue 51: settings still builds the judge and the routing).
+   Finer, by package (`PACKAGE_ORDER`): no package imports one later in the order; `settings` is a
+   leaf (the errors, the table and nothing else).
 3. No module over `MAX_LINES` lines (`TOO_LONG_FOR_NOW` lists the ones being split).
 4. No two modules in one folder with confusable names. Two names (lowercase, `_` dropped) are
    confusable when one begins with the other (judge, judge_setup), when they share their first
@@ -17,6 +17,11 @@
    `SYNONYMS` (config, options, settings). A name that merely ends in another names a kind of it or
    something else (vendor_audit is an audit of one kind; printable has nothing to do with table),
    so it is not flagged. A package counts as a module of the folder it sits in.
+5. Settings are read in one place: no module outside `settings` touches the process environment
+   (`os.environ`, `os.getenv`, ...), and no stage (a module below `pipeline` in `PACKAGE_ORDER`)
+   calls a function of `settings.environment` that reads it (`environment_readers`) or imports
+   `settings.options` (the settings object and its `from_env`): stages take values, and the run
+   object (`pipeline.run.AuditRun`), the workflows and the surfaces above hand them down.
 """
 
 import ast
@@ -42,9 +47,6 @@ PACKAGE_ORDER = (
     {"citations"}, {"locate"}, {"judge"}, {"decide"}, {"calibrate"}, {"pipeline"}, {"workflows"}, {"surfaces"},
     {"testing"}, {"citeaudit"},
 )
-# TEMPORARY (issue 51, settings as a leaf): `settings.options` builds the judge, the call cache and
-# the routing; that moves up into one run object, and these lines go.
-NOT_YET_IN_ORDER = {("settings.options", "judge"), ("settings.options", "decide")}
 # TEMPORARY: being split by other engineers (issue 31) as this test was made strict; the lead
 # empties this list after merging their work.
 TOO_LONG_FOR_NOW: set[str] = set()
@@ -152,7 +154,7 @@ def test_the_scan_reads_every_kind_of_import():
     scan = graph()
     assert "pipeline.jsonl" in scan["pipeline.batch"] and "surfaces.cli.app" in scan["surfaces.cli.audit_commands"]
     assert "table" in scan["pipeline.audit"]  # `from citeaudit import table as C`
-    assert "judge.judge" in scan["settings.options"]  # inside a function and under TYPE_CHECKING
+    assert "settings.options" in scan["surfaces.cli.audit_commands"]  # under TYPE_CHECKING only
     assert "pipeline.audit" in scan["workflows.judge_setup"]  # inside a function only
 
 
@@ -193,15 +195,18 @@ def test_arrows_go_one_way():
 
 
 def test_packages_import_only_down_their_order():
-    """Type-only and function-level imports included; `NOT_YET_IN_ORDER` is what issue 51 still
-    moves, and an exception that no import needs any more fails as stale."""
+    """Type-only and function-level imports included, with no exception."""
     scan = graph()
     assert {m for m in scan if m != "citeaudit"} <= {m for m in scan if rank(m) >= 0}  # every module placed
-    wrong = against_order(scan)
-    known = {(a, b) for a, b in wrong for x, y in NOT_YET_IN_ORDER if _under(a, x) and _under(b, y)}
-    assert [pair for pair in wrong if pair not in known] == []
-    used = {(x, y) for x, y in NOT_YET_IN_ORDER if any(_under(a, x) and _under(b, y) for a, b in known)}
-    assert used == NOT_YET_IN_ORDER, f"stale exceptions: {NOT_YET_IN_ORDER - used}"
+    assert against_order(scan) == []
+
+
+def test_settings_is_a_leaf():
+    """`settings` imports the errors and the table, nothing that judges or routes (not even inside a
+    function or for a type): what builds the judge is `pipeline.run`."""
+    scan = graph()
+    assert {t.split(".")[0] for m, ts in scan.items() if m.startswith("settings") for t in ts} == {
+        "settings", "errors", "table"}
 
 
 def test_the_order_check_finds_a_planted_import_up():
@@ -241,3 +246,95 @@ def test_no_two_modules_in_one_folder_have_confusable_names():
         pairs += [(str(folder.relative_to(PACKAGE.parent)), a, b) for a, b in combinations(sorted(names), 2)
                   if confusable(a, b)]
     assert pairs == []
+
+
+ENVIRONMENT = PACKAGE / "settings" / "environment.py"
+# Modules outside `settings` that may touch the process environment, each with its reason.
+ENVIRONMENT_PASSED_ON = {
+    # the llama.cpp server's child process gets this process's whole environment (plus PYTHONPATH):
+    # handed on to a subprocess, nothing in it read as a setting here
+    "judge.localmodel": "passes the environment to the local server's process",
+}
+# TEMPORARY (issue 51): stages that still ask the settings for a folder, each with what it reads and
+# why. A source named without a path (`load_rfc("rfc7519.txt")`, a dataset's `"source"`) is looked for
+# in the data folders in force (`CITEAUDIT_DATA_DIR` first, then the download folder): the loaders are
+# the public API's entry points and take a bare name, so the folders move up with the public API
+# (issue 51's last part), as the loaders get wrappers above the stages that pass them.
+STAGES_STILL_READING = {
+    "sources.reading": {"source_dirs", "download_dir"},
+    "citations.dataset": {"data_dir", "download_dir"},
+}
+
+
+def environment_touches(tree: ast.AST) -> list[int]:
+    """The lines that touch the process environment: `os.environ`, `os.getenv`, `os.putenv`,
+    `os.unsetenv`, or any of them imported from `os`."""
+    names = {"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"}
+    return sorted({node.lineno for node in ast.walk(tree)
+                   if (isinstance(node, ast.Attribute) and node.attr in names
+                       and isinstance(node.value, ast.Name) and node.value.id == "os")
+                   or (isinstance(node, ast.ImportFrom) and node.module == "os"
+                       and any(alias.name in names for alias in node.names))})
+
+
+def environment_readers(path: Path = ENVIRONMENT) -> set[str]:
+    """The functions of the settings module that read the environment: those that touch it, and
+    those that call one that does (by name, within the module)."""
+    functions = {node.name: node for node in ast.parse(path.read_text(encoding="utf-8")).body
+                 if isinstance(node, ast.FunctionDef)}
+    calls = {name: {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+             for name, node in functions.items()}
+    readers = {name for name, node in functions.items() if environment_touches(node)}
+    while grown := {name for name, called in calls.items() if called & readers} - readers:
+        readers |= grown
+    return readers
+
+
+def settings_used(tree: ast.AST) -> set[str]:
+    """The names a module takes from `settings.environment` (`from ... import x`, `config.x` where
+    `config` is the module imported under any name) and `options` when it imports `settings.options`."""
+    aliases, used = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "citeaudit.settings.environment":
+            used |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module == "citeaudit.settings":
+            aliases |= {alias.asname or alias.name for alias in node.names if alias.name == "environment"}
+            used |= {"options" for alias in node.names if alias.name == "options"}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("citeaudit.settings.options"):
+            used.add("options")
+        elif isinstance(node, ast.Import):
+            aliases |= {alias.asname for alias in node.names
+                        if alias.name == "citeaudit.settings.environment" and alias.asname}
+    used |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+             and isinstance(node.value, ast.Name) and node.value.id in aliases}
+    return used
+
+
+def test_the_reader_scan_follows_calls_and_finds_every_kind_of_touch():
+    readers = environment_readers()
+    assert {"home_dir", "user_cache_dir", "source_dirs", "timeout", "use_grammar"} <= readers  # direct and through calls
+    assert not {"find_input", "shipped_dir", "parse_strategy", "install_extra", "in_checkout"} & readers
+    planted = ast.parse("import os\nfrom os import getenv\nx = os.environ.get('A')\ny = dict(os.environ)\nz = 1\n")
+    assert environment_touches(planted) == [2, 3, 4]
+    assert settings_used(ast.parse("from citeaudit.settings import environment as cfg\ncfg.cache_dir()\n"
+                                   "from citeaudit.settings.options import AuditOptions\n")) == {"cache_dir", "options"}
+
+
+def test_only_settings_reads_the_environment():
+    """No module outside `settings` touches the process environment (`ENVIRONMENT_PASSED_ON` lists
+    the exceptions, each with its reason)."""
+    touching = {module_name(path): lines for path in PACKAGE.rglob("*.py")
+                if not module_name(path).startswith("settings")
+                and (lines := environment_touches(ast.parse(path.read_text(encoding="utf-8"))))}
+    assert set(touching) == set(ENVIRONMENT_PASSED_ON), touching
+
+
+def test_no_stage_reads_a_setting_or_imports_the_settings_object():
+    """The stages (below `pipeline`) take values: they call no reader of `settings.environment` and
+    never import `settings.options` (`AuditOptions.from_env`); constants, pure parsers and value
+    checks are theirs to use."""
+    readers = environment_readers() | {"options"}
+    found = {module_name(path): sorted(settings_used(ast.parse(path.read_text(encoding="utf-8"))) & readers)
+             for path in PACKAGE.rglob("*.py")
+             if rank(module_name(path)) < rank("pipeline") and not module_name(path).startswith("settings")}
+    assert {module: set(names) for module, names in found.items() if names} == STAGES_STILL_READING

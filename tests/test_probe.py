@@ -23,14 +23,14 @@ from citeaudit.judge.judge import Judge
 SHA = "a" * 64
 
 
-def test_a_vector_is_kept_as_float16_and_asked_under_a_key_of_its_own():
+def test_a_vector_is_kept_as_float16_and_asked_under_a_key_of_its_own(tmp_path):
     vector = np.linspace(-40.0, 40.0, 1536).astype(np.float32)
     response = {"vector": encode_vector(vector), "dimensions": 1536}
     assert np.allclose(recorded_vector(response), vector, rtol=1e-3, atol=0.05)
     for bad in ({}, {"vector": "not base64!"}, {"vector": encode_vector(np.array([np.inf]))}, {"vector": ""}):
         with pytest.raises(JudgeError, match="hidden-state"):
             recorded_vector(bad)
-    probe, choice = (Judge(model="m", strategy=name, cache=CallCache(mode="replay")) for name in ("probe", "choice"))
+    probe, choice = (Judge(model="m", strategy=name, cache=CallCache(tmp_path)) for name in ("probe", "choice"))
     (asked,) = probe.requests("The exp claim is optional.", "Use of this claim is OPTIONAL.", "section 4.1.4 of x")
     (chosen,) = choice.requests("The exp claim is optional.", "Use of this claim is OPTIONAL.", "section 4.1.4 of x")
     assert asked["messages"] == chosen["messages"] and asked["prompt_version"] == chosen["prompt_version"]

@@ -31,6 +31,7 @@ from citeaudit.decide.decision import apply_reviews
 from citeaudit.decide.reviews import Review, row_fingerprint
 from citeaudit.decide.route import route
 from citeaudit.errors import InputError
+from citeaudit.pipeline.run import AuditRun
 from citeaudit.settings.options import AuditOptions
 from citeaudit.table import Selection, State
 
@@ -245,13 +246,13 @@ def test_a_saved_profile_routes_and_is_named(tmp_path, reviewed):
     loaded = load_profile("synthetic-docs", tmp_path, "synthetic", "panel")
     assert loaded == fit.profile and loaded.profile == "synthetic-docs"
     options = AuditOptions(model="synthetic", user_dir=tmp_path, profile="synthetic-docs")
-    assert "profile synthetic-docs" in options.routing().note()
+    assert "profile synthetic-docs" in AuditRun(options).routing.note()
 
 
 def test_a_missing_profile_names_the_folder_and_the_fix(tmp_path):
     options = AuditOptions(user_dir=tmp_path, profile="nope")
     with pytest.raises(InputError, match=r"no profile 'nope' in .*profiles .*citeaudit calibrate --reviews"):
-        options.routing()
+        AuditRun(options).routing  # noqa: B018 (looked up on first use)
 
 
 def test_a_profile_name_is_a_file_name():

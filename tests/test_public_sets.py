@@ -64,7 +64,8 @@ def test_an_altered_input_file_is_refused_with_its_name(tmp_path, capsys):
     altered = tmp_path / "climate-fever" / source.name
     altered.parent.mkdir()
     altered.write_bytes(source.read_bytes().replace(b"polar bears", b"polar beers", 1))
-    code = public_sets.main(["--public-dir", str(tmp_path), "--out", str(tmp_path / "out"), "--domain", "climate-fever"])
+    code = public_sets.main(["--public-dir", str(tmp_path), "--out", str(tmp_path / "out"), "--domain", "climate-fever"],
+                            public_dir=tmp_path / "unused", out=tmp_path / "unused")
     assert code == 2
     err = capsys.readouterr().err
     assert str(altered) in err and "SHA-256" in err and "restore the original file" in err

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from citeaudit import (
     AuditOptions,
+    AuditRun,
     InputError,
     Routing,
     agreement,
@@ -74,7 +75,7 @@ def test_the_rate_is_checked_where_it_enters(monkeypatch):
         with pytest.raises(InputError, match="from 0 to 1"):
             AuditOptions(spot_check=bad)
     monkeypatch.setenv("CITEAUDIT_SPOT_CHECK", "0.25")
-    assert AuditOptions.from_env().spot_check == 0.25 and AuditOptions.from_env().routing().spot_check == 0.25
+    assert AuditOptions.from_env().spot_check == 0.25 and AuditRun(AuditOptions.from_env()).routing.spot_check == 0.25
     assert AuditOptions.from_env(spot_check=0.0).spot_check == 0.0  # an argument before the environment
     monkeypatch.setenv("CITEAUDIT_SPOT_CHECK", "ten percent")
     with pytest.raises(InputError, match="CITEAUDIT_SPOT_CHECK='ten percent'"):

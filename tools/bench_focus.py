@@ -34,6 +34,7 @@ from citeaudit import AuditOptions, audit_quotes, find_input, hold_out_sets, pub
 from citeaudit.calibrate.domains import domain_of
 from citeaudit.decide.calibration import DEFAULT_TARGET
 from citeaudit.pipeline.focus import FOCUS_CHARS
+from citeaudit.settings import environment as config
 from citeaudit.table import EvidenceMode, Verdict
 from citeaudit.workflows.judge_setup import LABELLED_SETS
 
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None, public: list[tuple[str, str]] | None = N
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--target", type=float, default=DEFAULT_TARGET, help="the promise (share right)")
     args = parser.parse_args(argv)
-    public = public if public is not None else public_labelled_sets()
+    public = public if public is not None else public_labelled_sets(config.build_dir() / "public", config.public_dir())
     sets = [(str(s), str(c)) for s, c in LABELLED_SETS] + [(str(s), str(c)) for s, c in public]
     section = held_out(sets, EvidenceMode.SECTION, args.target)
     focused = held_out(sets, EvidenceMode.FOCUSED, args.target)

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from citeaudit import Audit, AuditOptions, audit_quotes, load_citations
-from citeaudit.calibrate.public_sets import JAPANESE, build, default_public_dir
+from citeaudit.calibrate.public_sets import JAPANESE, build
 from citeaudit.settings import environment as config
 from citeaudit.table import Verdict
 
@@ -38,7 +38,7 @@ def jsick_audit(out: str | None = None) -> Audit:
     folder = config.project_dir() / "build" / "public" if out is None else config.project_dir() / out
     source, cited = folder / "jsick.txt", folder / "jsick_citations.json"
     if not cited.is_file():
-        build(default_public_dir(), folder, domains=JAPANESE)
+        build(config.public_dir(), folder, domains=JAPANESE)
     return audit_quotes(str(source), load_citations(cited), options=AuditOptions.from_env(cache_mode="replay"))
 
 
@@ -85,7 +85,7 @@ def english_held_out(out: str | None = None) -> pd.DataFrame:
 
     folder = config.project_dir() / "build" / "public" if out is None else config.project_dir() / out
     if not all((folder / f"{domain}_citations.json").is_file() for domain in DOMAINS):
-        build(default_public_dir(), folder, domains=DOMAINS)
+        build(config.public_dir(), folder, domains=DOMAINS)
     pairs = [*LABELLED_SETS, *((str(folder / f"{d}.txt"), str(folder / f"{d}_citations.json")) for d in DOMAINS)]
     options = AuditOptions.from_env(cache_mode="replay")
     tables = [audit_quotes(str(source), load_citations(config.find_input(cited)), options=options).table

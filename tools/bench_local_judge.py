@@ -33,9 +33,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from citeaudit import AuditOptions, CallCache, audit_quotes, load_citations
+from citeaudit import AuditOptions, AuditRun, CallCache, audit_quotes, load_citations
 from citeaudit import table as C
 from citeaudit.judge.localmodel import local_server, model_path
+from citeaudit.settings import environment as config
 from citeaudit.table import CacheMode
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,10 +60,12 @@ def judge_once(source: str, chosen: list, strategy: str, level: int, server_kind
                by_citation: bool = False) -> tuple[float, dict, dict]:
     """Seconds, P(pass) by citation id and the answers by citation id, for one run on a fresh server;
     `by_citation`: each citation's requests one after the other, not in the pipeline's order."""
-    with local_server("qwen", logits_all=SERVERS[server_kind]) as server, tempfile.TemporaryDirectory() as folder:
+    with local_server("qwen", logits_all=SERVERS[server_kind], models=config.models_dir()) as server, \
+            tempfile.TemporaryDirectory() as folder:
         options = AuditOptions.from_env(model=server.model, strategy=strategy, cache_mode=CacheMode.REFRESH,
                                         concurrency=level, use_calibration=False)
-        judge = options.judge(base_url=server.base_url, cache=CallCache(Path(folder), mode=CacheMode.REFRESH))
+        judge = AuditRun(options, base_url=server.base_url,
+                         cache=CallCache(Path(folder), mode=CacheMode.REFRESH)).judge
         judge.judge("A warm-up claim.", "A warm-up passage.")  # the first request pays for loading, not timed
         if by_citation:  # what the pipeline did before `Judge.judge_all`
             judge.judge_all = lambda items, done=None: [judge.judge(*item) for item in items]  # type: ignore[method-assign]
@@ -93,7 +96,7 @@ def run(source: str, citations: Path, n: int, runs: list[tuple[int, str, bool]],
     located = audit_quotes(source, records, locate_only=True).table
     judged_ids = set(located.loc[located[C.EVIDENCE].notna(), C.ID])
     chosen = [r for r in records if r.id in judged_ids][:n]
-    model_path("qwen", install=True, progress=print)
+    model_path("qwen", install=True, progress=print, folder=config.models_dir())
     print(f"{len(chosen)} judged citations of {citations.name}, strategy {strategy}; a fresh server per run")
     print(f"{'concurrency/server':>24} {'seconds':>8} {'s per citation':>15} {'ratio':>6} "
           f"{'max |dP(pass)|':>15} {'max |dP(yes)|':>14}")

@@ -36,6 +36,7 @@ import pandas as pd
 
 from citeaudit import (
     AuditOptions,
+    AuditRun,
     audit_quotes,
     domain_figures,
     find_input,
@@ -48,9 +49,7 @@ from citeaudit.calibrate.fit import fit_calibration
 from citeaudit.calibrate.probe import CLASSES, choose_c, fit_weights, gold_classes, nested_scores, out_of_group
 from citeaudit.decide.calibration import DEFAULT_TARGET, save_calibration
 from citeaudit.errors import CacheMissError
-from citeaudit.judge.cache import CallCache
 from citeaudit.judge.hidden_states import probe_weights_path
-from citeaudit.judge.judge import Judge
 from citeaudit.judge.localmodel import MODELS
 from citeaudit.judge.prompts import PROMPT_VERSION
 from citeaudit.judge.strategies.probe import LAYER
@@ -66,7 +65,7 @@ def labelled_table() -> tuple[pd.DataFrame, np.ndarray, pd.Series]:
     """Every labelled set audited from the recordings (uncalibrated), its judged rows whose hidden
     state is recorded (`tools/probe_vectors.py`); with the vectors (rows in the same order) and
     each row's domain."""
-    judge = Judge(model=MODELS["qwen"].name, strategy="probe", cache=CallCache(mode=CacheMode.REPLAY))
+    judge = AuditRun(AuditOptions.from_env(model="qwen", strategy="probe", cache_mode=CacheMode.REPLAY)).judge
     options = AuditOptions.from_env(use_calibration=False, contrast="none", cache_mode="replay")
     parts, found, domains = [], [], []
     for source, cites in every_set():
@@ -162,7 +161,7 @@ def save(table: pd.DataFrame, x: np.ndarray, domains: pd.Series, held: dict[str,
                               cross_validated={**calibration.cross_validated, "leave_one_domain_out": {
                                   "domains": own.reset_index().to_dict(orient="records"),
                                   "worst_domain_threshold": worst}})
-        print(f"{method}: threshold {calibration.threshold}: {save_calibration(calibration)}")
+        print(f"{method}: threshold {calibration.threshold}: {save_calibration(calibration, config.cache_dir())}")
 
 
 def main(argv: list[str] | None = None) -> int:

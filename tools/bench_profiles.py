@@ -43,6 +43,8 @@ from citeaudit.decide.decision import apply_reviews
 from citeaudit.decide.reviews import Review, bound_review
 from citeaudit.decide.route import route
 from citeaudit.pipeline.audit import audit_quotes
+from citeaudit.pipeline.run import AuditRun
+from citeaudit.settings import environment as config
 from citeaudit.settings.options import AuditOptions
 from citeaudit.table import State, Verdict
 from citeaudit.workflows.judge_setup import LABELLED_SETS
@@ -64,7 +66,7 @@ class Part:
 
 def audit_domain(pairs: list[tuple[str, str]], options: AuditOptions) -> list[Part]:
     """Each pair audited once (replay), its judged rows (step 1's fabricated ones are no one's to review)."""
-    judge = options.judge()
+    judge = AuditRun(options).judge
     parts = []
     for source, citations in pairs:
         table = audit_quotes(source, citations, options=options, judge=judge).table
@@ -244,12 +246,12 @@ def main(argv: list[str] | None = None) -> int:
                              "one's held-out part included), or the same procedure fitted on the other domains only")
     args = parser.parse_args(argv)
     options = AuditOptions.from_env(cache_mode="replay").with_(profile=None)
-    shipped = options.calibration()
+    shipped = AuditRun(options).calibration
     if shipped is None:
         print(f"no calibration for {options.model} / {options.strategy}", file=sys.stderr)
         return 2
     domains = [("project", list(LABELLED_SETS))]
-    for source, citations in public_labelled_sets():
+    for source, citations in public_labelled_sets(config.build_dir() / "public", config.public_dir()):
         domains.append((citations.rsplit("/", 1)[-1].removesuffix("_citations.json"), [(source, citations)]))
     audited = {name: audit_domain(pairs, options) for name, pairs in domains}
     results = []

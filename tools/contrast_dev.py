@@ -38,6 +38,7 @@ from citeaudit.calibrate import public_sets as public
 from citeaudit.decide.contrast import entities, identifiers, polarity
 from citeaudit.decide.contrast import quantities as Q
 from citeaudit.decide.contrast.passages import best_sentences
+from citeaudit.settings import environment as config
 from citeaudit.settings.environment import DEFAULT_CONTRAST_CHECKS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +47,7 @@ OUT = ROOT / "build" / "contrast" / "dev"
 
 def dev_pairs(domain: str, per_domain: int) -> list[public.Pair]:
     """Supported pairs of `domain` after the ones the public TRAIN sets (and so the held-out set) use."""
-    pairs = [p for p in public.READERS[domain](public.default_public_dir()) if p.expected == "verified"]
+    pairs = [p for p in public.READERS[domain](config.public_dir()) if p.expected == "verified"]
     pairs.sort(key=lambda p: public.hashlib.sha256(f"{domain}:{p.key}".encode()).hexdigest())
     used, rest = pairs[:public.DEFAULT_PER_LABEL], pairs[public.DEFAULT_PER_LABEL:]
     used_claims = {p.claim.strip().lower() for p in used}

@@ -24,12 +24,11 @@ import statistics
 import sys
 import time
 
+from citeaudit import AuditOptions, AuditRun
 from citeaudit import table as C
 from citeaudit.calibrate.domains import domain_of
 from citeaudit.calibrate.public_sets import DOMAINS, JAPANESE
-from citeaudit.judge.cache import CallCache
 from citeaudit.judge.judge import Judge
-from citeaudit.judge.localmodel import MODELS
 from citeaudit.pipeline.audit import judge_questions
 from citeaudit.settings import environment as config
 from citeaudit.table import CacheMode
@@ -64,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--minutes", type=float, default=45.0, help="stop starting new vectors after this long")
     args = parser.parse_args(argv)
-    judge = Judge(model=MODELS["qwen"].name, strategy="probe", cache=CallCache(mode=CacheMode.RECORD))
+    judge = AuditRun(AuditOptions.from_env(model="qwen", strategy="probe", cache_mode=CacheMode.RECORD)).judge
     by_domain = questions_by_domain(every_set())
     rounds = itertools.chain.from_iterable(itertools.zip_longest(*by_domain.values()))
     todo = [row for row in rounds if row is not None and not recorded(judge, row)]

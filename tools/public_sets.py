@@ -4,6 +4,7 @@
 import sys
 
 from citeaudit.calibrate.public_sets import main
+from citeaudit.settings import environment as config
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(public_dir=config.public_dir(), out=config.build_dir() / "public"))

@@ -19,10 +19,9 @@ import re
 import numpy as np
 import pandas as pd
 
-from citeaudit import CallCache, Judge, audit_quotes, repeated_cross_validation
+from citeaudit import AuditOptions, AuditRun, audit_quotes, repeated_cross_validation
 from citeaudit import table as C
 from citeaudit.calibrate.scoring import judged_rows
-from citeaudit.judge.localmodel import MODELS
 from citeaudit.judge.prompts import CANDIDATE_QUESTIONS, PANEL_QUESTIONS, YESNO_QUESTIONS
 from citeaudit.settings.environment import project_dir
 
@@ -39,7 +38,8 @@ def labelled_sets() -> list[tuple[str, str]]:
 
 def table_of(questions: tuple[str, ...]) -> pd.DataFrame:
     """Every labelled set judged with these yes/no questions, replayed from the recordings."""
-    judge = Judge(model=MODELS["qwen"].name, cache=CallCache(mode="replay"), strategy="panel", questions=questions)
+    options = AuditOptions.from_env(model="qwen", strategy="panel", cache_mode="replay")
+    judge = AuditRun(options, questions=questions).judge
     return pd.concat([audit_quotes(source, cites, judge=judge, calibration=False).table
                       for source, cites in labelled_sets()], ignore_index=True)
 

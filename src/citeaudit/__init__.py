@@ -91,6 +91,7 @@ if TYPE_CHECKING:  # read by type checkers and by _public_names below; nothing i
     from citeaudit.pipeline.batch import BatchResult, audit_dataset, run_batch
     from citeaudit.pipeline.contract import check_contract, check_contract_files
     from citeaudit.pipeline.jsonl import records, write_jsonl
+    from citeaudit.pipeline.run import AuditRun
     from citeaudit.pipeline.vendor_audit import audit_response, locate_response, match_source, response_view
     from citeaudit.settings.environment import (
         DEFAULT_CONTRAST_CHECKS,
@@ -100,6 +101,7 @@ if TYPE_CHECKING:  # read by type checkers and by _public_names below; nothing i
         DEFAULT_THRESHOLD,
         find_input,
         project_dir,
+        review_dir,
         source_dirs,
     )
     from citeaudit.settings.options import AuditOptions
@@ -176,6 +178,7 @@ __all__ = [
     "Agreement",
     "Audit",
     "AuditOptions",
+    "AuditRun",
     "BatchOutcome",
     "BatchResult",
     "CacheMissError",
@@ -315,6 +318,7 @@ __all__ = [
     "resolve_source",
     "response_view",
     "review_batch",
+    "review_dir",
     "review_row",
     "review_store_path",
     "route",

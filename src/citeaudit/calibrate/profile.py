@@ -430,7 +430,7 @@ def fit_profile(tables: Mapping[str, pd.DataFrame], base: Calibration | None, na
     """Fit profile `name` on the current reviews of `tables` (settled audit tables, one per
     document, routed by `base`, the model's calibration, with the reviews applied); see the module
     doc. `target` defaults to the base's. Nothing is saved (`save_profile`)."""
-    from citeaudit.decide.calibration import check_profile_name
+    from citeaudit.settings.values import check_profile_name
 
     check_profile_name(name)
     if base is None:

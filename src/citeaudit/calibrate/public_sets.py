@@ -58,7 +58,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citeaudit.judge.localmodel import file_sha256
-from citeaudit.settings import environment as config
 
 DOMAINS = ("scifact", "climate-fever", "check-covid")  # the English domains the shipped calibration is fitted on
 JAPANESE = ("jsick",)  # built beside them, measured apart (tools/bench_japanese.py), never fitted on
@@ -295,36 +294,32 @@ def build(public_dir: Path, out: Path, per_label: int = DEFAULT_PER_LABEL,
     return written
 
 
-def default_public_dir() -> Path:
-    """`CITEAUDIT_PUBLIC_DIR`, else `../shared/data/public` beside the project."""
-    return config.public_dir()
-
-
-def public_labelled_sets(out: Path | None = None, public_dir: Path | None = None) -> list[tuple[str, str]]:
-    """The public TRAIN sets as (document, citation file) pairs, built into `out` (default
-    `build/public/`) when they are not there yet and the public data is at `public_dir` (default
-    `default_public_dir()`); an empty list when neither is there."""
-    out = out or config.build_dir() / "public"
-    source = public_dir or default_public_dir()
-    if not list(out.glob("*_citations.json")) and source.is_dir():
-        build(source, out)
+def public_labelled_sets(out: Path, public_dir: Path) -> list[tuple[str, str]]:
+    """The public TRAIN sets as (document, citation file) pairs, built into `out` (the settings'
+    `build_dir() / "public"`) when they are not there yet and the public data is at `public_dir`
+    (the settings' `public_dir()`: `CITEAUDIT_PUBLIC_DIR`, else `../shared/data/public` beside the
+    project); an empty list when neither is there."""
+    if not list(out.glob("*_citations.json")) and public_dir.is_dir():
+        build(public_dir, out)
     return [(str(out / f"{domain}.txt"), str(out / f"{domain}_citations.json")) for domain in DOMAINS
             if (out / f"{domain}_citations.json").is_file()]
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, public_dir: Path, out: Path) -> int:
+    """`tools/public_sets.py`: `public_dir` and `out` are the folders used when the options do not
+    name them (the settings': `public_dir()`, `build_dir() / "public"`)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--public-dir", type=Path, default=None,
                         help="folder with scifact/, climate-fever/, check-covid/ (default: $CITEAUDIT_PUBLIC_DIR, "
                              "else ../shared/data/public beside the repository)")
-    parser.add_argument("--out", type=Path, default=config.build_dir() / "public", help="output folder")
+    parser.add_argument("--out", type=Path, default=out, help=f"output folder (default: {out})")
     parser.add_argument("--per-label", type=int, default=DEFAULT_PER_LABEL, help="pairs per label and domain")
     parser.add_argument("--domain", action="append", choices=DOMAINS + JAPANESE, help="only this domain (repeatable)")
     args = parser.parse_args(argv)
     if args.per_label < 1:
         parser.error("--per-label must be at least 1")
     try:
-        written = build(args.public_dir or default_public_dir(), args.out, args.per_label,
+        written = build(args.public_dir or public_dir, args.out, args.per_label,
                         args.domain or DOMAINS + JAPANESE)
     except PublicDataError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -332,7 +327,3 @@ def main(argv: list[str] | None = None) -> int:
     for domain, (document, cited) in written.items():
         print(f"{domain}: {document} and {cited} ({3 * args.per_label} citations)")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -29,6 +28,7 @@ from citeaudit.errors import InputError
 from citeaudit.judge.answers import wilson_lower_bound
 from citeaudit.settings import environment as config
 from citeaudit.settings.environment import DEFAULT_SPOT_CHECK, DEFAULT_THRESHOLD
+from citeaudit.settings.values import check_profile_name
 from citeaudit.sources.reading import read_bounded
 
 DEFAULT_TARGET = 0.95
@@ -307,16 +307,18 @@ class CalibrationFile(BaseModel):
 
 
 
-def calibration_path(model: str, strategy: str, directory: Path | None = None) -> Path:
-    """`cache/calibration/<model>.<strategy>.json` (unsafe characters of the model name replaced)."""
+def calibration_path(model: str, strategy: str, directory: Path) -> Path:
+    """`<directory>/calibration/<model>.<strategy>.json` (unsafe characters of the model name
+    replaced); `directory` is a cache folder (the shipped `cache/`, or the user cache)."""
     from citeaudit.judge.cache import recording_name
 
     stem = recording_name(model).removesuffix(".jsonl")
-    return (directory or config.cache_dir()) / "calibration" / f"{stem}.{strategy}.json"
+    return directory / "calibration" / f"{stem}.{strategy}.json"
 
 
-def load_calibration(model: str, strategy: str, directory: Path | None = None) -> Calibration | None:
-    """The saved calibration of a model and strategy, or None when there is none."""
+def load_calibration(model: str, strategy: str, directory: Path) -> Calibration | None:
+    """The calibration of a model and strategy saved in the cache folder `directory`, or None when
+    there is none."""
     path = calibration_path(model, strategy, directory)
     if not path.is_file():
         return None
@@ -345,25 +347,15 @@ def find_calibration(model: str, strategy: str, folders: Iterable[Path]) -> Cali
     return None if folder is None else load_calibration(model, strategy, folder)
 
 
-def save_calibration(calibration: Calibration, directory: Path | None = None) -> Path:
-    """Write the calibration atomically beside the recordings; returns its path."""
+def save_calibration(calibration: Calibration, directory: Path) -> Path:
+    """Write the calibration atomically into the cache folder `directory`, beside the recordings;
+    returns its path."""
     path = calibration_path(calibration.model, calibration.strategy, directory)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.tmp")
     temporary.write_text(calibration.to_json(), encoding="utf-8")
     temporary.replace(path)
     return path
-
-
-PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-
-
-def check_profile_name(name: str) -> str:
-    """A profile name: letters, digits, `.`, `_`, `-` (a file name of the user cache, no path)."""
-    if not isinstance(name, str) or not PROFILE_NAME.match(name) or ".." in name:
-        raise InputError(f"profile name {name!r} is not usable: use letters, digits, '.', '_' or '-' (up to 64, "
-                         "starting with a letter or digit), like `contracts-2026`")
-    return name
 
 
 def profile_path(name: str, folder: Path) -> Path:

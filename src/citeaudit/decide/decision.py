@@ -26,11 +26,12 @@ from citeaudit import table as C
 from citeaudit.citations.kinds import kind_of
 from citeaudit.decide.reviews import Review, row_fingerprint
 from citeaudit.decide.route import blocks, contrasts, verdict_words
-from citeaudit.decide.spotcheck import check_rate, is_spot_check
+from citeaudit.decide.spotcheck import is_spot_check
 from citeaudit.decide.state import review_state as _review_state
 from citeaudit.decide.state import routed_state, row_state
 from citeaudit.printable import printable
 from citeaudit.settings.environment import DEFAULT_SPOT_CHECK
+from citeaudit.settings.values import check_rate
 from citeaudit.table import (
     FAILING_VERDICTS,
     WAITING_STATES,

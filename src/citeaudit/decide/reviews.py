@@ -31,7 +31,6 @@ from citeaudit.citations.sourceid import SeedReview, load_json
 from citeaudit.decide.fingerprint import fingerprint
 from citeaudit.decide.state import selection_of
 from citeaudit.errors import InputError
-from citeaudit.settings import environment as config
 from citeaudit.stores import append_record, read_records
 from citeaudit.table import REVIEW_VERDICTS, Row, Selection, Verdict
 
@@ -60,9 +59,10 @@ class Review(BaseModel):
         return value
 
 
-def review_store_path(name: str) -> Path:
-    """`<CITEAUDIT_REVIEW_DIR or reviews/>/<name>.jsonl`: where notebooks keep a review store."""
-    return config.review_dir() / f"{name}.jsonl"
+def review_store_path(name: str, folder: Path) -> Path:
+    """`<folder>/<name>.jsonl`: where notebooks keep a review store (`folder`: the settings'
+    `review_dir()`, `CITEAUDIT_REVIEW_DIR` or `reviews/`)."""
+    return Path(folder) / f"{name}.jsonl"
 
 
 @dataclass(frozen=True)
@@ -95,16 +95,16 @@ class ReviewCommand:
                 f"bound to the evidence the citation shows now. Then rerun with --reviews {shlex.quote(self.store)}.")
 
 
-def default_store(inputs: Sequence[tuple[str, str]], given: str | Path | None = None) -> str:
+def default_store(inputs: Sequence[tuple[str, str]], given: str | Path | None, folder: Path) -> str:
     """The review store a printed review command names: `given` when it is a JSON Lines store
     (not seed 000's reviews.json, which is read, never appended to), else the store notebook 05
-    keeps for the same file (`review_store_path` of the citations' or answer's stem), relative
-    to the working directory when it is under it."""
+    keeps for the same file (`review_store_path` of the citations' or answer's stem in the review
+    folder `folder`), relative to the working directory when it is under it."""
     if given is not None and Path(given).suffix != ".json":
         return str(given)
     named = dict(inputs)
     stem = Path(named.get("--citations") or named.get("--answer") or named.get("--answer-json") or "reviews").stem
-    path = review_store_path(stem)
+    path = review_store_path(stem, folder)
     try:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:

@@ -19,30 +19,15 @@ fingerprint's bits.
 from __future__ import annotations
 
 import hashlib
-import math
 
 import pandas as pd
 
 from citeaudit import table as C
 from citeaudit.decide.state import drawn
-from citeaudit.errors import InputError
 from citeaudit.table import State
 
 _LABEL = b"citeaudit spot check\x00"
 _SCALE = float(1 << 64)
-
-
-def check_rate(value: object, where: str = "spot-check rate") -> float:
-    """A spot-check rate from 0 (none) to 1 (every standing verdict); anything else is an `InputError`.
-
-    >>> check_rate(0.1), check_rate(1)
-    (0.1, 1.0)
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or not 0.0 <= float(value) <= 1.0:
-        raise InputError(f"{where} {value!r} is not a number from 0 to 1: the share of standing verdicts drawn "
-                         "for review, like 0.1 (0 draws none).")
-    return float(value)
 
 
 def spot_draw(fingerprint: str) -> float:

@@ -13,9 +13,9 @@ recordings.
 
 Two kinds of recordings: the shipped ones (`cache/*.jsonl`, committed, real answers of the model
 they name) are read-only inputs; a user's own go to the user cache (`cache/local/`, ignored by git,
-or `CITEAUDIT_USER_CACHE`: `config.user_cache_dir`). `CallCache()` writes the user cache and reads
-the shipped recordings as well (`read_also`); the project's own maintenance recordings write the
-shipped folder itself (`citeaudit record --shipped`: `CallCache(config.cache_dir())`). A key
+or `CITEAUDIT_USER_CACHE`). An audit's cache (`pipeline.run.AuditRun.cache`) writes the user cache
+and reads the shipped recordings as well (`read_also`); the project's own maintenance recordings
+write the shipped folder itself (`citeaudit record --shipped`). A key
 recorded with different answers in the two is reported like any conflict. A cache opened
 with `hold=True` (a Dask worker's) appends nothing: it keeps its new records in memory, answers
 repeated requests from them, and hands them over with `take_held()`, for the client to `append`.
@@ -105,10 +105,11 @@ def _state(data: bytes) -> dict | None:
 class CallCache:
     """Cached model calls written under `directory`, in one of the three modes.
 
-    `directory` is the folder new recordings are appended to and the store lives in (default: the
-    user cache, `config.user_cache_dir()`). `read_also` are folders whose recordings are read as
-    well and never written (default: the shipped `config.cache_dir()` when `directory` is the
-    default, else none); they are read first, so an answer of the cache's own folder is the one
+    `directory` is the folder new recordings are appended to and the store lives in (the settings'
+    `AuditOptions.write_folder`: the user cache, or the shipped folder when recording it). `mode`
+    is one of `CacheMode` (default `replay`: nothing is ever called). `read_also` are folders whose
+    recordings are read as well and never written (the shipped folder, when `directory` is the
+    user cache); they are read first, so an answer of the cache's own folder is the one
     replayed when both hold a key (and the two answers are reported as a conflict).
 
     The diskcache store in `<directory>/store` always agrees with the recordings (`*.jsonl` of
@@ -117,16 +118,11 @@ class CallCache:
     deleted). A corrupted store is deleted and rebuilt. Records are stored as JSON text.
     """
 
-    def __init__(self, directory: str | Path | None = None, mode: str | None = None, hold: bool = False,
-                 read_also: Iterable[str | Path] | None = None):
-        if directory:
-            self.directory = Path(directory)
-            shipped = [] if read_also is None else [Path(p) for p in read_also]
-        else:
-            self.directory = config.user_cache_dir()
-            shipped = [config.cache_dir()] if read_also is None else [Path(p) for p in read_also]
-        self.read_also = tuple(p for p in shipped if p.resolve() != self.directory.resolve())
-        self._start(mode or config.cache_mode(), hold)
+    def __init__(self, directory: str | Path, mode: str = CacheMode.REPLAY, hold: bool = False,
+                 read_also: Iterable[str | Path] = ()):
+        self.directory = Path(directory)
+        self.read_also = tuple(p for p in map(Path, read_also) if p.resolve() != self.directory.resolve())
+        self._start(mode, hold)
         self.store_dir = self.directory / "store"
         self._check_folders()
         self.store = self._open()

@@ -94,14 +94,16 @@ def _close_loaded() -> None:
         _LOADED.clear()
 
 
-def read_vector(local: LocalModel, messages: list[ChatCompletionMessageParam]) -> tuple[np.ndarray, int]:
+def read_vector(local: LocalModel, messages: list[ChatCompletionMessageParam],
+                models: Path | None = None) -> tuple[np.ndarray, int]:
     """The hidden state at the end of `messages` and the prompt's token count, from `local` loaded
-    once per process (llama-cpp-python; one read at a time)."""
+    once per process (llama-cpp-python; one read at a time; `models`: `localmodel.model_path`'s folder)."""
     from citeaudit.judge.localmodel import model_path
 
     with _LOADING:
         if local.key not in _LOADED:
-            _LOADED[local.key] = HiddenStates(model_path(local.key), n_threads=os.cpu_count(), n_ctx=local.n_ctx)
+            _LOADED[local.key] = HiddenStates(model_path(local.key, folder=models), n_threads=os.cpu_count(),
+                                              n_ctx=local.n_ctx)
         states = _LOADED[local.key]
         return states.vector(states.text(messages))
 
@@ -130,32 +132,32 @@ def probe_file(model: str, folders: Sequence[Path]) -> Path | None:
     return next((path for path in (probe_weights_path(model, folder) for folder in folders) if path.is_file()), None)
 
 
-def probe_weights(local: LocalModel, prompt_version: str, layer: str) -> ProbeWeights:
-    """The probe of `local` for this prompt version and layer: the user cache's (a refit) before
-    the shipped one; `InputError` (a row error) when neither is there or it is another's."""
-    from citeaudit.settings import environment as config
-
-    path = probe_file(local.name, (config.user_cache_dir(), config.cache_dir())) or probe_weights_path(
-        local.name, config.cache_dir())
+def probe_weights(local: LocalModel, prompt_version: str, layer: str, folders: Sequence[Path]) -> ProbeWeights:
+    """The probe of `local` for this prompt version and layer in the first of `folders` (a judge's
+    cache folders: the user cache's, a refit, before the shipped one, the last); `InputError` (a
+    row error) when none is there or it is another's."""
+    path = probe_file(local.name, folders) or probe_weights_path(local.name, folders[-1])
     stamp = path.stat().st_mtime_ns if path.is_file() else 0
-    return _load_weights(str(path), stamp, local.sha256, prompt_version, layer)
+    return _load_weights(str(path), stamp, local.sha256, prompt_version, layer, folders[-1])
 
 
-def refit_advice(path: str | Path) -> str:
-    """How to replace the probe at `path`: `tools/bench_probe.py --save` writes the shipped cache's
-    probe, which a probe elsewhere (the user cache's, read first) would still hide."""
-    from citeaudit.settings import environment as config
-
-    shipped = config.cache_dir() / "calibration" / Path(path).name
-    advice = f"fit it again with `python tools/bench_probe.py --save` (it writes {shipped})"
-    if Path(path).resolve() != shipped.resolve():
+def refit_advice(path: str | Path, shipped: Path | None = None) -> str:
+    """How to replace the probe at `path`: `tools/bench_probe.py --save` writes the probe of the
+    shipped cache folder (`shipped`, when known), which a probe elsewhere (the user cache's, read
+    first) would still hide."""
+    if shipped is None:
+        return "fit it again with `python tools/bench_probe.py --save`"
+    written = shipped / "calibration" / Path(path).name
+    advice = f"fit it again with `python tools/bench_probe.py --save` (it writes {written})"
+    if Path(path).resolve() != written.resolve():
         advice += f", and delete {path}, which is read before it"
     return advice
 
 
 @functools.lru_cache(maxsize=8)
-def _load_weights(path: str, stamp: int, sha256: str, prompt_version: str, layer: str) -> ProbeWeights:
-    return ProbeWeights.load(path, sha256, prompt_version, layer)  # `stamp`: a rewritten file is read again
+def _load_weights(path: str, stamp: int, sha256: str, prompt_version: str, layer: str,
+                  shipped: Path) -> ProbeWeights:
+    return ProbeWeights.load(path, sha256, prompt_version, layer, shipped)  # `stamp`: a rewritten file is read again
 
 
 class HiddenStates:
@@ -237,12 +239,12 @@ class ProbeWeights:
         return atomic_write_text(path, self.to_json())
 
     @classmethod
-    def read(cls, path: str | Path) -> ProbeWeights:
+    def read(cls, path: str | Path, shipped: Path | None = None) -> ProbeWeights:
         """The probe saved at `path`, checked where it enters (`ProbeFile`: finite numbers, a scale
         above 0, every array of the file's `dimensions`); anything else is an `InputError` naming
-        the file, the field and the fix."""
+        the file, the field and the fix (`refit_advice`, with the shipped cache folder `shipped`)."""
         path = Path(path)
-        fix = refit_advice(path)
+        fix = refit_advice(path, shipped)
         try:
             text = read_bounded(path, PROBE_FILE_BYTES, "probe file").decode("utf-8")
         except FileNotFoundError:
@@ -262,10 +264,11 @@ class ProbeWeights:
                    dict(checked.fitted_on), str(path))
 
     @classmethod
-    def load(cls, path: str | Path, model_sha256: str, prompt_version: str, layer: str) -> ProbeWeights:
+    def load(cls, path: str | Path, model_sha256: str, prompt_version: str, layer: str,
+             shipped: Path | None = None) -> ProbeWeights:
         """The probe saved at `path` (`read`), refused (`InputError`) when it was fitted on vectors
         of another model file, prompt version or layer, or is not a probe file."""
-        weights = cls.read(path)
+        weights = cls.read(path, shipped)
         wanted = {"model file SHA-256": model_sha256, "prompt version": prompt_version, "layer": layer}
         held = {"model file SHA-256": weights.model_sha256, "prompt version": weights.prompt_version,
                 "layer": weights.layer}

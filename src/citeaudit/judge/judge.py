@@ -30,6 +30,7 @@ A/B/C) becomes that row's `error`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citeaudit.errors import CacheMissError, CiteAuditError, InputError, JudgeError, JudgeUnavailableError
@@ -108,32 +109,39 @@ def _unavailable(exc: Exception, judge: Judge) -> JudgeUnavailableError | None:
 class Judge:
     """Asks the relation question of one model, through the cache, in one strategy.
 
-    Settings default to the environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `CITEAUDIT_MODEL`,
-    `CITEAUDIT_STRATEGY`, `CITEAUDIT_GRAMMAR`, `CITEAUDIT_CACHE_MODE`, `CITEAUDIT_TIMEOUT`,
-    `CITEAUDIT_RETRIES`). `strategy` names a registered strategy (`strategies.STRATEGIES`: `choice`,
-    `examples`, `yesno`, `panel`, `panel+examples` and any registered since); the object itself is
-    `strategy_object`, which builds the requests and reads their answers. `grammar=True` sends
-    llama.cpp's `grammar` so that the one token must be a valid answer; other endpoints do not take
-    it. `timeout` bounds each whole request (`deadline`); the client retries transient faults
-    (connection errors, timeouts, 408/409/429/5xx, honouring `Retry-After`) `max_retries` times.
+    Every setting is an argument and none is read from the environment: `pipeline.run.AuditRun`
+    builds the judge the settings describe (`AuditOptions`: `CITEAUDIT_MODEL`, `OPENAI_BASE_URL`,
+    ...). Unset, they are the defaults (`base_url` None: the openai client's). `cache` is required
+    (a `CallCache`: the folder and the mode). `strategy` names a registered strategy
+    (`strategies.STRATEGIES`: `choice`, `examples`, `yesno`, `panel`, `panel+examples` and any
+    registered since); the object itself is `strategy_object`, which builds the requests and reads
+    their answers. `grammar=True` sends llama.cpp's `grammar` so that the one token must be a valid
+    answer; other endpoints do not take it (None: on for the models our llama.cpp server runs,
+    `LOCAL_MODELS`). `timeout` bounds each whole request (`deadline`); the client retries
+    transient faults (connection errors, timeouts, 408/409/429/5xx, honouring `Retry-After`)
+    `max_retries` times.
     """
 
-    model: str = field(default_factory=config.model)
-    base_url: str | None = field(default_factory=config.base_url)
-    api_key: str | None = field(default_factory=config.api_key)
-    grammar: bool | None = None  # None: config.use_grammar(model)
-    cache: CallCache = field(default_factory=CallCache)
-    max_retries: int = field(default_factory=config.retries)
-    timeout: float = field(default_factory=config.timeout)
+    model: str = config.DEFAULT_MODEL
+    base_url: str | None = None
+    api_key: str | None = None
+    grammar: bool | None = None  # None: on for a local model (`LOCAL_MODELS`)
+    cache: CallCache = None  # type: ignore[assignment]  # required: checked in __post_init__
+    max_retries: int = config.DEFAULT_RETRIES
+    timeout: float = config.DEFAULT_TIMEOUT
     samples: int = SAMPLES
-    strategy: str = field(default_factory=config.strategy)
+    strategy: str = config.DEFAULT_STRATEGY
     questions: tuple[str, ...] | None = None  # yes/no strategies: the questions asked (keys of QUESTIONS)
+    models: Path | None = None  # where an assembled local model is kept (read in process: `probe`)
     http_client: httpx2.Client | None = field(default=None, repr=False)  # handed to openai.OpenAI (tests stub it)
     _client: OpenAI | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.cache is None:
+            raise TypeError("a Judge asks through a call cache: Judge(cache=CallCache(folder, mode)), or "
+                            "AuditRun(options).judge for the one the settings describe")
         if self.grammar is None:
-            self.grammar = config.use_grammar(self.model)
+            self.grammar = self.model in config.LOCAL_MODELS.values()
         self.strategy = config.parse_strategy(self.strategy)
         strategy = self.strategy_object
         if self.questions is None:
@@ -317,7 +325,7 @@ class Judge:
         local = hidden_states.local_model(self.model)
 
         def send() -> tuple[dict, dict]:
-            vector, tokens = hidden_states.read_vector(local, ask.messages)
+            vector, tokens = hidden_states.read_vector(local, ask.messages, self.models)
             return {"vector": hidden_states.encode_vector(vector), "dimensions": len(vector)}, \
                 {"prompt": tokens, "completion": 0}
 
@@ -338,11 +346,13 @@ class Judge:
 
         vector, cached = self._vector(ask, what)
         layer = str(self._ask_params(ask)["hidden_state"])
-        weights = hidden_states.probe_weights(hidden_states.local_model(self.model), ask.prompt_version, layer)
+        folders = self.cache.folders
+        weights = hidden_states.probe_weights(hidden_states.local_model(self.model), ask.prompt_version, layer,
+                                              folders)
         if len(vector) != len(weights.mean):
             raise JudgeError(f"a hidden state of {len(vector)} numbers, but the probe {weights.path} reads "
                              f"{len(weights.mean)}: it was fitted on other vectors; "
-                             f"{hidden_states.refit_advice(weights.path)}")
+                             f"{hidden_states.refit_advice(weights.path, folders[-1])}")
         return VECTOR.from_probabilities(weights.probabilities(vector)[0], cached)
 
     def _sampled_method(self) -> str:

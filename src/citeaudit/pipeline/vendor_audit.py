@@ -44,7 +44,7 @@ from citeaudit.judge.judge import Judge
 from citeaudit.locate.locators import page_id, with_cited_regions
 from citeaudit.locate.quotes import NEAR_THRESHOLD, Location, best_passage, locate
 from citeaudit.locate.textindex import index_document, normalize
-from citeaudit.pipeline.audit import Audit, audit_table, settings_for
+from citeaudit.pipeline.audit import Audit, audit_table, run_for
 from citeaudit.printable import printable
 from citeaudit.settings.options import AuditOptions
 from citeaudit.sources.document import Document
@@ -325,8 +325,8 @@ def audit_response(response: str | Path | Mapping[str, Any] | ParsedResponse,
     uncited = tuple(parsed.uncited())
     needs = list(per_call.pop("needs_review", ())) + (uncited_reasons(uncited) if require_coverage else [])
     document = documents[0] if len(documents) == 1 else None
-    settings = None if locate_only else settings_for(options, judge, threshold=threshold, concurrency=concurrency,
-                                                     calibration=calibration)
-    audit = audit_table(table, document, None, settings, judge=judge, locate_only=locate_only, needs_review=needs,
+    run = None if locate_only else run_for(options, judge, threshold=threshold, concurrency=concurrency,
+                                           calibration=calibration)
+    audit = audit_table(table, document, None, run, locate_only=locate_only, needs_review=needs,
                         **per_call)
     return replace(audit, uncited=uncited)

@@ -63,8 +63,8 @@ DEFAULT_CONTRAST_CHECKS = (ContrastCheck.NORMATIVE, ContrastCheck.NUMBERS, Contr
 # one at a time (more would only queue there and eat into each request's timeout)
 DEFAULT_CONCURRENCY = 4
 MAX_CONCURRENCY = 64
-# models served by our local llama.cpp server, which takes a grammar (see localmodel.py)
-LOCAL_MODEL_NAMES = ("smollm2-135m-instruct-q4_1", DEFAULT_MODEL)
+# models served by our local llama.cpp server, which takes a grammar (localmodel.py), by their `--model` keys
+LOCAL_MODELS = {"smollm2": "smollm2-135m-instruct-q4_1", "qwen": DEFAULT_MODEL}
 
 
 def checkout_dir() -> Path | None:
@@ -384,7 +384,7 @@ def use_grammar(model_name: str) -> bool:
     value = os.environ.get("CITEAUDIT_GRAMMAR")
     if value is not None and value != "":
         return value.lower() in ("1", "true", "yes")
-    return model_name in LOCAL_MODEL_NAMES
+    return model_name in LOCAL_MODELS.values()
 
 
 def timeout() -> float:
@@ -421,7 +421,7 @@ def default_concurrency(model_name: str) -> int:
     interleaved citations pay for every prompt in full (tools/bench_local_judge.py: 35% less time
     per judged citation at 1 than at 4, the same answers).
     """
-    return 1 if model_name in LOCAL_MODEL_NAMES else DEFAULT_CONCURRENCY
+    return 1 if model_name in LOCAL_MODELS.values() else DEFAULT_CONCURRENCY
 
 
 def concurrency(default: int = DEFAULT_CONCURRENCY) -> int:

