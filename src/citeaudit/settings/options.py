@@ -3,7 +3,8 @@
 The command line (one shared option decorator), `batch`, the library entry points and every
 notebook's parameter cell build one `AuditOptions` and ask it for the judge (`judge()`, the one
 factory) and for the routing (`routing()`: the threshold in force and the calibration). What is
-not given comes from the environment (`config.py` names every variable), then the defaults.
+not given comes from the environment (`settings/environment.py`, imported here as `config`, names every
+variable), then the defaults.
 
     >>> AuditOptions.from_env(model="qwen", threshold=0.9).model
     'qwen2.5-coder-1.5b-instruct-q4_k_m'
