@@ -87,5 +87,5 @@ def run(main: Callable[[list[str]], int], tool_file: str, argv: list[str] | None
     if status == 0:
         name = Path(tool_file).stem
         saved = save(name, " ".join(["python", f"tools/{name}.py", *args]), kept.getvalue())
-        print(f"saved in {saved.relative_to(ROOT)}", file=sys.stderr)
+        print(f"saved in {saved.relative_to(ROOT) if saved.is_relative_to(ROOT) else saved}", file=sys.stderr)
     return status
