@@ -1,4 +1,4 @@
-# Entry points (see README): `make demo` runs the RFC 7519 audit offline from the recorded cache;
+# Entry points (see README.md and docs/): `make demo` runs the RFC 7519 audit offline from the recorded cache;
 # `make test` runs the whole test suite; `make check` the static checks and the unit tests only (under
 # a minute, without llama.cpp, Chromium or Jupyter); `make lab` opens the notebooks in JupyterLab; `make
 # docs` builds the documentation site into docs/_build/html. All create .venv on first use.
@@ -208,7 +208,7 @@ fuzz: $(VENV)/.dev
 
 # The contrast set (issue 34): the supported claims of the labelled sets, each changed in one way (obligation
 # level, a number, polarity, an entity), into data/contrast/ (the project's sets) and build/contrast/ (the
-# public ones, git-ignored); then the per-kind figures of README "Contrast checks" (offline, from the recordings).
+# public ones, git-ignored); then the per-kind figures of docs/measurements/contrast.md (offline, from the recordings).
 .PHONY: contrast
 contrast: public-sets
 	$(PY) tools/contrast_set.py

@@ -1,5 +1,5 @@
 """tools/contrast_heldout.py: the held-out contrast set's rules, and the committed set is what they write
-(README "Contrast checks")."""
+(docs/measurements/contrast.md)."""
 
 import json
 import sys
