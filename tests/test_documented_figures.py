@@ -164,7 +164,7 @@ def calibrated(strategy: str, cache, public: list[str]) -> tuple[object, dict]:
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_calibrate_prints_the_readme_rows_and_writes_the_saved_calibration(recorded_cache, public_labelled, strategy):
+def test_calibrate_prints_the_documented_rows_and_writes_the_saved_calibration(recorded_cache, public_labelled, strategy):
     """The documented rows of this strategy are what `make calibrate-qwen`'s command prints, and the
     committed cache/calibration file is what it writes. One test for both: two tests ran the same
     command twice whenever the test processes split them."""

@@ -1,10 +1,13 @@
 """Measurements the documentation shows, saved by the tool that measures them.
 
-A measuring tool ends with `raise SystemExit(docs_figures.run(main, __file__))`. Run with
-`--save-docs`, it prints as ever and also saves what it printed, with the command (less
-`--save-docs`), the date, the machine and the commit, as `docs/measurements/data/NAME.json` (NAME:
-the tool's file name); the measurement pages show that file (the `citeaudit-measurement` directive of
-docs/_ext/citeaudit_docs.py) and tests/test_docs_figures.py checks that the tool still prints it.
+A measuring tool ends with `sys.exit(docs_figures.run(main, __file__))`. Run with `--save-docs`,
+it prints as ever and also saves what it printed, with the command (less `--save-docs`), the date,
+the machine and the commit, as `docs/measurements/data/NAME.json` (NAME: the tool's file name, or
+the one given as `--save-docs=NAME` for another measurement of the same tool); the measurement
+pages show that file (the `citeaudit-measurement` directive of docs/_ext/citeaudit_docs.py), and the
+tests check it: tests/test_docs_figures.py its form and that one page shows it, each deterministic
+tool's own test that the tool still prints it. A timing cannot be run again to compare: its saved
+output is the figure, shown once.
 Prose around a figure explains it; the figure itself is never typed again.
 """
 
@@ -78,14 +81,16 @@ def arguments(saved: dict) -> list[str]:
 def run(main: Callable[[list[str]], int], tool_file: str, argv: list[str] | None = None) -> int:
     """Runs a tool's `main`; with `--save-docs`, saves what it printed (when it exits 0)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if FLAG not in args:
+    flags = [a for a in args if a == FLAG or a.startswith(FLAG + "=")]
+    if not flags:
         return main(args)
-    args.remove(FLAG)
+    args = [a for a in args if a not in flags]
+    tool = Path(tool_file).stem
+    name = flags[-1].partition("=")[2] or tool  # --save-docs=NAME: a second measurement of one tool
     kept = _Tee(sys.stdout)
     with redirect_stdout(kept):
         status = main(args)
     if status == 0:
-        name = Path(tool_file).stem
-        saved = save(name, " ".join(["python", f"tools/{name}.py", *args]), kept.getvalue())
+        saved = save(name, " ".join(["python", f"tools/{tool}.py", *args]), kept.getvalue())
         print(f"saved in {saved.relative_to(ROOT) if saved.is_relative_to(ROOT) else saved}", file=sys.stderr)
     return status

@@ -7,7 +7,8 @@
   function reads it, what that function's docstring says and the default it falls back to, found
   by reading `settings/environment.py` (so a new variable is in the table without anyone typing it);
 - `citeaudit-measurement`: a measuring tool's saved figures (`docs/measurements/data/NAME.json`:
-  the command, the date, the machine and what the tool printed), shown as the tool printed them;
+  the command, the date, the machine and what the tool printed), shown as the tool printed them
+  (`:markdown:` when it prints Markdown tables);
 - docstrings written in the project's Markdown-ish style (`name` for code) read as reStructuredText
   literals, so autodoc renders them without warnings.
 """
@@ -21,8 +22,10 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
+from typing import ClassVar
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
@@ -260,6 +263,7 @@ class MeasurementDirective(SphinxDirective):
     """`.. citeaudit-measurement:: NAME`: the command, then what it printed, then where and when."""
 
     required_arguments = 1
+    option_spec: ClassVar[dict] = {"markdown": directives.flag}  # the tool prints Markdown tables
 
     def run(self) -> list[nodes.Node]:
         name = self.arguments[0]
@@ -270,7 +274,12 @@ class MeasurementDirective(SphinxDirective):
         except (OSError, ValueError) as exc:
             raise self.error(f"measurement {name}: cannot read {path}: {exc}") from None
         command = nodes.literal_block(text=f"$ {saved['command']}", language="console")
-        output = nodes.literal_block(text=saved["output"].rstrip("\n"), language="text")
+        if "markdown" in self.options:
+            shown = nodes.container(classes=["citeaudit-measurement"])
+            self.state.nested_parse(StringList(saved["output"].splitlines(), source=str(path)), 0, shown)
+            output: nodes.Node = shown
+        else:
+            output = nodes.literal_block(text=saved["output"].rstrip("\n"), language="text")
         note = nodes.paragraph()
         note += nodes.emphasis(text=f"Printed on {saved['date']} by {saved['machine']}"
                                     + (f" at commit {saved['commit']}" if saved.get("commit") else "")
