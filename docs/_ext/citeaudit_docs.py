@@ -75,8 +75,10 @@ def notebook_environment() -> None:
         if not name.startswith("CITEAUDIT_DOCS_"):
             del os.environ[name]
     os.environ.pop("OPENAI_API_KEY", None)
+    # CITEAUDIT_HOME too: what a notebook builds (the public sets of notebook 04, build/) goes there,
+    # not into the checkout, where a test run's notebooks build the same files at the same time
     os.environ.update({"CITEAUDIT_CACHE_MODE": "replay", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
-                       "CITEAUDIT_USER_CACHE": str(scratch / "cache"),
+                       "CITEAUDIT_HOME": str(scratch), "CITEAUDIT_USER_CACHE": str(scratch / "cache"),
                        "CITEAUDIT_REVIEW_DIR": str(scratch / "reviews")})
 
 
