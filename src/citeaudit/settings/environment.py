@@ -53,10 +53,9 @@ DEFAULT_SPOT_CHECK = 0.1
 DEFAULT_STRATEGY = Strategy.PANEL  # measured best on the labelled sets (docs/measurements/judge-quality.md)
 DEFAULT_TIMEOUT = 120.0  # seconds per judge request: recorded local Qwen calls took up to 55 s on 2 cores
 DEFAULT_RETRIES = 2
-# the contrast checks on by default (`decide.contrast`), as measured on the contrast set
-# (docs/measurements/contrast.md, tools/contrast_set.py --measure): together they flag 4.5% of the
-# supported originals (at most 5% is the target); `entities` alone flags 4.2% of them (8.7% with the
-# other three), so it is opt-in
+# the contrast checks on by default (`decide.contrast`), as measured (docs/measurements/contrast.md):
+# together they flag 4.5% of the supported originals (at most 5% is the target); `entities` alone
+# flags 4.2% of them (8.7% with the other three), so it is opt-in
 DEFAULT_CONTRAST_CHECKS = (ContrastCheck.NORMATIVE, ContrastCheck.NUMBERS, ContrastCheck.POLARITY,
                            ContrastCheck.IDENTIFIERS)
 # judge requests in flight at once: remote endpoints serve many; llama.cpp's local server serves
