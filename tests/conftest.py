@@ -16,6 +16,21 @@ from citeaudit.testing import scripted_endpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
+DOCS = ROOT / "docs"
+
+
+def docs_text(*pages: str) -> str:
+    """The documentation's Markdown pages (paths under docs/), joined; with none, every page in path
+    order: where the tests find the figures, commands and examples the documentation shows."""
+    paths = [DOCS / page for page in pages] or sorted(p for p in DOCS.rglob("*.md") if "_build" not in p.parts)
+    return "\n\n".join(path.read_text(encoding="utf-8") for path in paths)
+
+
+def saved_measurement(name: str) -> dict:
+    """A measuring tool's saved figures, `docs/measurements/data/NAME.json` (tools/docs_figures.py)."""
+    import json
+
+    return json.loads((DOCS / "measurements" / "data" / f"{name}.json").read_text(encoding="utf-8"))
 # The llama.cpp servers the tests start share the machine's cores with the other pytest-xdist
 # workers' tests (and servers): llama.cpp's threads wait by spinning, so a server with more threads
 # than its share slows everything that runs beside it. On 2 cores and 2 workers, one thread each:

@@ -343,7 +343,7 @@ def lengthy(n=64, seed=3):
 def test_the_evidence_length_lets_the_map_read_a_yes_by_the_passage_it_answers(tmp_path):
     by_length, _ = cross_validate(lengthy(), 0.9, folds=4, inputs="answers+length")
     by_answers, _ = cross_validate(lengthy(), 0.9, folds=4, inputs="answers")
-    default, _ = cross_validate(lengthy(), 0.9, folds=4)  # the default reads the answers only (README)
+    default, _ = cross_validate(lengthy(), 0.9, folds=4)  # the default reads the answers only (docs/measurements/judge-quality.md)
     assert default == by_answers
     assert by_length["pass_fail_accuracy_cv"] > 0.9 > by_answers["pass_fail_accuracy_cv"]
     fitted = fit_calibration(lengthy(), "m", "yesno", 0.9, folds=4, repeats=0, inputs="answers+length")

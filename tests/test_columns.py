@@ -19,7 +19,7 @@ from citeaudit.pipeline.batch import ROW_COLUMNS
 from citeaudit.pipeline.jsonl import records
 from citeaudit.table import Stage
 
-# the command line's record as DESIGN.md and the README document it: a new column is written after these
+# the command line's record as DESIGN.md and docs/extending/column.md document it: a new column is written after these
 RECORD = ["id", "kind", "claim", "quote", "cited_section", "quote_status", "found_section", "section_match",
           "match_score", "span", "relation", "probabilities", "answers", "confidence", "method", "p_pass", "score",
           "verdict", "route", "flags", "model", "cached", "error", "error_kind", "closest", "fabricated_reason",

@@ -1,5 +1,5 @@
 """tools/contrast_heldout.py: the held-out contrast set's rules, and the committed set is what they write
-(README "Contrast checks")."""
+(docs/measurements/contrast.md)."""
 
 import json
 import sys
@@ -75,3 +75,15 @@ def test_the_measure_counts_per_kind_and_more_checks_never_let_more_stand():
     assert perturbed["claims"].sum() == count.at["all kinds", "claims"] == int((claims["kind"] != "restated").sum())
     none, default, every = (perturbed[f"stand, checks {name}"] for name in ("none", "default", "all"))
     assert (every <= default).all() and (default <= none).all() and default.sum() < none.sum()
+
+
+@pytest.mark.slow  # measures the project's held-out claims with every check set: a few seconds
+def test_the_saved_measure_is_what_it_prints_for_the_projects_sets(capsys):
+    """docs/measurements/contrast.md shows `contrast_heldout.py --measure`'s saved output (--save-docs);
+    its project part is what the tool prints now (the public part needs the public data)."""
+    saved = json.loads((ROOT / "docs" / "measurements" / "data" / "contrast_heldout.json").read_text(encoding="utf-8"))
+    assert saved["command"] == "python tools/contrast_heldout.py --measure"
+    assert contrast_heldout.main(["--measure", "--project-only"]) == 0
+    printed = [line.rstrip() for line in capsys.readouterr().out.splitlines() if line.strip()]
+    project = saved["output"].split("held-out set, the public TRAIN sets")[0]
+    assert printed == [line.rstrip() for line in project.splitlines() if line.strip()]

@@ -1,5 +1,5 @@
 """tools/contrast_set.py: supported claims changed in one way each, the committed set what the tool
-writes, and the checks measured on it (README "Contrast checks")."""
+writes, and the checks measured on it (docs/measurements/contrast.md)."""
 
 import json
 import sys
@@ -79,14 +79,13 @@ def test_the_measure_counts_flags_on_perturbed_claims_and_originals():
     assert figures["originals flagged"].max() <= 0.05  # the project's supported claims: the cost stays small
 
 
-@pytest.mark.slow  # the README block's whole measurement: about 5 s
-def test_the_readme_shows_what_the_measure_prints_for_the_projects_sets(capsys, recorded_cache):
-    """README "Contrast checks": the block `make contrast` prints; its project part is checked here (the
-    public part needs the public data, tests/test_readme.py's public tests run where it is)."""
-    import re
-
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"`make contrast` \(which builds.*?\n```\n(.*?)```", readme, re.S).group(1)
+@pytest.mark.slow  # the saved measurement's project part: about 5 s
+def test_the_saved_measure_is_what_it_prints_for_the_projects_sets(capsys, recorded_cache):
+    """docs/measurements/contrast.md shows `contrast_set.py --measure`'s saved output (--save-docs); its
+    project part is checked here (the whole needs the public data: tests/test_docs_figures.py)."""
+    saved = json.loads((ROOT / "docs" / "measurements" / "data" / "contrast_set.json").read_text(encoding="utf-8"))
+    assert saved["command"] == "python tools/contrast_set.py --measure"
+    block = saved["output"]
     assert contrast_set.main(["--measure", "--project-only"]) == 0
     printed = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip()]
     project = [line.strip() for line in block.split("the project's own sets:", 1)[1].splitlines() if line.strip()]

@@ -7,7 +7,7 @@ import json
 import sys
 
 import pytest
-from conftest import DATA
+from conftest import DATA, saved_measurement
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -185,7 +185,7 @@ def test_a_200_mb_file_is_refused_before_it_is_read(tmp_path):
 
 
 def test_the_japanese_worked_example_replays_as_the_readme_says(recorded_cache):
-    """data/ja/appi_answer_citations.json from the local Qwen's recorded answers (README, notebook 10)."""
+    """data/ja/appi_answer_citations.json from the local Qwen's recorded answers (docs/how-to/japanese-statutes.md, notebook 10)."""
     from citeaudit import find_input
 
     audit = audit_quotes(APPI, find_input("data/ja/appi_answer_citations.json"),
@@ -199,15 +199,15 @@ def test_the_japanese_worked_example_replays_as_the_readme_says(recorded_cache):
         "improper_acquisition_wrong_article", "succession_wrong_paragraph"}
 
 
-def test_the_readme_table_of_statute_statuses_is_what_the_tool_prints():
-    """The README's table of step-1 statuses on both Acts is `tools/statute_statuses.py`'s, and every
-    labelled citation is located as labelled."""
+def test_the_documented_table_of_statute_statuses_is_what_the_tool_prints():
+    """The table of step-1 statuses on both Acts that docs/how-to/japanese-statutes.md shows is
+    `tools/statute_statuses.py`'s saved output (--save-docs), and every labelled citation is located as
+    labelled."""
     sys.path.insert(0, str(DATA.parent / "tools"))
     import statute_statuses
 
     rows = statute_statuses.located()
     assert rows["as labelled"].all() and len(rows) == len(STEP1)
-    printed = [line.strip() for line in statute_statuses.summary(rows).to_string().splitlines()]
-    readme = (DATA.parent / "README.md").read_text(encoding="utf-8").splitlines()
-    at = next(n for n, line in enumerate(readme) if line.strip() == printed[0])  # the table, indented in a list
-    assert [line.strip() for line in readme[at:at + len(printed)]] == printed
+    saved = saved_measurement("statute_statuses")
+    assert saved["command"] == "python tools/statute_statuses.py"
+    assert saved["output"] == statute_statuses.summary(rows).to_string() + "\n"

@@ -48,7 +48,7 @@ def test_makefile_lab_target_installs_pins_and_registers_the_kernel():
     assert "jupyter lab --ServerApp.root_dir=notebooks" in makefile
     pins = (ROOT / "requirements-lab.txt").read_text()
     assert "jupyterlab==" in pins and "ipykernel==" in pins
-    assert "papermill==" in pins  # the README's papermill command works after make lab
+    assert "papermill==" in pins  # the documented papermill command works after make lab
     assert "jupytext==" in pins  # opens the percent scripts as notebooks
     assert "--config=notebooks/jupyter_server_config.json" in makefile
     assert "install -D -m 644 lab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json" in makefile

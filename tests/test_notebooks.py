@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DATA, ROOT
+from conftest import DATA, ROOT, docs_text
 
 # nbformat, papermill and nbclient are imported by the tests that run notebooks (marked `notebooks`),
 # so that `make check` collects this module without them (about 2 s; nbformat's validator builds a
@@ -241,13 +241,13 @@ def test_papermill_runs_notebook_04_on_another_labelled_set(replay_env):
 @pytest.mark.notebooks
 def test_notebook_04_holds_out_each_domain_as_calibrate_does(replay_env):
     """It runs as committed (its defaults, the public sets included) and its side-by-side table shows,
-    strategy by strategy, the shares of the README's table (what `make calibrate-qwen` prints): one
-    procedure, one set of numbers on both surfaces. Without the public data it runs on the project's
-    sets alone, and the README's figures are not compared."""
+    strategy by strategy, the shares of the table of docs/measurements/judge-quality.md (what `make
+    calibrate-qwen` prints): one procedure, one set of numbers on both surfaces. Without the public data
+    it runs on the project's sets alone, and the documented figures are not compared."""
     if not (ROOT.parent / "shared" / "data" / "public").is_dir():
         assert_ran_cleanly(_papermill("04_threshold_tuning.ipynb", replay_env / "out.ipynb", WITH_PUBLIC=False))
-        pytest.skip("no public data beside the checkout: ran without it, the README's figures not compared")
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+        pytest.skip("no public data beside the checkout: ran without it, the documented figures not compared")
+    readme = docs_text("measurements/judge-quality.md")
     rows = re.findall(r"^\| (examples|yesno|panel|panel\+examples) \| (\S+%) \| (\S+%) \| \S+ \((\S+%)\) "
                       r"\| \S+ \((\S+%)\) \| \S+ \((\S+%)\) \| (?:\S+ \((\S+%)\) at \S+|none reaches the target) \|$",
                       readme, flags=re.M)
@@ -259,7 +259,7 @@ def test_notebook_04_holds_out_each_domain_as_calibrate_does(replay_env):
     assert_ran_cleanly(nb)
     text = outputs_text(nb)
     # the shipped calibrations were fitted on these very recordings: used as they are, not refitted
-    # (a fit gives them back: tests/test_calibrate.py), and the numbers are those of the README
+    # (a fit gives them back: tests/test_calibrate.py), and the numbers are those documented
     assert "fitted here: none" in text
     for strategy, *shares in rows:
         cells = r"\s*".join(rf"<td [^>]*>{re.escape(share)}</td>" for share in shares)

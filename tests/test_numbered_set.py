@@ -58,8 +58,8 @@ def test_the_tool_prints_every_format_as_labelled(capsys):
     assert printed.count("100%") == 4 * 4 + 4
 
 
-def test_the_readme_table_is_what_the_tool_prints(rows):
-    printed = [line.strip() for line in _tool("numbered_statuses").summary(rows, totals=True).to_string().splitlines()]
-    readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
-    at = next(n for n, line in enumerate(readme) if line.strip() == printed[0])
-    assert [line.strip() for line in readme[at:at + len(printed)]] == printed
+def test_the_documented_table_is_what_the_tool_prints(rows):
+    """docs/how-to/documents.md shows the saved output of `numbered_statuses.py --totals` (--save-docs)."""
+    saved = json.loads((ROOT / "docs" / "measurements" / "data" / "numbered_statuses.json").read_text(encoding="utf-8"))
+    assert saved["command"] == "python tools/numbered_statuses.py --totals"
+    assert saved["output"] == _tool("numbered_statuses").summary(rows, totals=True).to_string() + "\n"

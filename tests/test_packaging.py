@@ -126,7 +126,7 @@ def _pins(name: str) -> dict[str, str]:
 
 @pytest.mark.parametrize(("group", "requirements"), [
     ("base", "requirements.txt"), ("dask", "requirements.txt"), ("lab", "requirements-lab.txt"),
-    ("vendors", "requirements-dev.txt"), ("local", "requirements-test.txt")])
+    ("vendors", "requirements-dev.txt"), ("local", "requirements-test.txt"), ("docs", "requirements-docs.txt")])
 def test_requirements_pin_what_pyproject_asks_for(group, requirements):
     """`make` installs requirements*.txt, pip the pyproject's ranges: each package of the base install
     and of each extra is pinned in the file `make` installs for it, at a version its range allows."""

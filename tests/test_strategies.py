@@ -92,7 +92,7 @@ def test_cross_validation_never_scores_a_row_with_a_map_fitted_on_it(labelled_ta
 
 
 def test_yesno_measures_better_than_choice_on_the_labelled_sets(labelled_tables):
-    """The reason `yesno` is the default (README "Choosing the threshold")."""
+    """The reason `yesno` is the default (docs/measurements/judge-quality.md)."""
     choice, yesno = (strategy_metrics(labelled_tables[s]) for s in ("choice", "yesno"))
     assert yesno["balanced_accuracy"] > choice["balanced_accuracy"] > 1 / 3
     assert yesno["auroc"] > choice["auroc"] > 0.8

@@ -1,7 +1,6 @@
 """Judge strategies as objects registered by name: the registry, and a strategy of a test's own
 (`Agree`) registered here and run end to end through the public `Judge(http_client=...)` seam
-(`citeaudit.testing.Endpoint().client()`), with no other module touched (README, "Extending
-citeaudit")."""
+(`citeaudit.testing.Endpoint().client()`), with no other module touched (docs/extending/strategy.md)."""
 
 import math
 from functools import partial

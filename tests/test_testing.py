@@ -1,9 +1,9 @@
 """`citeaudit.testing`, the scripted judge: served in process and over a socket it answers alike
-and records alike, and the README's example of it runs."""
+and records alike, and the documentation's example of it runs (docs/extending/scripted-judge.md)."""
 
 import httpx2
 import pytest
-from conftest import ROOT
+from conftest import docs_text
 
 from citeaudit.testing import HANG, Endpoint, Reply, answer_by_claim, completion, scripted_endpoint
 
@@ -35,9 +35,9 @@ def test_hanging_and_dripping_need_a_socket():
         ask(client, "http://scripted.invalid/v1", "claim")
 
 
-def test_the_readme_example_runs(tmp_path, monkeypatch):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    code = readme.split("### Testing with a scripted judge", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+def test_the_documented_example_runs(tmp_path, monkeypatch):
+    page = docs_text("extending/scripted-judge.md")
+    code = page.split("```python\n", 1)[1].split("```", 1)[0]
     monkeypatch.chdir(tmp_path)  # its cache folder
-    exec(compile(code, "README.md", "exec"), {})
+    exec(compile(code, "docs/extending/scripted-judge.md", "exec"), {})
     assert (tmp_path / "tmp-cache" / "stub.jsonl").is_file()

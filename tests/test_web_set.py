@@ -1,4 +1,4 @@
-"""The long web pages of `data/web/` (README "Focused evidence"): every quote is found word for word
+"""The long web pages of `data/web/` (docs/measurements/focused-evidence.md): every quote is found word for word
 in the section it cites, and every cited section is long enough that `--evidence focused` asks
 about a passage of it."""
 

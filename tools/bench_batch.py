@@ -341,7 +341,7 @@ def run(n: int, workers: list[int], repeat: int, delay: float, judged_n: int, mo
     print_table(rows, answers)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--answers", type=int, default=1000, help="answers in the dataset (default 1000)")
     parser.add_argument("--workers", default="1,2,4", help="worker processes to time (default 1,2,4)")
@@ -353,12 +353,15 @@ def main() -> None:
     parser.add_argument("--modes", default="locate,judged",
                         help="comma-separated: locate, judged (live), replay (default locate,judged)")
     parser.add_argument("--seed", type=int, default=7)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     workers = [int(w) for w in args.workers.split(",")]
     if 1 not in workers:
         workers.insert(0, 1)  # the ratios are against 1 worker process
     run(args.answers, workers, max(1, args.repeat), args.delay, args.judged_answers, args.modes.split(","), args.seed)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    import docs_figures  # --save-docs: also save what it prints for the documentation
+
+    sys.exit(docs_figures.run(main, __file__))

@@ -12,6 +12,7 @@ Run: .venv/bin/python tools/bench_judge.py [--citations 40] [--delay 0.2] [--lev
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -44,14 +45,17 @@ def run(n: int, delay: float, levels: list[int]) -> None:
             print(f"{level:>11} {seconds:>8.2f} {n / seconds:>11.1f} {speedup:>8.1f}x {endpoint.most_in_flight:>10}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--citations", type=int, default=40)
     parser.add_argument("--delay", type=float, default=0.2, help="seconds the endpoint waits before answering")
     parser.add_argument("--levels", default="1,2,4,8,16", help="comma-separated concurrency levels")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     run(args.citations, args.delay, [int(v) for v in args.levels.split(",")])
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    import docs_figures  # --save-docs: also save what it prints for the documentation
+
+    sys.exit(docs_figures.run(main, __file__))

@@ -199,7 +199,7 @@ def run(megabytes: float, n: int, seed_sample: int, seed: int, cli_runs: int = 0
         print(f"  {kind:12}{ca:10}{sd:10}{count:5}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=float, default=10.0, help="corpus size in MB (default 10)")
     parser.add_argument("--citations", type=int, default=1000, help="number of citations (default 1000)")
@@ -208,9 +208,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7, help="random seed of the citations")
     parser.add_argument("--cli", type=int, default=0, metavar="RUNS",
                         help="also time citeaudit's command line on the same corpus and citations (best of RUNS)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     run(args.mb, args.citations, args.seed_sample, args.seed, args.cli)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    import docs_figures  # --save-docs: also save what it prints for the documentation
+
+    sys.exit(docs_figures.run(main, __file__))

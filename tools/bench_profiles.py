@@ -143,7 +143,7 @@ def _drawn(tables: dict[str, pd.DataFrame], kind: str, seed: int) -> list[tuple[
 
 
 def simulate(domain: str, first: list[Part], held: list[Part], options: AuditOptions, shipped: Calibration,
-             max_reviews: int, seed: int, say=print) -> dict:
+             max_reviews: int, seed: int, say=lambda line: print(line, file=sys.stderr, flush=True)) -> dict:
     rate = start_rate = options.spot_check
     routed_first = {p.citations: routed(p, shipped, rate) for p in first}
     # spot checks first, then the waiting ones
@@ -263,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
             parts = {n: split_domain(p, seed) for n, p in audited.items()}
             base = shipped if args.base == "shipped" else base_without(name, parts, shipped)
             print(f"{name}, split {seed}: base {base.model} / {base.strategy} ({base.when or 'shipped'}), "
-                  f"threshold {base.threshold}", flush=True)
+                  f"threshold {base.threshold}", file=sys.stderr, flush=True)  # progress: the report is stdout
             runs.append(simulate(name, *parts[name], options, base, args.max_reviews, seed))
         results.append(pooled(runs))
     report(results, "shipped" if args.base == "shipped" else "fitted without the domain")
@@ -272,4 +272,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import docs_figures  # --save-docs: also save what it prints for the documentation
+
+    sys.exit(docs_figures.run(main, __file__))

@@ -6,7 +6,7 @@ QUOTE_SETS. For each question this prints the AUROC of its P(yes) for citations 
 those that fail, then the cross-validated figures of the calibration (`citeaudit calibrate`'s
 procedure: a map of the answers' log-odds, its threshold at the target) with yesno's two questions
 and that one, and with all seven questions. The candidate was chosen on these same labelled sets,
-so its figures are a little optimistic for new citations (README "Choosing the threshold").
+so its figures are a little optimistic for new citations (docs/measurements/judge-quality.md).
 
 Usage: python tools/question_panel.py [--folds 10] [--repeats 20] [--target 0.95]
 """

@@ -5,7 +5,7 @@ functions, no model calls; `calibrate.fit.fit_calibration` is the entry point.
 Written here although scikit-learn has them: the logistic fit (`fit_logistic`: its
 `LogisticRegression` fits the same map, too slowly for the thousands of small fits the penalty's
 choice takes) and the folds (`stratified_folds`: `StratifiedKFold` draws other ones, which would
-move the README's figures); and what it has no counterpart for: the threshold search
+move the documented figures); and what it has no counterpart for: the threshold search
 (`recommend_threshold`), the ceiling (`coverage_ceiling`), the penalty chosen by held-out log-loss
 against the labels (`choose_l2`)."""
 
@@ -69,7 +69,7 @@ def fit_logistic(features: Sequence[Sequence[float]] | np.ndarray, outcome: Sequ
     and refitted the shipped calibrations with every threshold and figure unchanged (weights within
     1e-9 relative). But it spends a few milliseconds checking its inputs on each fit, and a strategy
     of yes/no answers takes about 20,000 (`choose_l2` in every fold of 21 fold assignments): here
-    `calibrate` of `yesno` took 219 s instead of 68 (past the 120 s the README's tests allow a
+    `calibrate` of `yesno` took 219 s instead of 68 (past the 120 s the documentation's tests allow a
     command), `make calibrate-qwen` 14 minutes instead of 5.5.
 
     >>> w = fit_logistic([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]], [0, 0, 1, 1])
@@ -202,7 +202,7 @@ def stratified_folds(gold: Sequence[object], folds: int = FOLDS, seed: int = 0) 
 
     Not `sklearn.model_selection.StratifiedKFold`: its folds are stratified the same way, but it
     draws another assignment (and gives each class's leftover rows to the first folds, where this
-    starts each class at a random fold), and the README's cross-validated figures are those of
+    starts each class at a random fold), and the documented cross-validated figures are those of
     these assignments. Refitted with StratifiedKFold(shuffle=True, random_state=seed), the first
     assignment moved by up to 2 points (choice: 25 of 171 verdicts stand, 28; examples: 93.7% of
     the standing verdicts right, 95.7%), one assignment's noise rather than a better estimate
@@ -263,8 +263,8 @@ def default_inputs(table: pd.DataFrame) -> str:
     """`answers` when the labelled rows judged from log-probabilities carry yes/no answers
     (strategies `yesno`, `panel`), else `supports`. `answers+length` (the evidence's length too) is
     chosen with `inputs=` (`citeaudit calibrate --inputs`): on the shipped sets' leave-one-domain-out
-    figures it let fewer verdicts stand, fewer of them right (README, "Documents the calibration
-    never saw")."""
+    figures it let fewer verdicts stand, fewer of them right (docs/measurements/judge-quality.md, "Documents
+    the calibration never saw")."""
     rows = judged_rows(table)
     return ANSWERS if answer_keys(rows[rows["method"] == "logprobs"]) else SUPPORTS
 
@@ -273,8 +273,8 @@ def input_keys(keys: list[str], inputs: str) -> list[str]:
     """What a map of the answers to the questions `keys` reads (`calibration.feature_value` keys):
     each question's key first; in inputs `answers+length` also the evidence's length and the first
     question's log-odds times it (a yes to "is the claim true?" may weigh differently after a short
-    sentence than after a long section; not the default: README, "Documents the calibration never
-    saw")."""
+    sentence than after a long section; not the default: docs/measurements/judge-quality.md,
+    "Documents the calibration never saw")."""
     if inputs == ANSWERS_LENGTH and keys:
         return [*keys, EVIDENCE_CHARS, f"{keys[0]}{PRODUCT}{EVIDENCE_CHARS}"]
     return keys

@@ -78,7 +78,7 @@ BATCH = 25  # what "review another batch" means in the messages
 EXPECT_MARGIN = 0.02  # how far above the target the map must expect the standing reviews to be right
 # the cross-validated share right must be the target or more, and its 95% interval must not reach
 # further than this below it: a point estimate from a hundred reviews alone let profiles 87-94%
-# right held out be saved (`make bench-profiles`, the README's figures). At the interval's honest
+# right held out be saved (`make bench-profiles`, docs/measurements/profiles.md). At the interval's honest
 # effective sample size (one fold assignment's), 22 standing reviews all right pass it, or 34 with one wrong
 PROMISE_SLACK = 0.10
 

@@ -51,7 +51,14 @@ def _claim_before(answer: str, start: int, floor: int) -> str:
 
 
 def extract_line_citations(answer: str) -> ExtractedCitations:
-    """Every accepted marker with its claim, and every look-alike marker that was not accepted."""
+    """Every accepted marker with its claim, and every look-alike marker that was not accepted.
+
+    >>> found = extract_line_citations("The run started at dawn [L2]. It ended late [L4-5]. See [line 7].")
+    >>> [(c.id, c.claim, c.locator.first, c.locator.last) for c in found.citations]
+    [('c1', 'The run started at dawn', 2, 2), ('c2', 'It ended late', 4, 5)]
+    >>> found.unrecognized
+    ['[line 7]']
+    """
     citations = []
     accepted = set()
     floor = 0

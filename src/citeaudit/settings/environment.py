@@ -49,14 +49,14 @@ DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_THRESHOLD = 0.8
 # share of standing verdicts drawn at random for review (`decide.spotcheck`): about 50 reviewed spot
 # checks tell a standing precision of 86% from a promise of 95%, and at 10% they come with 500
-# standing verdicts, for at most one extra review per ten that stand (README "Spot checks and agreement")
+# standing verdicts, for at most one extra review per ten that stand (docs/how-to/review.md)
 DEFAULT_SPOT_CHECK = 0.1
-DEFAULT_STRATEGY: Strategy = "panel"  # measured best on the labelled sets (README "Choosing the threshold")
+DEFAULT_STRATEGY: Strategy = "panel"  # measured best on the labelled sets (docs/measurements/judge-quality.md)
 DEFAULT_TIMEOUT = 120.0  # seconds per judge request: recorded local Qwen calls took up to 55 s on 2 cores
 DEFAULT_RETRIES = 2
-# the contrast checks on by default (`decide.contrast`), as measured on the contrast set (README "Contrast
-# checks", tools/contrast_set.py --measure): together they flag 4.5% of the supported originals (at most
-# 5% is the target); `entities` alone flags 4.2% of them (8.7% with the other three), so it is opt-in
+# the contrast checks on by default (`decide.contrast`), as measured (docs/measurements/contrast.md):
+# together they flag 4.5% of the supported originals (at most 5% is the target); `entities` alone
+# flags 4.2% of them (8.7% with the other three), so it is opt-in
 DEFAULT_CONTRAST_CHECKS = (ContrastCheck.NORMATIVE, ContrastCheck.NUMBERS, ContrastCheck.POLARITY,
                            ContrastCheck.IDENTIFIERS)
 # judge requests in flight at once: remote endpoints serve many; llama.cpp's local server serves

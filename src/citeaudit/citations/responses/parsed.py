@@ -203,7 +203,13 @@ def register_vendor_format(vendor: VendorFormat) -> VendorFormat:
 
 def detect_response_format(data: object) -> str | None:
     """The format a response's JSON has, by its shape (the first registered format that recognizes
-    it); None when it is none of them."""
+    it); None when it is none of them.
+
+    >>> detect_response_format({"type": "message", "content": []}), detect_response_format({"candidates": []})
+    (<ResponseFormat.ANTHROPIC: 'anthropic'>, <ResponseFormat.GEMINI: 'gemini'>)
+    >>> detect_response_format(["not", "a", "response"]) is None
+    True
+    """
     if not isinstance(data, dict):
         return None
     return next((vendor.name for vendor in VENDOR_FORMATS.values() if vendor.detect(data)), None)

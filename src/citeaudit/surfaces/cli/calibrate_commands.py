@@ -172,7 +172,7 @@ def calibrate(sources: tuple[str, ...], citation_files: tuple[str, ...], setting
     cache/calibration/ with --shipped), which `audit` then applies.
 
     With --reviews STORE --profile NAME: audits the --source/--citations pairs as they were audited
-    (the model's calibration, replayed), fits the profile on the current reviews (README "Profiles"),
+    (the model's calibration, replayed), fits the profile on the current reviews (docs/how-to/profiles.md),
     prints the calibration and the profile side by side, cross-validated on the reviews, and saves
     <user cache>/profiles/NAME.json, unless its promise does not hold or its reviews are too few
     (exit 2, saying how many more of which kind it needs).

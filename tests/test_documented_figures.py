@@ -1,7 +1,8 @@
-"""The README's figures that come from commands, checked against those commands' output.
+"""The documentation's figures that come from commands, checked against those commands' output.
 
-Each test runs the command the README names (offline, from the committed recordings) and
-compares the figures, so the README cannot drift from what the code does.
+Each test runs the command a page of docs/ names (offline, from the committed recordings) and
+compares the figures, so the documentation cannot drift from what the code does. (Figures a tool
+saves with --save-docs are checked against the tool in tests/test_docs_figures.py.)
 """
 
 import math
@@ -9,18 +10,18 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import DATA, ROOT
+from conftest import DATA, ROOT, docs_text, saved_measurement
 from test_cli import run
 
 pytestmark = pytest.mark.cli
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = docs_text()  # every page of docs/, in path order
 
 
 def block_after(marker: str) -> list[str]:
-    """The lines of the first fenced block after `marker` in the README."""
-    start = README.index(marker)
-    body = README[start:].split("```", 2)[1]
+    """The lines of the first fenced block after `marker` in the documentation."""
+    start = DOCS.index(marker)
+    body = DOCS[start:].split("```", 2)[1]
     return [line for line in body.splitlines()[1:] if line.strip()]
 
 
@@ -43,11 +44,11 @@ def test_demo_decision_and_probabilities(recorded_cache):
     result = run("audit", "--source", "rfc7519.txt", "--citations", str(DATA / "rfc7519_citations.json"),
                  "--cache-mode", "replay")
     assert result.returncode == 1, result.stderr
-    threshold = re.search(r"recommended threshold of (\d\.\d\d)", README).group(1)
+    threshold = re.search(r"recommended threshold of (\d\.\d\d)", DOCS).group(1)
     assert f"\nREJECT (threshold {threshold}, recommended by the calibration of " in result.stdout
-    assert "the answer is `REJECT`" in squash(README)
+    assert "the answer is `REJECT`" in squash(DOCS)
     low, high = re.search(r"P\(supports\) for the seven citations it is asked about lies between (\d\.\d\d) and "
-                          r"(\d\.\d\d)", squash(README)).groups()
+                          r"(\d\.\d\d)", squash(DOCS)).groups()
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"threshold {threshold}, recommended by the calibration of ")  # the table's header
     rows = [line.split() for line in lines[2:10]]
@@ -57,7 +58,7 @@ def test_demo_decision_and_probabilities(recorded_cache):
     verdicts = {row[0]: next(w for w in row if w in ("verified", "contradicted", "unsupported", "fabricated"))
                 for row in rows}
     matched = sum(verdicts[i] == gold[i] for i in verdicts if gold[i] != "fabricated")
-    assert f"after calibration {matched} of 7 verdicts match" in squash(README)
+    assert f"after calibration {matched} of 7 verdicts match" in squash(DOCS)
     standing = [row[0] for row in rows if row[1] != "missing" and "auto" in row]
     scores = {row[0]: float(row[6]) for row in rows if row[1] != "missing"}
     above = [i for i in scores if scores[i] >= float(threshold)]
@@ -65,44 +66,44 @@ def test_demo_decision_and_probabilities(recorded_cache):
     [alone] = above
     right = "right" if verdicts[alone] == gold[alone] else "wrong"
     assert (f"One scores above the calibration's recommended threshold of {threshold}, and it is {right}: "
-            f"`{alone}` scores {scores[alone]:.2f} as `{verdicts[alone]}`") in squash(README)
+            f"`{alone}` scores {scores[alone]:.2f} as `{verdicts[alone]}`") in squash(DOCS)
     held = next(row for row in rows if row[0] == alone)
     assert "review" in held and "contrast" in held  # its route and its flag
-    why = re.search(r"under the table, `(.*?)`, and the flag `contrast`", squash(README)).group(1)
-    assert f"  {why}" in result.stdout.splitlines()  # the one line under the table, as the README quotes it
+    why = re.search(r"under the table, `(.*?)`, and the flag `contrast`", squash(DOCS)).group(1)
+    assert f"  {why}" in result.stdout.splitlines()  # the one line under the table, as the page quotes it
     assert f"flagged contrast ({why.split(': contrast: ')[1]})" in result.stdout  # and in the decision
-    assert "So all seven judged citations go to review" in squash(README)
+    assert "So all seven judged citations go to review" in squash(DOCS)
 
 
 def test_spot_check_example_is_what_review_and_agreement_print(recorded_cache, tmp_path):
     """The section "Spot checks and agreement": its two commands, run on the bundled example."""
-    commands = block_after("### Spot checks and agreement")
+    commands = block_after("## Spot checks and agreement")
     assert len(commands) == 2 and all(c.startswith("citeaudit ") for c in commands)
     store = str(tmp_path / "r.jsonl")
     review, agreement = ([store if word == "out/rfc7519_reviews.jsonl" else word for word in c.split()[1:]]
                          for c in commands)
     recorded = run(*review)
     assert recorded.returncode == 0, recorded.stderr
-    shown = re.search(r"The first prints `(recorded .*?) in out/rfc7519_reviews.jsonl`", squash(README)).group(1)
+    shown = re.search(r"The first prints `(recorded .*?) in out/rfc7519_reviews.jsonl`", squash(DOCS)).group(1)
     assert recorded.stdout == f"{shown} in {store}\n"
     printed = run(*agreement)
     assert printed.returncode == 0, printed.stderr
     block = block_after("the second, under the routing line:")
     assert [squash(line) for line in printed.stdout.splitlines()[1:] if line.strip()] == [squash(b) for b in block]
-    assert "default **0.1**" in README and "DEFAULT_SPOT_CHECK = 0.1" in (ROOT / "src" / "citeaudit" / "settings" /
+    assert "default **0.1**" in DOCS and "DEFAULT_SPOT_CHECK = 0.1" in (ROOT / "src" / "citeaudit" / "settings" /
                                                                           "environment.py").read_text()
 
 
 def test_profile_refusal_example_is_what_calibrate_prints(recorded_cache, tmp_path):
     """The section "Profiles": the worked example's seven reviews are refused, with what is needed."""
-    [review, _] = block_after("### Spot checks and agreement")
+    [review, _] = block_after("## Spot checks and agreement")
     store = str(tmp_path / "r.jsonl")
     assert run(*[store if w == "out/rfc7519_reviews.jsonl" else w for w in review.split()[1:]]).returncode == 0
     marker = "too few, and the command says how many more"
     [command] = block_after(marker)
     printed = run(*[store if w == "out/rfc7519_reviews.jsonl" else w for w in command.split()[1:]])
     assert printed.returncode == 2
-    [error] = [line for line in README[README.index(marker):].split("```")[3].splitlines() if line.strip()]
+    [error] = [line for line in DOCS[DOCS.index(marker):].split("```")[3].splitlines() if line.strip()]
     assert squash(printed.stderr) == squash(error)
 
 
@@ -151,7 +152,7 @@ def calibration_file(folder: Path, strategy: str) -> Path:
 
 def calibrated(strategy: str, cache, public: list[str]) -> tuple[object, dict]:
     """`make calibrate-qwen`'s command for one strategy (`calibrate --shipped` into this test's copy
-    of the recordings, `cache`): its output, which the README's tables show, and the calibration
+    of the recordings, `cache`): its output, which the tables of docs/measurements/judge-quality.md show, and the calibration
     file it wrote (up to a minute: one run per strategy, which one test reads)."""
     import json
 
@@ -163,8 +164,8 @@ def calibrated(strategy: str, cache, public: list[str]) -> tuple[object, dict]:
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_calibrate_prints_the_readme_rows_and_writes_the_saved_calibration(recorded_cache, public_labelled, strategy):
-    """The README's rows of this strategy are what `make calibrate-qwen`'s command prints, and the
+def test_calibrate_prints_the_documented_rows_and_writes_the_saved_calibration(recorded_cache, public_labelled, strategy):
+    """The documented rows of this strategy are what `make calibrate-qwen`'s command prints, and the
     committed cache/calibration file is what it writes. One test for both: two tests ran the same
     command twice whenever the test processes split them."""
     import json
@@ -172,22 +173,22 @@ def test_calibrate_prints_the_readme_rows_and_writes_the_saved_calibration(recor
     result, fitted = calibrated(strategy, recorded_cache, public_labelled)
     printed = [squash(line) for line in result.stdout.splitlines()]
     # its row of the strategy table, and (fitted with the public sets) of the side-by-side table
-    shown = [squash(line) for line in README.splitlines() if line.startswith(f"| {strategy} |")]
+    shown = [squash(line) for line in DOCS.splitlines() if line.startswith(f"| {strategy} |")]
     assert len(shown) == (1 if strategy == "choice" else 2), shown
     for row in shown:
-        assert row in printed, f"README row {row} is not in the output:\n{result.stdout}"
-        assert squash(printed[printed.index(row) - 2]) in {squash(line) for line in README.splitlines()}  # header
+        assert row in printed, f"documented row {row} is not in the output:\n{result.stdout}"
+        assert squash(printed[printed.index(row) - 2]) in {squash(line) for line in DOCS.splitlines()}  # header
     if strategy != "choice":  # its in-sample ceiling, as printed
-        inside = re.findall(rf"^{re.escape(strategy)}: (in sample, best threshold in hindsight .*)$", README, flags=re.M)
+        inside = re.findall(rf"^{re.escape(strategy)}: (in sample, best threshold in hindsight .*)$", DOCS, flags=re.M)
         assert len(inside) == 1 and squash(inside[0]) in printed, result.stdout
     if strategy not in ("choice", "yesno"):  # and its leave-one-domain-out table, row for row
-        held_out = [squash(line) for line in README.split(f"`{strategy}`'s, from `make calibrate-qwen`:")[1].split(
+        held_out = [squash(line) for line in DOCS.split(f"`{strategy}`'s, from `make calibrate-qwen`:")[1].split(
             "\n\n")[1].splitlines()]
         assert len(held_out) == 7 and all(line in printed for line in held_out), result.stdout
     if strategy == "panel":
         share, count, least = re.search(r"Climate-FEVER is the one domain the check sends to review: the model said no "
                                         r"to every question for (\S+) of its (\d+) citations \(at least (\S+) at 95% "
-                                        r"confidence\)", squash(README)).groups()
+                                        r"confidence\)", squash(DOCS)).groups()
         gap = next(line for line in printed if line.startswith("climate-fever held out, not covered:"))
         assert f"{share} of this document's {count} judged citations (at least {least} at 95% confidence)" in gap
     saved = json.loads(calibration_file(ROOT / "cache", strategy).read_text())
@@ -201,7 +202,7 @@ def test_within_one_domain_rows_are_what_calibrate_prints(recorded_cache, public
     """The table of calibrations fitted within one domain: each row from `calibrate` on that
     domain's sets alone (the project's ten pairs, or one public set)."""
     rows = re.findall(rf"^\| (project|scifact|climate-fever|check-covid) \| {re.escape(strategy)} \| (.*) \|$",
-                      README, flags=re.M)
+                      DOCS, flags=re.M)
     assert [domain for domain, _ in rows] == ["project", "scifact", "climate-fever", "check-covid"]
     public = {public_labelled[k + 3].rsplit("/", 1)[-1].removesuffix("_citations.json"): public_labelled[k:k + 4]
               for k in range(0, len(public_labelled), 4)}
@@ -242,20 +243,20 @@ def assert_close(got: object, want: object, where: str) -> None:
 def test_line_citation_counts(recorded_cache, args, figure):
     result = run(*args)
     assert squash(figure) in squash(result.stdout)
-    assert squash(figure) in squash(README)
+    assert squash(figure) in squash(DOCS)
 
 
 def test_contract_example(recorded_cache):
     result = run("contract", *(str(DATA / "contract" / f"{n}.json") for n in ("answer", "sources", "reviews")))
     assert result.returncode == 0 and '"ACCEPT"' in result.stdout
-    assert "gives `ACCEPT` with fingerprint `6709ca2e…4d19e2`" in README
+    assert "gives `ACCEPT` with fingerprint `6709ca2e…4d19e2`" in DOCS
     assert '"fingerprint": "6709ca2e' in (DATA / "contract" / "reviews.json").read_text()
 
 
 def test_jsick_as_a_domain_of_its_own_is_what_calibrate_prints(recorded_cache, public_labelled, tmp_path,
                                                                monkeypatch):
-    """README "Japanese claims and the judge": `calibrate` given JSICK with the labelled sets reports it
-    as a domain of its own; the README's leave-one-domain-out table is what it prints (into a user
+    """docs/how-to/japanese-statutes.md "Japanese claims and the judge": `calibrate` given JSICK with the labelled sets reports it
+    as a domain of its own; the page's leave-one-domain-out table is what it prints (into a user
     cache of this test's, never the shipped calibration)."""
     from citeaudit.calibrate import public_sets
 
@@ -265,7 +266,7 @@ def test_jsick_as_a_domain_of_its_own_is_what_calibrate_prints(recorded_cache, p
     result = run("calibrate", "--model", "qwen", "--strategy", "panel", *LABELLED, *public_labelled,
                  "--source", str(document), "--citations", str(citations))
     assert result.returncode == 0, result.stderr
-    block = README.split("build/public/jsick_citations.json\n```")[1].split("leave-one-domain-out table:\n\n")[1]
+    block = DOCS.split("build/public/jsick_citations.json\n```")[1].split("leave-one-domain-out table:\n\n")[1]
     rows = [squash(line) for line in block.split("\n\n")[0].splitlines()]
     printed = {squash(line) for line in result.stdout.splitlines()}
     assert len(rows) == 8 and any(row.startswith("| jsick |") for row in rows)
@@ -275,7 +276,7 @@ def test_jsick_as_a_domain_of_its_own_is_what_calibrate_prints(recorded_cache, p
 
 
 def test_focused_evidence_table_is_what_bench_focus_prints(recorded_cache, public_labelled, capsys):
-    """README "Focused evidence": tools/bench_focus.py's table, from the recordings (the focused
+    """docs/measurements/focused-evidence.md: tools/bench_focus.py's table, from the recordings (the focused
     answers of every long section are recorded: none is missing)."""
     import sys
 
@@ -285,6 +286,7 @@ def test_focused_evidence_table_is_what_bench_focus_prints(recorded_cache, publi
     pairs = [(public_labelled[k + 1], public_labelled[k + 3]) for k in range(0, len(public_labelled), 4)]
     assert bench_focus.main([], public=pairs) == 0
     printed = [line.rstrip() for line in capsys.readouterr().out.splitlines() if line.strip()]
-    block = README.split("python tools/bench_focus.py")[1].split("```\n\n```\n")[1].split("```")[0]
-    assert printed == [line.rstrip() for line in block.splitlines() if line.strip()]
+    saved = saved_measurement("bench_focus")  # what docs/measurements/focused-evidence.md shows
+    assert saved["command"] == "python tools/bench_focus.py"
+    assert printed == [line.rstrip() for line in saved["output"].splitlines() if line.strip()]
     assert "unrecorded focused answers: 0" in printed[0]
