@@ -76,10 +76,10 @@ def located() -> tuple[pd.DataFrame, pd.DataFrame]:
         if not out.is_file():
             raise SystemExit(f"{out} is missing: run python tools/contrast_dev.py first")
         table, _ = heldout._locate(str(document), load_citations(out))
-        claims.append(table.assign(group="dev", kind=table["id"].str.rsplit("~", n=1).str[1]))
+        claims.append(table.assign(group="dev", change=table["id"].str.rsplit("~", n=1).str[1]))
         original, _ = heldout._locate(str(document), load_citations(cited))
         original = original[(original["expected"] == "verified") & original["evidence"].notna()]
-        originals.append(original.assign(group="dev", kind="original"))
+        originals.append(original.assign(group="dev", change="original"))
     return pd.concat(claims, ignore_index=True), pd.concat(originals, ignore_index=True)
 
 
@@ -132,7 +132,7 @@ def frontier(claims: pd.DataFrame, originals: pd.DataFrame) -> pd.DataFrame:
     """Each `LOOSE` reading added to the default checks: originals flagged, and per kind the share of
     perturbed claims that stand (a "supports"-to-everything judge)."""
     checks = tuple(DEFAULT_CONTRAST_CHECKS)
-    claims = claims[claims["kind"] != heldout.CONTROL].reset_index(drop=True)
+    claims = claims[claims["change"] != heldout.CONTROL].reset_index(drop=True)
     originals = originals.reset_index(drop=True)
     stand = heldout.stands_verified(claims, checks)
     flagged = heldout.flagged(originals, checks)
@@ -148,7 +148,7 @@ def frontier(claims: pd.DataFrame, originals: pd.DataFrame) -> pd.DataFrame:
     for what, flags, stands in rows:
         row = {"added to the default checks": what, "originals flagged": f"{int(flags.sum())} ({flags.mean():.1%})"}
         for kind in heldout.KINDS:
-            row[kind] = f"{stands[claims['kind'] == kind].mean():.0%}"
+            row[kind] = f"{stands[claims['change'] == kind].mean():.0%}"
         out.append(row)
     return pd.DataFrame(out)
 
@@ -171,13 +171,13 @@ def main(argv: list[str] | None = None) -> int:
         print(frontier(claims, originals).to_string(index=False))
         return 0
     if args.measure:
-        print(f"dev set: {int((claims['kind'] != heldout.CONTROL).sum())} perturbed claims, "
-              f"{int((claims['kind'] == heldout.CONTROL).sum())} restated, {len(originals)} supported originals")
+        print(f"dev set: {int((claims['change'] != heldout.CONTROL).sum())} perturbed claims, "
+              f"{int((claims['change'] == heldout.CONTROL).sum())} restated, {len(originals)} supported originals")
         print(heldout.measure(claims, originals).to_string(index=False))
         return 0
     checks = tuple(DEFAULT_CONTRAST_CHECKS) if args.checks == "default" else tuple(ContrastCheck)
     if args.standing in ("originals", heldout.CONTROL):
-        part = (originals if args.standing == "originals" else claims[claims["kind"] == heldout.CONTROL])
+        part = (originals if args.standing == "originals" else claims[claims["change"] == heldout.CONTROL])
         part = part.reset_index(drop=True)
         checked = heldout.check_contrast(part, checks)
         shown = checked[checked["contrast"].map(bool)]
@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  FLAG {f.get('check')}: {f.get('says')}")
         print(f"{len(shown)} of {len(part)} flagged")
         return 0
-    mine = claims[claims["kind"] == args.standing].reset_index(drop=True)
+    mine = claims[claims["change"] == args.standing].reset_index(drop=True)
     stand = heldout.stands_verified(mine, checks)
     by_id = {r["id"]: r["claim"] for r in originals.to_dict("records")}
     for row in mine[stand].to_dict("records"):

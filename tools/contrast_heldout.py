@@ -398,16 +398,17 @@ SETTINGS = (("none", ()), ("default", tuple(DEFAULT_CONTRAST_CHECKS)), ("all", t
 
 def located(public: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Step 1 (no model) over the held-out claims and over the supported originals of every set, each row
-    with its `group` and `kind` (the original's kind is `original`)."""
+    with its `group` and `change` (the perturbation's kind, `original` for an original; not `kind`: that
+    column names the citation kind)."""
     claims, originals = [], []
     for source, citations, out, group in sets(public):
         if not out.is_file():
             raise SystemExit(f"{out} is missing: run python tools/contrast_heldout.py first")
         table, _ = _locate(source, load_citations(out))
-        claims.append(table.assign(group=group, kind=table["id"].str.rsplit("~", n=1).str[1]))
+        claims.append(table.assign(group=group, change=table["id"].str.rsplit("~", n=1).str[1]))
         original, _ = _locate(source, load_citations(find_input(citations)))
         original = original[(original["expected"] == "verified") & original["evidence"].notna()]
-        originals.append(original.assign(group=group, kind="original"))
+        originals.append(original.assign(group=group, change="original"))
     return pd.concat(claims, ignore_index=True), pd.concat(originals, ignore_index=True)
 
 
@@ -416,14 +417,14 @@ def measure(claims: pd.DataFrame, originals: pd.DataFrame) -> pd.DataFrame:
     under each setting; for the originals and the restated controls, how many are flagged."""
     rows = []
     for kind in (*KINDS, "all kinds"):
-        mine = claims[claims["kind"] != CONTROL] if kind == "all kinds" else claims[claims["kind"] == kind]
+        mine = claims[claims["change"] != CONTROL] if kind == "all kinds" else claims[claims["change"] == kind]
         mine = mine.reset_index(drop=True)
         row: dict[str, object] = {"kind": kind, "claims": len(mine)}
         for name, checks in SETTINGS:
             n = int(stands_verified(mine, checks).sum()) if len(mine) else 0
             row[f"stand, checks {name}"] = f"{n} ({n / len(mine):.1%})" if len(mine) else "-"
         rows.append(row)
-    restated = claims[claims["kind"] == CONTROL].reset_index(drop=True)
+    restated = claims[claims["change"] == CONTROL].reset_index(drop=True)
     originals = originals.reset_index(drop=True)
     for kind, part in ((f"{CONTROL} (flagged)", restated), ("originals (flagged)", originals),
                        (f"{CONTROL} (flagged, its original not)", restated)):
@@ -455,8 +456,8 @@ def main(argv: list[str] | None = None) -> int:
     groups = [("the project's own sets", "project")] + ([("the public TRAIN sets", "public")] if public else [])
     for title, group in groups:
         c, o = claims[claims["group"] == group], originals[originals["group"] == group]
-        print(f"\nheld-out set, {title}: {int((c['kind'] != CONTROL).sum())} perturbed claims, "
-              f"{int((c['kind'] == CONTROL).sum())} restated, {len(o)} supported originals")
+        print(f"\nheld-out set, {title}: {int((c['change'] != CONTROL).sum())} perturbed claims, "
+              f"{int((c['change'] == CONTROL).sum())} restated, {len(o)} supported originals")
         print("(perturbed: how many stand as verified with a judge that says supports to everything; "
               "restated and originals: how many the checks flag)")
         print(measure(c, o).to_string(index=False))
