@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from conftest import DATA, ROOT
 from packaging.requirements import Requirement
 
-from citeaudit.decide.calibration import fit_command
+from citeaudit.decide.calibration import fit_command, load_calibration, save_profile_file
 from citeaudit.errors import MissingExtraError
 from citeaudit.settings import environment as config
 from citeaudit.settings.environment import DEFAULT_MODEL
@@ -88,6 +88,21 @@ def test_where_prints_every_folder_and_setting_with_its_origin(monkeypatch, isol
     assert any(line.split()[:2] == ["cache", "mode"] and "replay  [default]" in line for line in lines)
     # the isolated cache folder has no calibration: none is in force, and where says so
     assert any("none for" in line and "the default threshold 0.8" in line for line in lines)
+
+
+def test_where_names_the_profile_in_force_not_the_models_calibration(monkeypatch, isolated_environment):
+    """CITEAUDIT_PROFILE routes every audit by the profile, so `where` shows that file, or why it
+    cannot be read (the shipped calibration would be the wrong answer)."""
+    monkeypatch.setenv("CITEAUDIT_PROFILE", "team-a")
+    result = CliRunner().invoke(cli.main, ["where"])
+    assert result.exit_code == 0, result.output
+    assert "  cannot tell: no profile 'team-a' in " in result.output
+    shipped = load_calibration(DEFAULT_MODEL, "panel", ROOT / "cache")
+    assert shipped is not None
+    saved = save_profile_file("team-a", shipped, config.user_cache_dir())
+    result = CliRunner().invoke(cli.main, ["where"])
+    assert f"  {saved}  [profile team-a]" in result.output.splitlines()
+    assert "qwen2.5-coder-1.5b-instruct-q4_k_m.panel.json" not in result.output
 
 
 def test_where_shows_a_setting_that_does_not_read_and_still_the_folders(monkeypatch):

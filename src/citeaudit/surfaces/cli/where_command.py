@@ -21,7 +21,12 @@ def _version() -> str:
 
 def where_lines() -> list[str]:
     """The lines `citeaudit where` prints: the version, the folders, the calibration in force, the settings."""
-    from citeaudit.decide.calibration import calibration_folder, calibration_path  # here: --help imports no pandas
+    from citeaudit.decide.calibration import (  # here: --help imports no pandas
+        calibration_folder,
+        calibration_path,
+        load_profile,
+        profile_path,
+    )
     from citeaudit.settings.options import AuditOptions
 
     folders = config.folders()
@@ -35,7 +40,14 @@ def where_lines() -> list[str]:
         lines.append(f"  cannot tell: {exc}")
     else:
         folder = calibration_folder(options.model, str(options.strategy), options.folders)
-        if folder is None:
+        if options.profile:  # a profile routes instead of the model's calibration (`AuditRun.calibration`)
+            try:
+                load_profile(options.profile, options.user_folder, options.model, str(options.strategy))
+            except CiteAuditError as exc:
+                lines.append(f"  cannot tell: {exc}")
+            else:
+                lines.append(f"  {profile_path(options.profile, options.user_folder)}  [profile {options.profile}]")
+        elif folder is None:
             lines.append(f"  none for {options.model} / {options.strategy}: the default threshold "
                          f"{config.DEFAULT_THRESHOLD}")
         else:
