@@ -15,6 +15,7 @@ from citeaudit.decide.calibration import fit_command, load_calibration, save_pro
 from citeaudit.errors import MissingExtraError
 from citeaudit.settings import environment as config
 from citeaudit.settings.environment import DEFAULT_MODEL
+from citeaudit.settings.options import AuditOptions
 from citeaudit.surfaces import cli
 
 
@@ -169,3 +170,9 @@ def test_installed_the_missing_extra_is_named_for_pip_and_never_for_the_checkout
     with pytest.raises(MissingExtraError, match=r"a batch needs dask, .*: pip install 'citeaudit\[dask\]' \(the dask extra"):
         require("dask", "dask", "a batch")
     assert "pip install 'citeaudit[local]'" in llama_cpp_fix() and "project folder" not in llama_cpp_fix()
+
+
+def test_an_empty_model_variable_is_unset_not_a_model_named_nothing(monkeypatch):
+    monkeypatch.setenv("CITEAUDIT_MODEL", "")
+    assert AuditOptions.from_env().model == DEFAULT_MODEL
+    assert ("model", DEFAULT_MODEL, "default") in config.settings_in_force()

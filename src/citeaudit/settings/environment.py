@@ -356,7 +356,8 @@ def profile() -> str | None:
 
 
 def model() -> str:
-    return os.environ.get("CITEAUDIT_MODEL", DEFAULT_MODEL)
+    """`CITEAUDIT_MODEL`, else `DEFAULT_MODEL` (set but empty counts as unset, as for every variable)."""
+    return os.environ.get("CITEAUDIT_MODEL") or DEFAULT_MODEL
 
 
 def parse_strategy(value: str) -> Strategy:
