@@ -11,9 +11,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from citeaudit import AuditOptions, AuditRun
-from citeaudit.citations.dataset import ANSWER_ID, LINE, read_dataset
-from citeaudit.citations.lines import load_line_answer
+from citeaudit import AuditOptions, AuditRun, load_line_answer, read_dataset
+from citeaudit.citations.dataset import ANSWER_ID, LINE
 from citeaudit.judge.judge import Judge
 from citeaudit.pipeline.audit import audit_lines, audit_quotes, audit_source_files
 from citeaudit.pipeline.batch import audit_dataset, run_batch
@@ -306,8 +305,6 @@ def test_integer_answer_ids_are_text_and_other_types_are_errors():
 def test_dataset_lines_are_what_an_editor_counts(tmp_path):
     """A BOM, a U+2028 or U+0085 inside a JSON string, CRLF endings and one line that is not UTF-8:
     every valid line is read, line numbers match the file's, the bad line is its own error (issue 21)."""
-    from citeaudit.citations.dataset import read_dataset
-
     good = {"answer_id": "a", "document": "data/lines/field_note.txt", "answer": "Odd\u2028text\u0085here [L2]."}
     other = {"answer_id": "b", "document": "data/lines/field_note.txt", "answer": "Another [L3]."}
     data = (b"\xef\xbb\xbf" + json.dumps(good, ensure_ascii=False).encode() + b"\r\n"
@@ -346,7 +343,7 @@ def test_an_answer_over_the_text_limit_is_its_lines_error(tmp_path, monkeypatch)
     long = {"answer_id": "long", "document": "data/lines/field_note.txt", "answer": "x" * 2_000 + " [L2]."}
     short = {"answer_id": "short", "document": "data/lines/field_note.txt", "answer": "A fact [L2]."}
     path = _write(tmp_path / "sizes.jsonl", [long, short])
-    items = dataset.read_dataset(path)
+    items = read_dataset(path)
     assert [i.error is None for i in items] == [False, True] and "over the 1,000-byte limit" in items[0].error
 
 
@@ -354,8 +351,6 @@ def test_a_datasets_sources_stay_in_its_folder_and_the_data_folders(tmp_path, re
     """A dataset is often written by the system under audit: a line naming /etc/passwd or a path up
     and out of its folder is that line's error, unless allowed explicitly; names in the data folders
     and files beside the dataset are read as before (issue 21)."""
-    from citeaudit.citations.dataset import read_dataset
-
     secret = tmp_path / "private" / "notes.txt"
     secret.parent.mkdir()
     secret.write_text("A private line.\nAnother one.\n", encoding="utf-8")
@@ -373,6 +368,29 @@ def test_a_datasets_sources_stay_in_its_folder_and_the_data_folders(tmp_path, re
     assert all(i.error is None for i in read_dataset(path, allow_outside_sources=True))
     result = _run([str(path), "--locate-only"])
     assert "A private line" not in result.output and "outside the dataset's folder" in result.output
+
+
+def test_the_dataset_stage_confines_sources_to_the_folders_it_is_given(tmp_path, monkeypatch):
+    """`citations.dataset` reads no setting: a line's source is looked for in the folders passed
+    (`dirs`) and confined to the dataset's folder and the data folders passed (`data_dirs`), never to
+    CITEAUDIT_DATA_DIR; `citeaudit.read_dataset` passes the folders in force, as before (issue 51)."""
+    from citeaudit.citations import dataset
+
+    folder, data = tmp_path / "datasets", tmp_path / "data"
+    folder.mkdir()
+    data.mkdir()
+    (data / "note51.txt").write_text("A line.\nAnother.\n", encoding="utf-8")
+    path = _write(folder / "d.jsonl", [{"answer_id": "a", "source": "note51.txt", "citations": []}])
+    monkeypatch.chdir(tmp_path)
+    outside = dataset.read_dataset(path, dirs=[data])
+    assert outside[0].error is not None and "outside the dataset's folder" in outside[0].error
+    assert dataset.read_dataset(path, dirs=[data], data_dirs=[data])[0].error is None
+    monkeypatch.setenv("CITEAUDIT_DATA_DIR", str(data))
+    assert dataset.read_dataset(path, dirs=[data])[0].error is not None  # the setting is not the stage's
+    assert read_dataset(path)[0].error is None  # the data folder in force, passed by the public loader
+    monkeypatch.delenv("CITEAUDIT_DATA_DIR")
+    monkeypatch.chdir(data)  # found in the working directory, which is not a data folder
+    assert "outside the dataset's folder" in (read_dataset(path)[0].error or "")
 
 
 def test_progress_shows_answers_and_partitions_of_the_total_with_rate_and_time_left(capsys):

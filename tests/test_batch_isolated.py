@@ -22,11 +22,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from citeaudit import AuditOptions
-from citeaudit.citations.dataset import read_dataset
+from citeaudit import AuditOptions, read_dataset, resolve_source
 from citeaudit.judge.cache import read_recording
 from citeaudit.pipeline.batch import run_batch
-from citeaudit.sources.reading import resolve_source
 from citeaudit.testing import scripted_endpoint
 
 pytestmark = pytest.mark.cluster

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from citeaudit.citations.dataset import ANSWER_ID, LINE, read_dataset
-from citeaudit.citations.lines import load_line_answer
+from citeaudit import load_line_answer, read_dataset
+from citeaudit.citations.dataset import ANSWER_ID, LINE
 from citeaudit.citations.records import QuoteCitation
 from citeaudit.pipeline.audit import audit_lines, audit_quotes, audit_sources
 from citeaudit.pipeline.batch import BatchResult, run_batch

@@ -3,6 +3,7 @@ import hashlib
 import http.server
 import os
 import threading
+from pathlib import Path
 
 import pytest
 from conftest import DATA
@@ -146,6 +147,46 @@ def test_a_source_is_found_the_same_way_from_any_folder(tmp_path, monkeypatch):
     assert resolve_source("rfc7519.txt") == other / "rfc7519.txt"  # then the environment
     # a path relative to the project root works from any folder (notebooks name data/... this way)
     assert resolve_source("data/lines/field_note.txt") == config.project_dir() / "data/lines/field_note.txt"
+
+
+def test_the_stages_look_only_in_the_folders_they_are_given(tmp_path, monkeypatch):
+    """Below the pipeline nothing reads a setting: `sources.reading.resolve_source` and the loaders
+    find a bare name in the folders passed and never in `CITEAUDIT_DATA_DIR`, and download only into
+    the folder passed; the public loaders pass the folders in force, so the same name is found
+    there as before (issue 51)."""
+    import citeaudit
+    from citeaudit.citations import lines
+    from citeaudit.sources import reading, registry, rfc, text
+
+    name, original = "rfc-copy-issue51.txt", reading.resolve_source("rfc7519.txt", download=False,
+                                                                        dirs=[Path(os.environ["CITEAUDIT_DATA_DIR"])])
+    given, env = tmp_path / "given", tmp_path / "env"
+    for folder, mark in ((given, b""), (env, b"env copy\n")):
+        folder.mkdir()
+        (folder / name).write_bytes(original.read_bytes() + mark)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CITEAUDIT_DATA_DIR", str(env))
+    assert reading.resolve_source(name, dirs=[given]) == given / name
+    assert rfc.load_rfc(name, dirs=[given]).sections["4.1.1"].title.startswith("\"iss\"")
+    assert registry.load_document(name, dirs=[given]).format == "rfc" and text.load_text(name, dirs=[given]).sections
+    for stage in (reading.resolve_source, rfc.load_rfc, registry.load_document, text.load_text):
+        with pytest.raises(SourceError, match="not found") as refused:
+            stage(name)
+        assert str(env) not in str(refused.value) and "CITEAUDIT_DATA_DIR" in str(refused.value)  # the same fix
+    with pytest.raises(SourceError, match="not found"):
+        lines.load_line_answer(name, DATA / "lines" / "good_answer.txt")
+    assert citeaudit.resolve_source(name) == env / name  # the public entry points read the settings
+    assert citeaudit.load_rfc(name).raw.endswith("env copy\n")
+    assert not rfc.load_rfc(name, dirs=[given]).raw.endswith("env copy\n")
+    assert citeaudit.load_document(name).raw.endswith("env copy\n") and citeaudit.load_text(name).raw.endswith("env copy\n")
+    assert citeaudit.load_line_answer(name, DATA / "lines" / "good_answer.txt").document.raw.endswith("env copy\n")
+
+    downloads = []
+    monkeypatch.setattr(reading, "download_source", lambda pinned, dest: downloads.append(dest) or dest)
+    with pytest.raises(SourceError, match="not found"):  # no folder to download to: no download
+        reading.resolve_source("rfc6749.txt", dirs=[given])
+    assert reading.resolve_source("rfc6749.txt", dirs=[given], download_dir=given) == given / "rfc6749.txt"
+    assert downloads == [given / "rfc6749.txt"]
 
 
 def test_a_missing_source_lists_every_place_looked(tmp_path, monkeypatch):

@@ -11,10 +11,10 @@ from conftest import DATA, saved_measurement
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeaudit import AuditOptions, audit_quotes, load_citations
+from citeaudit import AuditOptions, audit_quotes, load_citations, load_document
 from citeaudit.errors import SourceError
 from citeaudit.locate.textindex import normalize
-from citeaudit.sources import detect_format, load_document
+from citeaudit.sources import detect_format
 from citeaudit.sources.japanese import StatutePlace, kanji_number, place_id, statute_place
 
 APPI = "appi-act-57-2003.egov.xml"

@@ -140,8 +140,8 @@ def test_a_calibration_with_a_non_finite_number_exits_2_naming_it(recorded_cache
 @pytest.mark.parametrize("fmt", [None, "egov"])
 @pytest.mark.parametrize("nest", ["Part", "Subitem1"])
 def test_deeply_nested_xml_is_refused_with_a_clear_error_not_a_recursion(fmt, nest, tmp_path):
+    from citeaudit import load_document
     from citeaudit.errors import SourceError
-    from citeaudit.sources import load_document
 
     depth = 10_000
     inner = "<Item Num=\"1\"><ItemTitle>一</ItemTitle><ItemSentence><Sentence>法令</Sentence></ItemSentence>"
@@ -160,7 +160,7 @@ def test_deeply_nested_xml_is_refused_with_a_clear_error_not_a_recursion(fmt, ne
 
 
 def test_ordinary_nesting_still_loads(tmp_path):
-    from citeaudit.sources import load_document
+    from citeaudit import load_document
 
     document = load_document("unauthorized-access-act-128-1999.egov.xml")
     assert document.sections
@@ -337,8 +337,8 @@ EGOV_LAW = ('<?xml version="1.0" encoding="UTF-8"?>\n<Law><LawBody><LawTitle>法
     ("plain", '<!-- a note -->\n<catalog><book id="1">text</book></catalog>\n', "XML (root <catalog>)"),
 ])
 def test_xml_is_recognized_and_said_which(name, text, said, tmp_path):
+    from citeaudit import load_document
     from citeaudit.errors import SourceError
-    from citeaudit.sources import load_document
 
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -349,7 +349,7 @@ def test_xml_is_recognized_and_said_which(name, text, said, tmp_path):
 
 
 def test_egov_law_xml_is_still_recognized(tmp_path):
-    from citeaudit.sources import load_document
+    from citeaudit import load_document
 
     path = tmp_path / "law.xml"
     path.write_text(EGOV_LAW, encoding="utf-8")
@@ -480,8 +480,8 @@ def test_a_store_larger_than_its_limit_is_refused_before_it_is_read(tmp_path, mo
 
 @pytest.mark.parametrize("suffix", [".txt", ".md"])
 def test_xml_is_known_by_its_declaration_whatever_its_name(suffix, tmp_path):
+    from citeaudit import load_document
     from citeaudit.errors import SourceError
-    from citeaudit.sources import load_document
 
     law = tmp_path / f"law{suffix}"
     law.write_text(EGOV_LAW, encoding="utf-8")
@@ -495,7 +495,7 @@ def test_xml_is_known_by_its_declaration_whatever_its_name(suffix, tmp_path):
 
 
 def test_an_xhtml_page_is_still_html(tmp_path):
-    from citeaudit.sources import load_document
+    from citeaudit import load_document
 
     page = tmp_path / "page.html"
     page.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html>\n<html xmlns="http://www.w3.org/1999/xhtml">'

@@ -258,15 +258,6 @@ ENVIRONMENT_PASSED_ON = {
     # handed on to a subprocess, nothing in it read as a setting here
     "judge.localmodel": "passes the environment to the local server's process",
 }
-# TEMPORARY (issue 51): stages that still ask the settings for a folder, each with what it reads and
-# why. A source named without a path (`load_rfc("rfc7519.txt")`, a dataset's `"source"`) is looked for
-# in the data folders in force (`CITEAUDIT_DATA_DIR` first, then the download folder): the loaders are
-# the public API's entry points and take a bare name, so the folders move up with the public API
-# (issue 51's last part), as the loaders get wrappers above the stages that pass them.
-STAGES_STILL_READING = {
-    "sources.reading": {"source_dirs", "download_dir"},
-    "citations.dataset": {"data_dir", "download_dir"},
-}
 
 
 def environment_touches(tree: ast.AST) -> list[int]:
@@ -340,4 +331,4 @@ def test_no_stage_reads_a_setting_or_imports_the_settings_object():
     found = {module_name(path): sorted(settings_used(ast.parse(path.read_text(encoding="utf-8"))) & readers)
              for path in PACKAGE.rglob("*.py")
              if rank(module_name(path)) < rank("pipeline") and not module_name(path).startswith("settings")}
-    assert {module: set(names) for module, names in found.items() if names} == STAGES_STILL_READING
+    assert {module: names for module, names in found.items() if names} == {}

@@ -53,9 +53,9 @@ def test_a_heading_alone_is_no_closest_passage():
     """A missing quote whose best alignment is a section's heading (a shuffled quote's best is
     "7.  Creating and Validating JWTs") is shown with no closest passage: a heading quotes nothing
     (issue 32); a missing quote whose best is a sentence still gets it."""
+    from citeaudit import load_document
     from citeaudit.locate.quotes import locate
     from citeaudit.locate.textindex import index_document
-    from citeaudit.sources import load_document
 
     index = index_document(load_document("rfc7519.txt"))
     words = ('the on JWT be the MUST the failure the identified the claim. If signature a cannot validated, recipient '

@@ -57,12 +57,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_corpus
 
-from citeaudit import AuditOptions
-from citeaudit.citations.dataset import Item, read_dataset
+from citeaudit import AuditOptions, load_document, read_dataset
+from citeaudit.citations.dataset import Item
 from citeaudit.decide.fingerprint import fingerprint
 from citeaudit.pipeline.batch import BatchResult, run_batch
 from citeaudit.pipeline.scheduling import local_cluster
-from citeaudit.sources.registry import load_document
 from citeaudit.testing import scripted_endpoint
 
 Run = dict[str, Any]  # keyword arguments of run_batch: the settings (`options`) and the run's own

@@ -56,10 +56,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from citeaudit import AuditOptions, ContrastCheck, audit_quotes, check_contrast, load_citations
+from citeaudit import AuditOptions, ContrastCheck, audit_quotes, check_contrast, load_citations, load_document
 from citeaudit.decide.route import blocked_by, flags_of
 from citeaudit.settings.environment import DEFAULT_CONTRAST_CHECKS, find_input
-from citeaudit.sources import load_document
 from citeaudit.workflows.judge_setup import LABELLED_SETS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -30,8 +30,7 @@ if TYPE_CHECKING:  # read by type checkers and by _public_names below; nothing i
         reliability,
         threshold_table,
     )
-    from citeaudit.citations.dataset import read_dataset
-    from citeaudit.citations.lines import LineAnswer, extract_line_citations, load_line_answer
+    from citeaudit.citations.lines import LineAnswer, extract_line_citations
     from citeaudit.citations.records import Citation, LineRange, SectionRef, SourceRef, load_citations
     from citeaudit.citations.responses import (
         CitedSource,
@@ -91,6 +90,14 @@ if TYPE_CHECKING:  # read by type checkers and by _public_names below; nothing i
     from citeaudit.pipeline.batch import BatchResult, audit_dataset, run_batch
     from citeaudit.pipeline.contract import check_contract, check_contract_files
     from citeaudit.pipeline.jsonl import records, write_jsonl
+    from citeaudit.pipeline.loading import (
+        load_document,
+        load_line_answer,
+        load_rfc,
+        load_text,
+        read_dataset,
+        resolve_source,
+    )
     from citeaudit.pipeline.run import AuditRun
     from citeaudit.pipeline.vendor_audit import audit_response, locate_response, match_source, response_view
     from citeaudit.settings.environment import (
@@ -106,10 +113,6 @@ if TYPE_CHECKING:  # read by type checkers and by _public_names below; nothing i
     )
     from citeaudit.settings.options import AuditOptions
     from citeaudit.sources.document import Document, Section, canonical_section_id
-    from citeaudit.sources.reading import resolve_source
-    from citeaudit.sources.registry import load_document
-    from citeaudit.sources.rfc import load_rfc
-    from citeaudit.sources.text import load_text
     from citeaudit.surfaces.dashboard import (
         answer_cards,
         citation_table,

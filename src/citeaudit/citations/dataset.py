@@ -30,7 +30,6 @@ from citeaudit.citations.records import QuoteCitation
 from citeaudit.errors import InputError, SourceError
 from citeaudit.printable import printable
 from citeaudit.registry import CITATION_KINDS
-from citeaudit.settings import environment as config
 from citeaudit.sources.reading import HEAD_BYTES, MAX_TEXT_BYTES, bounded_lines, refuse_not_text, resolve_source
 
 ANSWER_ID, LINE = "answer_id", "line"
@@ -188,9 +187,11 @@ def _is_text(value: str) -> bool:
 
 
 def parse_line(text: str, number: int, base: Path | None = None, confine: bool = True,
-               allowed: Sequence[Path] | None = None) -> Item:
+               allowed: Sequence[Path] | None = None, *, dirs: Sequence[Path] = ()) -> Item:
     """One dataset line as an `Item`; every problem is its `error`, naming the line. With `confine`
-    (the default), a source outside `allowed` (default `allowed_folders(base)`) is the line's error."""
+    (the default), a source outside `allowed` (default `allowed_folders(base)`: the dataset's folder
+    alone) is the line's error; a source named without a usable path is looked for in `dirs`
+    (`resolve_source`) to tell where it is."""
     fallback = f"line {number}"
     try:
         data = strictjson.loads(text)
@@ -226,7 +227,7 @@ def parse_line(text: str, number: int, base: Path | None = None, confine: bool =
     if problem is not None:
         return Item(number, name, error=problem)
     entry = entry.beside(base)
-    outside = _outside(entry, allowed if allowed is not None else allowed_folders(base)) if confine else None
+    outside = _outside(entry, allowed if allowed is not None else allowed_folders(base), dirs) if confine else None
     if outside is not None:
         return Item(number, name, error=f"line {number}: the source {printable(outside)} is outside the dataset's "
                                         "folder and the data folders, which a dataset may read by default (a "
@@ -235,21 +236,21 @@ def parse_line(text: str, number: int, base: Path | None = None, confine: bool =
     return Item(number, entry.answer_id, entry)  # type: ignore[arg-type]
 
 
-def allowed_folders(base: Path | None) -> list[Path]:
-    """Where a dataset's sources may be by default: its own folder and the data folders
-    (`CITEAUDIT_DATA_DIR`, the shipped `data/`, downloaded sources, `../shared/data/rfc` beside a
-    checkout), not the working directory or anywhere else on the machine."""
-    folders = [base, config.data_dir(), config.shipped_data_dir(), config.download_dir(), *config.shared_dirs()[:1]]
-    return [folder.resolve() for folder in folders if folder is not None]
+def allowed_folders(base: Path | None, data_dirs: Sequence[Path] = ()) -> list[Path]:
+    """Where a dataset's sources may be by default: its own folder and the data folders passed
+    (`citeaudit.read_dataset` passes `pipeline.loading.dataset_dirs()`: `CITEAUDIT_DATA_DIR`, the
+    shipped `data/`, downloaded sources, `../shared/data/rfc` beside a checkout), not the working
+    directory or anywhere else on the machine."""
+    return [folder.resolve() for folder in (base, *data_dirs) if folder is not None]
 
 
-def _outside(entry: object, allowed: Sequence[Path]) -> str | None:
-    """The source an entry names when it resolves to a file outside `allowed_folders`, else None
+def _outside(entry: object, allowed: Sequence[Path], dirs: Sequence[Path]) -> str | None:
+    """The source an entry names when it resolves (in `dirs`) to a file outside `allowed`, else None
     (a source not found is left for the loader to report)."""
     names = [name for name, _ in cited_sources(entry)]  # none for a source-id answer: it carries its sources
     for named in names:
         try:
-            found = resolve_source(named, download=False).resolve()
+            found = resolve_source(named, download=False, dirs=dirs).resolve()
         except SourceError:
             continue
         if not any(found.is_relative_to(folder) for folder in allowed):
@@ -268,9 +269,10 @@ def _beside(path: str, base: Path | None) -> str:
     return path
 
 
-def read_dataset(path: str | Path, allow_outside_sources: bool = False) -> list[Item]:
+def read_dataset(path: str | Path, allow_outside_sources: bool = False, *, dirs: Sequence[Path] = (),
+                 data_dirs: Sequence[Path] = ()) -> list[Item]:
     """Every answer of a JSON Lines dataset, in a list: `iter_dataset`'s items."""
-    return list(iter_dataset(path, allow_outside_sources))
+    return list(iter_dataset(path, allow_outside_sources, dirs=dirs, data_dirs=data_dirs))
 
 
 Line = tuple[bytes, int]  # a line's bytes (cut past the text limit) and its length (`reading.bounded_lines`)
@@ -284,12 +286,15 @@ def _raw_lines(path: Path) -> Iterator[Line]:
     return bounded_lines(path, MAX_DATASET_BYTES, MAX_TEXT_BYTES, "dataset")
 
 
-def iter_dataset(path: str | Path, allow_outside_sources: bool = False) -> Iterator[Item]:
+def iter_dataset(path: str | Path, allow_outside_sources: bool = False, *, dirs: Sequence[Path] = (),
+                 data_dirs: Sequence[Path] = ()) -> Iterator[Item]:
     """Every non-blank line of a JSON Lines dataset (UTF-8) as an `Item`, read line by line (a batch
     holds a few partitions of a dataset, never the whole of it); a repeated `answer_id` is an error
     for the later line. An unreadable file raises `InputError` (before the first item). A line whose
-    source lies outside the dataset's folder and the data folders is an error unless
-    `allow_outside_sources` (`allowed_folders`).
+    source lies outside the dataset's folder and the data folders `data_dirs` is an error unless
+    `allow_outside_sources` (`allowed_folders`); a source named without a usable path is looked for
+    in `dirs` to tell where it is. This stage reads no setting: `citeaudit.read_dataset` and
+    `pipeline.loading.iter_dataset` pass settings' `source_dirs()` and `loading.dataset_dirs()`.
 
     Lines are split on `\n` alone (a U+2028 or U+0085 inside a JSON string is text, not a line
     break, so line numbers match what an editor counts); a UTF-8 byte-order mark at the start is
@@ -303,13 +308,14 @@ def iter_dataset(path: str | Path, allow_outside_sources: bool = False) -> Itera
         raise InputError(f"{path}: cannot read the dataset ({exc.strerror or exc}). Check the path.") from None
     if first is not None:
         refuse_not_text(path, first[0][:HEAD_BYTES], "dataset")
-    return _items(path, first, lines, allow_outside_sources)
+    return _items(path, first, lines, allow_outside_sources, dirs, data_dirs)
 
 
-def _items(path: Path, first: Line | None, rest: Iterator[Line], allow_outside_sources: bool) -> Iterator[Item]:
+def _items(path: Path, first: Line | None, rest: Iterator[Line], allow_outside_sources: bool,
+           dirs: Sequence[Path], data_dirs: Sequence[Path]) -> Iterator[Item]:
     if first is None:
         return
-    allowed = allowed_folders(path.parent)  # once per dataset, not once per line
+    allowed = allowed_folders(path.parent, data_dirs)  # once per dataset, not once per line
     seen: dict[str, int] = {}
     for number, (raw, length) in enumerate(itertools.chain([(first[0].removeprefix(b"\xef\xbb\xbf"), first[1])],
                                                             rest), start=1):
@@ -326,7 +332,7 @@ def _items(path: Path, first: Line | None, rest: Iterator[Line], allow_outside_s
             continue
         if not line.strip():
             continue
-        item = parse_line(line, number, path.parent, confine=not allow_outside_sources, allowed=allowed)
+        item = parse_line(line, number, path.parent, confine=not allow_outside_sources, allowed=allowed, dirs=dirs)
         if item.entry is not None:
             if item.answer_id in seen:
                 item = Item(number, item.answer_id, error=f"line {number}: answer_id {item.answer_id!r} repeats "

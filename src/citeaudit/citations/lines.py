@@ -10,6 +10,7 @@ are reported as unrecognized, never silently dropped.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,10 +107,11 @@ class LineAnswer:
         }
 
 
-def load_line_answer(document: str | Path, answer: str | Path) -> LineAnswer:
-    """Read a plain-text document and an answer text (both UTF-8); a relative answer path that is
-    not in the working folder is looked for among the shipped files too (`config.find_input`)."""
-    doc = load_text(document)
+def load_line_answer(document: str | Path, answer: str | Path, *, dirs: Sequence[Path] = ()) -> LineAnswer:
+    """Read a plain-text document (a path, or a name `resolve_source` finds in `dirs`) and an answer
+    text (both UTF-8); a relative answer path that is not in the working folder is looked for among
+    the shipped files too (`config.find_input`)."""
+    doc = load_text(document, dirs=dirs)
     try:
         text = read_text(config.find_input(answer))
     except CiteAuditError as exc:

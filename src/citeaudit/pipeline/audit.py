@@ -30,7 +30,7 @@ from tqdm.auto import tqdm
 
 from citeaudit import table as C
 from citeaudit.citations.kinds import kind_of
-from citeaudit.citations.lines import LineAnswer, load_line_answer
+from citeaudit.citations.lines import LineAnswer
 from citeaudit.citations.records import Citation, SourceRef, load_citations
 from citeaudit.decide.calibration import Calibration, Routing
 from citeaudit.decide.contrast import check_contrast
@@ -43,11 +43,11 @@ from citeaudit.locate.locators import with_cited_regions
 from citeaudit.locate.quotes import locate_citations
 from citeaudit.pipeline.focus import focused_evidence, focused_where
 from citeaudit.pipeline.jsonl import write_jsonl
+from citeaudit.pipeline.loading import load_document, load_line_answer
 from citeaudit.pipeline.run import AuditRun
 from citeaudit.settings import environment as config
 from citeaudit.settings.options import AuditOptions
 from citeaudit.sources.document import Document
-from citeaudit.sources.registry import load_document
 from citeaudit.table import CacheMode, EvidenceMode
 
 PROGRESS_MIN = 5  # show a progress bar when more model calls than this are due

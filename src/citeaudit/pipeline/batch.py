@@ -41,7 +41,6 @@ from citeaudit.citations.dataset import (
     QuoteLine,
     ResponseLine,
     cited_sources,
-    read_dataset,
 )
 from citeaudit.citations.lines import LineAnswer, extract_line_citations
 from citeaudit.decide.calibration import Calibration, Routing
@@ -50,14 +49,13 @@ from citeaudit.errors import CiteAuditError, JudgeUnavailableError
 from citeaudit.judge.judge import Judge
 from citeaudit.pipeline.audit import Audit, audit_lines, audit_quotes, audit_sources
 from citeaudit.pipeline.jsonl import records
+from citeaudit.pipeline.loading import load_document, load_text, read_dataset
 from citeaudit.pipeline.parts import Parts, source_digest
 from citeaudit.pipeline.run import AuditRun
 from citeaudit.pipeline.scheduling import check_scheduler, check_workers, run_distributed, run_threads
 from citeaudit.pipeline.shipping import Recordings, Shipper, Sources, source_path
 from citeaudit.settings.options import AuditOptions, JudgeEndpoint
 from citeaudit.sources.document import Document
-from citeaudit.sources.registry import load_document
-from citeaudit.sources.text import load_text
 from citeaudit.table import CacheMode, Status
 
 ROW_COLUMNS = [ANSWER_ID, LINE, *C.AUDIT_COLUMNS]

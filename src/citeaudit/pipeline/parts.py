@@ -50,7 +50,7 @@ def parts_folder(rows: str | Path) -> Path:
 def source_digest(name: str) -> str:
     """SHA-256 of the bytes of the source file `name` names (as `load_document` finds it), or
     "unreadable" (its answers are error rows)."""
-    from citeaudit.sources.reading import resolve_source
+    from citeaudit.pipeline.loading import resolve_source
 
     try:
         return hashlib.sha256(resolve_source(name, download=False).read_bytes()).hexdigest()

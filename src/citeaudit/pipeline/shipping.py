@@ -85,7 +85,8 @@ class Shipper:
             self.recordings = client.scatter(shipped, broadcast=True, hash=False)
 
     def _ship(self, name: str, download: bool) -> ShippedSource:
-        from citeaudit.sources.reading import MAX_FILE_BYTES, read_bounded, resolve_source
+        from citeaudit.pipeline.loading import resolve_source
+        from citeaudit.sources.reading import MAX_FILE_BYTES, read_bounded
 
         try:
             path = resolve_source(name, download=download)

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citeaudit import table as C
-from citeaudit.citations.dataset import iter_dataset
 from citeaudit.pipeline.batch import (
     BatchResult,
     Cards,
@@ -31,6 +30,7 @@ from citeaudit.pipeline.batch import (
     partitions,
     prepare,
 )
+from citeaudit.pipeline.loading import iter_dataset
 from citeaudit.pipeline.parts import Parts
 from citeaudit.stores import atomic_write_chunks
 from citeaudit.table import ErrorKind, Status

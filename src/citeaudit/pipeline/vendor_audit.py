@@ -45,10 +45,10 @@ from citeaudit.locate.locators import page_id, with_cited_regions
 from citeaudit.locate.quotes import NEAR_THRESHOLD, Location, best_passage, locate
 from citeaudit.locate.textindex import index_document, normalize
 from citeaudit.pipeline.audit import Audit, audit_table, run_for
+from citeaudit.pipeline.loading import load_document
 from citeaudit.printable import printable
 from citeaudit.settings.options import AuditOptions
 from citeaudit.sources.document import Document
-from citeaudit.sources.registry import load_document
 from citeaudit.table import Flag, Kind, QuoteStatus
 
 WHOLE_SOURCE_CHARS = 4_000  # a claim-only citation of a source this short reads all of it

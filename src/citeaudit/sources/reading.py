@@ -1,15 +1,15 @@
 """Finding and reading source files: the same places everywhere, a bounded read, a pinned download.
 
-`resolve_source` finds a file by path or by name in the data folders (downloading the pinned RFCs
-when missing, checked against their SHA-256); `read_bounded` reads any input without ever taking
-more than its limit; `read_text` reads a UTF-8 text exactly. Every format's loader reads through
-these, so every text has the same limit and the same errors.
+`resolve_source` finds a file by path or by name in the data folders its caller passes
+(downloading the pinned RFCs when missing, checked against their SHA-256); `read_bounded` reads
+any input without ever taking more than its limit; `read_text` reads a UTF-8 text exactly. Every
+format's loader reads through these, so every text has the same limit and the same errors.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from citeaudit.errors import InputError, SourceError
@@ -36,22 +36,27 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(normalized.encode("utf-8")).hexdigest()
 
 
-def resolve_source(name_or_path: str | Path, download: bool = True) -> Path:
-    """Find a source file the same way wherever citeaudit runs.
+def resolve_source(name_or_path: str | Path, download: bool = True, *, dirs: Sequence[Path] = (),
+                   download_dir: Path | None = None) -> Path:
+    """Find a source file the same way wherever citeaudit runs, in the folders the caller passes.
 
     In order: the path as given; the same relative path under the shipped files (the checkout's
-    root, or the installed package's); the file's name in each of `config.source_dirs()`
-    (`CITEAUDIT_DATA_DIR`, the working directory, `data/`, downloaded sources, `../shared/data/rfc`
-    beside a checkout); then, for names in `PINNED_SOURCES` only, a download checked against the
-    pinned SHA-256 and saved in `config.download_dir()` (the checkout's `data/`, else your
-    folder; written to a temporary file and renamed, never half-written). When nothing is found
-    the error lists every place looked.
+    root, or the installed package's); the file's name in each of `dirs`; then, for names in
+    `PINNED_SOURCES` only and when `download` and `download_dir` are given, a download checked
+    against the pinned SHA-256 and saved in `download_dir` (written to a temporary file and
+    renamed, never half-written). When nothing is found the error lists every place looked.
+
+    This stage reads no setting: `citeaudit.resolve_source` (`pipeline.loading`) passes the folders
+    in force, settings' `source_dirs()` (`CITEAUDIT_DATA_DIR`, the working directory, `data/`,
+    downloaded sources, `../shared/data/rfc` beside a checkout) and `download_dir()` (the
+    checkout's `data/`, else your folder). Without them only the path as given and the shipped
+    files are tried.
     """
     path = Path(name_or_path)
     candidates = [path]
     if not path.is_absolute():
         candidates.append(config.shipped_dir() / path)
-    candidates += [folder / path.name for folder in config.source_dirs()]
+    candidates += [folder / path.name for folder in dirs]
     candidates = list(dict.fromkeys(candidates))
     for candidate in candidates:
         if candidate.is_file():
@@ -59,10 +64,10 @@ def resolve_source(name_or_path: str | Path, download: bool = True) -> Path:
     looked = "".join(f"\n  {c.absolute() if not c.is_absolute() else c}" for c in candidates)
     fix = (f"Pass the file's path, or set CITEAUDIT_DATA_DIR to the folder that holds {path.name} "
            f"(`export CITEAUDIT_DATA_DIR=/path/to/folder`).")
-    if not download or path.name not in PINNED_SOURCES:
+    if not download or download_dir is None or path.name not in PINNED_SOURCES:
         raise SourceError(f"Source {str(name_or_path)!r} not found. Looked in:{looked}\n{fix}")
     try:
-        return download_source(path.name, config.download_dir() / path.name)
+        return download_source(path.name, download_dir / path.name)
     except SourceError as exc:
         raise SourceError(f"Source {str(name_or_path)!r} not found. Looked in:{looked}\n"
                           f"then tried to download it: {exc}") from exc

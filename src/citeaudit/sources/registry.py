@@ -17,7 +17,7 @@ recognized is refused, naming its root) plain text (`FALLBACK`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -160,10 +160,12 @@ def xml_root(head: str) -> str | None:
     return root if found.group(1) or head.rstrip().endswith(f"</{root}>") else None
 
 
-def load_document(source: str | Path, format: str | None = None, sections: str = "auto") -> Document:
+def load_document(source: str | Path, format: str | None = None, sections: str = "auto", *,
+                  dirs: Sequence[Path] = (), download_dir: Path | None = None) -> Document:
     """Load a source document of any registered format; `format` names one (default: detected).
 
-    `source` is a path or a name `resolve_source` finds. A text format's file that holds binary
+    `source` is a path or a name `resolve_source` finds in `dirs` (a pinned RFC found nowhere is
+    downloaded to `download_dir`); the format's loader is given the path found. A text format's file that holds binary
     data, and a document with no text, are refused with a `SourceError` that says what to do.
     `sections`: for the formats that read a document's own numbering (plain text, Markdown, HTML,
     PDF), `auto` (numbered clauses when their numbering is consistent), `numbered` or `paragraphs`
@@ -172,7 +174,7 @@ def load_document(source: str | Path, format: str | None = None, sections: str =
     if sections not in SECTION_READINGS:
         raise SourceError(f"unknown sections reading {sections!r}: use {', '.join(SECTION_READINGS[:-1])} "
                           f"or {SECTION_READINGS[-1]}")
-    path = resolve_source(source)
+    path = resolve_source(source, dirs=dirs, download_dir=download_dir)
     chosen = FORMATS[detect_format(path, format)]
     if not chosen.binary:
         _refuse_binary(path, chosen.name)

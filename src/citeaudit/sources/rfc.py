@@ -11,6 +11,7 @@ an RFC's signs (its "Request for Comments: N" line, a page header, a `[Page N]` 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -78,12 +79,14 @@ def numbered_sections(clean: str, clean_to_raw: np.ndarray) -> dict[str, Section
     return sections
 
 
-def load_rfc(source: str | Path = "rfc7519.txt") -> Document:
+def load_rfc(source: str | Path = "rfc7519.txt", *, dirs: Sequence[Path] = (),
+             download_dir: Path | None = None) -> Document:
     """Load a plain-text RFC: page furniture removed, numbered sections split, lines kept.
 
-    `source` is a path or a file name resolved by `resolve_source` (see the module's docstring).
+    `source` is a path or a file name resolved by `resolve_source` in `dirs` (downloaded to
+    `download_dir` when pinned and found nowhere; see the module's docstring).
     """
-    path = resolve_source(source)
+    path = resolve_source(source, dirs=dirs, download_dir=download_dir)
     raw = read_text(path)
     codes = codes_of(raw)
     starts, ends = line_bounds(codes)

@@ -10,7 +10,7 @@ numbering is consistent ("3.", "3.2", "(b)", "Article 17": `numbering`), else it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -46,13 +46,14 @@ def paragraph_spans(text: str) -> Iterator[tuple[int, int]]:
         start = cut + 1
 
 
-def load_text(source: str | Path, sections: str = "paragraphs") -> Document:
-    """Load any plain-text file. Sections are numbered paragraphs ("1", "2", ...) separated by blank
-    lines; with `sections="headings"`, numbered headings as in an RFC ("2.1.  Title"); with
-    `"numbered"` or `"auto"`, the document's numbered clauses (`numbering.with_numbering`)."""
+def load_text(source: str | Path, sections: str = "paragraphs", *, dirs: Sequence[Path] = ()) -> Document:
+    """Load any plain-text file (a path, or a name `resolve_source` finds in `dirs`). Sections are
+    numbered paragraphs ("1", "2", ...) separated by blank lines; with `sections="headings"`,
+    numbered headings as in an RFC ("2.1.  Title"); with `"numbered"` or `"auto"`, the document's
+    numbered clauses (`numbering.with_numbering`)."""
     if sections not in ("paragraphs", "headings", "auto", "numbered"):
         raise ValueError(f"sections must be 'auto', 'numbered', 'paragraphs' or 'headings', not {sections!r}")
-    path = resolve_source(source, download=False)
+    path = resolve_source(source, download=False, dirs=dirs)
     raw = read_text(path)
     codes = codes_of(raw)
     starts, ends = line_bounds(codes)

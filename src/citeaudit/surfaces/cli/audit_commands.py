@@ -236,8 +236,8 @@ def _audit_response(response: str, sources: tuple[str, ...], response_format: st
 def lines(document: str, answer: str, settings: AuditOptions, output: str | None, html_path: str | None,
           reviews: str | None, locate_only: bool) -> NoReturn:
     """Audit an answer whose facts end in line citations like [L5], [L2-L3] or [L2-3]."""
-    from citeaudit.citations.lines import load_line_answer
     from citeaudit.pipeline.audit import audit_lines, unrecognized_reasons
+    from citeaudit.pipeline.loading import load_line_answer
     from citeaudit.surfaces.views import lines_view
 
     line_answer = load_line_answer(document, answer)
