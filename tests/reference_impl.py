@@ -8,7 +8,7 @@ import unicodedata
 
 import numpy as np
 
-from citeaudit.locate.textindex import _DROP, _FOLD
+from citeaudit.locate.textindex import DROPPED, FOLDED
 
 
 def split_raw_lines(raw: str) -> list[tuple[int, int]]:
@@ -50,8 +50,8 @@ def normalize_chars(text: str, offsets) -> tuple[str, np.ndarray]:
     folded: list[tuple[str, int]] = [
         (out, off)
         for ch, off in zip(text, offsets)
-        for out in unicodedata.normalize("NFKC", ch).translate(_FOLD)
-        if out not in _DROP
+        for out in unicodedata.normalize("NFKC", ch).translate(FOLDED)
+        if out not in DROPPED
     ]
     chars: list[str] = []
     origin: list[int] = []

@@ -52,8 +52,8 @@ def test_the_streamed_batch_writes_what_the_kept_batch_holds(answers, tmp_path, 
 
 def test_the_dataset_is_read_line_by_line(answers, monkeypatch):
     read: list[int] = []
-    lines = dataset._raw_lines
-    monkeypatch.setattr(dataset, "_raw_lines", lambda path: (read.append(len(read)) or raw for raw in lines(path)))
+    lines = dataset.raw_lines
+    monkeypatch.setattr(dataset, "raw_lines", lambda path: (read.append(len(read)) or raw for raw in lines(path)))
     items = dataset.iter_dataset(answers)
     first = next(items)
     assert first.line == 1 and len(read) == 1  # one line read for the first answer, not the file

@@ -133,7 +133,7 @@ def test_ctrl_c_delivered_to_a_worker_thread_stops_the_wait_at_once():
 
     from tqdm import tqdm
 
-    from citeaudit.pipeline.audit import _ask_concurrently
+    from citeaudit.pipeline.audit import ask_concurrently
 
     release = threading.Event()
 
@@ -153,7 +153,7 @@ def test_ctrl_c_delivered_to_a_worker_thread_stops_the_wait_at_once():
     started = time.monotonic()
     try:
         with pytest.raises(KeyboardInterrupt):
-            _ask_concurrently(ask, [1, 2], 2, tqdm(disable=True))
+            ask_concurrently(ask, [1, 2], 2, tqdm(disable=True))
         assert time.monotonic() - started < 5
     finally:
         release.set()

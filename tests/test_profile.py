@@ -277,16 +277,16 @@ def test_fit_toward_a_strong_prior_is_the_prior():
 def test_when_no_waiting_citation_is_left_the_refusal_asks_for_more_spot_checks():
     """A promise checked too loosely is checked closer by more reviews: waiting citations while any
     are left unreviewed, then spot checks at a higher rate (the one sample of the standing verdicts)."""
-    from citeaudit.calibrate.profile import PROMISE_SLACK, _unchecked
+    from citeaudit.calibrate.profile import PROMISE_SLACK, why_unchecked
 
     loose = {"n_stand": 30, "right": 0.97, "low": 0.95 - PROMISE_SLACK - 0.01}
-    waiting_left, = _unchecked(loose, 100, 0.95, unreviewed=12)
+    waiting_left, = why_unchecked(loose, 100, 0.95, unreviewed=12)
     assert "review another 12 waiting citations" in waiting_left and "--spot-check" not in waiting_left
-    none_left, = _unchecked(loose, 100, 0.95, unreviewed=0)
+    none_left, = why_unchecked(loose, 100, 0.95, unreviewed=0)
     assert "every waiting citation is reviewed" in none_left and "twice the --spot-check rate" in none_left
-    few, = _unchecked({"n_stand": 8, "right": 1.0, "low": 0.7}, 100, 0.95, unreviewed=0)
+    few, = why_unchecked({"n_stand": 8, "right": 1.0, "low": 0.7}, 100, 0.95, unreviewed=0)
     assert few.startswith("too few standing verdicts") and "twice the --spot-check rate" in few
-    assert _unchecked({"n_stand": 40, "right": 0.97, "low": 0.95 - PROMISE_SLACK}, 100, 0.95, unreviewed=0) == []
+    assert why_unchecked({"n_stand": 40, "right": 0.97, "low": 0.95 - PROMISE_SLACK}, 100, 0.95, unreviewed=0) == []
 
 
 def test_reviews_scored_again_by_repeated_folds_are_no_new_sample():

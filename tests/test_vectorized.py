@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeaudit import load_rfc
-from citeaudit.locate.textindex import _SPACES, _normalize_chars
+from citeaudit.locate.textindex import SPACE_CODES, normalize_chars
 from citeaudit.locate.textindex import tokens_of as _tokens
 from citeaudit.sources import rfc
 from citeaudit.sources.build import clean_lines
@@ -50,7 +50,7 @@ def test_clean_equals_the_per_character_version(parts, furniture):
 @settings(max_examples=400, deadline=None)
 @given(TEXTS)
 def test_normalize_equals_the_per_character_version(text):
-    out, origin = _normalize_chars(text, range(len(text)))
+    out, origin = normalize_chars(text, range(len(text)))
     expected, expected_origin = ref.normalize_chars(text, range(len(text)))
     assert out == expected
     assert origin.tolist() == expected_origin.tolist()
@@ -64,7 +64,7 @@ def test_real_rfcs_clean_and_normalize_as_before(name):
         _, (clean, offsets) = _vectorized_clean(raw)
         expected, expected_offsets = ref.clean(raw, spans, rfc.is_furniture)
         assert clean == expected and np.array_equal(offsets, expected_offsets)
-    out, origin = _normalize_chars(doc.clean, range(len(doc.clean)))
+    out, origin = normalize_chars(doc.clean, range(len(doc.clean)))
     expected, expected_origin = ref.normalize_chars(doc.clean, range(len(doc.clean)))
     assert out == expected and np.array_equal(origin, expected_origin)
     assert [(line.start, line.end) for line in doc.lines] == ref.split_raw_lines(doc.raw)
@@ -72,7 +72,7 @@ def test_real_rfcs_clean_and_normalize_as_before(name):
 
 def test_no_unicode_space_lies_beyond_the_table():
     assert not [c for c in range(0x3001, 0x110000) if chr(c).isspace()]
-    assert all(chr(c).isspace() for c in _SPACES.tolist())
+    assert all(chr(c).isspace() for c in SPACE_CODES.tolist())
 
 
 def test_tokens_are_runs_of_ascii_letters_and_digits():

@@ -391,7 +391,7 @@ def _needed(fit_rows: pd.DataFrame, sample: ReviewSample, after: dict, threshold
                         f"precision is unmeasured: {how}")
     if problems or threshold is None:  # nothing stands: the promise holds trivially
         return problems
-    return _unchecked(after, usable, target, unreviewed)
+    return why_unchecked(after, usable, target, unreviewed)
 
 
 def _more(unreviewed: int) -> str:
@@ -403,7 +403,7 @@ def _more(unreviewed: int) -> str:
             "citation a lower one drew), review the spot checks it adds and fit again")
 
 
-def _unchecked(after: dict, usable: int, target: float, unreviewed: int) -> list[str]:
+def why_unchecked(after: dict, usable: int, target: float, unreviewed: int) -> list[str]:
     """Why the profile's threshold is not checked to keep the promise on the reviews (enough of them)."""
     if after["n_stand"] < MIN_STAND:
         share = after["n_stand"] / max(usable, 1)
@@ -459,7 +459,7 @@ def fit_profile(tables: Mapping[str, pd.DataFrame], base: Calibration | None, na
                       cross_validated={"before": before, "after": after})
     problems = tuple(_needed(rows, sample, after, fitted.threshold if enough else None, target)) if enough else \
         tuple(_needed(rows, sample, after, None, target)) or ("too few reviews to fit anything",)
-    if enough and problems and problems == tuple(_unchecked(after, sample.usable, target, sample.unreviewed)) \
+    if enough and problems and problems == tuple(why_unchecked(after, sample.usable, target, sample.unreviewed)) \
             and before["n_stand"] and before["right"] < target:
         # enough reviews, and they say the calibration in force breaks its promise here, but no threshold of the
         # profile is checked to keep it: the profile lets nothing stand (everything to review) until one is

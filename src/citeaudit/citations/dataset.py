@@ -278,7 +278,7 @@ def read_dataset(path: str | Path, allow_outside_sources: bool = False, *, dirs:
 Line = tuple[bytes, int]  # a line's bytes (cut past the text limit) and its length (`reading.bounded_lines`)
 
 
-def _raw_lines(path: Path) -> Iterator[Line]:
+def raw_lines(path: Path) -> Iterator[Line]:
     """The dataset's lines as bytes, split on `\n` alone, each with its length, read one at a time
     (`reading.bounded_lines`: a line over the text limit is held cut, so an endless line is never
     read whole; a regular file over `MAX_DATASET_BYTES` is refused before reading, anything else
@@ -302,7 +302,7 @@ def iter_dataset(path: str | Path, allow_outside_sources: bool = False, *, dirs:
     """
     path = Path(path)
     try:
-        lines = _raw_lines(path)
+        lines = raw_lines(path)
         first = next(lines, None)
     except OSError as exc:
         raise InputError(f"{path}: cannot read the dataset ({exc.strerror or exc}). Check the path.") from None

@@ -21,21 +21,21 @@ import numpy as np
 from citeaudit.sources.document import Document, Section, codes_of, offset_dtype, text_of
 from citeaudit.sources.japanese import arabic_references
 
-_FOLD = str.maketrans(
+FOLDED = str.maketrans(
     {
         **dict.fromkeys("‘’‚‛′`´", "'"),
         **dict.fromkeys("“”„‟″«»「」『』", '"'),  # Japanese quotation brackets too
         **dict.fromkeys("‐‑‒–—―−﹘﹣－", "-"),
     }
 )
-_DROP = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
+DROPPED = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 
 
 # Unicode whitespace (str.isspace, which `re`'s \s also follows); none lies above U+3000
-_SPACES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)
-_WHITESPACE = re.compile(r"\s")  # str.isspace, as _SPACES
+SPACE_CODES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)
+_WHITESPACE = re.compile(r"\s")  # str.isspace, as SPACE_CODES
 _ASCII_SPACE = np.zeros(256, dtype=bool)
-_ASCII_SPACE[_SPACES[_SPACES < 128]] = True
+_ASCII_SPACE[SPACE_CODES[SPACE_CODES < 128]] = True
 # Japanese (and Chinese) characters: CJK punctuation, kana, ideographs, full-width forms. A line break
 # or space beside one is nothing (Japanese is written without spaces; a quote broken across lines
 # gets none), so a whitespace run next to one is dropped, not made one space.
@@ -56,7 +56,7 @@ _WORD[[ord(c) for c in "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrst
 @functools.lru_cache(maxsize=4096)
 def _fold_char(ch: str) -> str:
     """What one character becomes: NFKC, quotes and dashes folded, zero-width characters dropped."""
-    return "".join(c for c in unicodedata.normalize("NFKC", ch).translate(_FOLD) if c not in _DROP)
+    return "".join(c for c in unicodedata.normalize("NFKC", ch).translate(FOLDED) if c not in DROPPED)
 
 
 def _fold(text: str, offsets: np.ndarray) -> tuple[str, np.ndarray]:
@@ -75,7 +75,7 @@ def _fold(text: str, offsets: np.ndarray) -> tuple[str, np.ndarray]:
     return text.translate(table), np.repeat(offsets, lengths)
 
 
-def _normalize_chars(text: str, offsets: range | np.ndarray) -> tuple[str, np.ndarray]:
+def normalize_chars(text: str, offsets: range | np.ndarray) -> tuple[str, np.ndarray]:
     """Normalize `text` (see `normalize`), mapping every output character to an input offset.
 
     Whole-array passes: characters are folded by a translation table, and each whitespace run
@@ -91,7 +91,7 @@ def _normalize_chars(text: str, offsets: range | np.ndarray) -> tuple[str, np.nd
     if n == 0:
         return "", np.zeros(0, dtype=offset_dtype(len(text)))
     space = _ASCII_SPACE[codes] if codes.dtype == np.uint8 else (
-        _ASCII_SPACE[np.minimum(codes, 255)] & (codes < 128)) | ((codes >= 128) & np.isin(codes, _SPACES))
+        _ASCII_SPACE[np.minimum(codes, 255)] & (codes < 128)) | ((codes >= 128) & np.isin(codes, SPACE_CODES))
     before = np.zeros(n, dtype=bool)
     before[1:] = space[:-1]
     run_starts = np.flatnonzero(space & ~before)
@@ -150,7 +150,7 @@ def normalize(text: str) -> str:
     """
     if text.isascii() and "`" not in text and not _WHITESPACE.search(text):
         return text  # nothing to fold or collapse (a word: callers that go word by word ask this often)
-    return _normalize_chars(text, range(len(text)))[0]
+    return normalize_chars(text, range(len(text)))[0]
 
 
 def strip_enclosing_quotes(quote: str) -> str:
@@ -246,7 +246,7 @@ class DocumentIndex:
 @functools.lru_cache(maxsize=16)
 def index_document(document: Document) -> DocumentIndex:
     """Normalize a document once and index its tokens; every quote is matched against this index."""
-    text, to_clean = _normalize_chars(document.clean, range(len(document.clean)))
+    text, to_clean = normalize_chars(document.clean, range(len(document.clean)))
     bounds = np.array([(s.clean_start, s.clean_end) for s in document.sections.values()], dtype=to_clean.dtype)
     found = np.searchsorted(to_clean, bounds.reshape(-1), side="left").reshape(-1, 2).tolist()
     ranges = {sid: (lo, hi) for sid, (lo, hi) in zip(document.sections, found)}

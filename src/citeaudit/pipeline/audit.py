@@ -109,14 +109,14 @@ def judge_citations(table: pd.DataFrame, judge: Judge, document_name: str = "the
         if workers == 1 or len(todo) <= 1:  # in the order that lets a local server reuse prompt heads
             results = dict(zip(todo, judge.judge_all([questions[i] for i in todo], bar.update), strict=True))
         else:
-            results = _ask_concurrently(ask, todo, min(workers, len(todo)), bar)
+            results = ask_concurrently(ask, todo, min(workers, len(todo)), bar)
     for i in todo:
         for column in C.JUDGE_COLUMNS:  # each judge column is the `Judgement` field of its name
             out.at[i, column] = getattr(results[i], column)
     return out
 
 
-def _ask_concurrently(ask: Callable[[object], Judgement], todo: list, workers: int, bar: tqdm) -> dict:
+def ask_concurrently(ask: Callable[[object], Judgement], todo: list, workers: int, bar: tqdm) -> dict:
     """`ask` for every row from `workers` threads; the first exception cancels what is not yet sent."""
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="citeaudit-judge")
     futures = {pool.submit(ask, i): i for i in todo}
