@@ -147,14 +147,17 @@ calibrate-qwen: public-sets
 		$(VENV)/bin/citeaudit calibrate --shipped --model qwen --strategy $$strategy $(LABELLED) $(PUBLIC_LABELLED) \
 			|| exit 1; done
 
-# The probe (issue 37): the hidden states of every labelled citation into the user cache (resumable,
-# about 5 s a citation on 2 free cores; PROBE_MINUTES bounds one run), then the held-out table of panel,
-# probe and stacked, and (bench-probe-save) the probe and the calibrations of probe and stacked written
-# into cache/calibration/; the worked example's vectors, shipped so that `--strategy probe` replays.
+# The probe (issues 37, 55): the hidden states of every labelled citation, the final layer's and 8
+# blocks' outputs from one forward pass, into the user cache (resumable, about 5 s a citation on 2 free
+# cores; PROBE_MINUTES bounds one run; PROBE_ARGS="--threads 1" on shared cores, under nice), then the
+# held-out table per layer, method and domain of panel, probe and stacked, and (bench-probe-save) the
+# final layer's probe and the calibrations of probe and stacked written into cache/calibration/; the
+# worked example's vectors, shipped so that `--strategy probe` replays.
 PROBE_MINUTES ?= 45
+PROBE_ARGS ?=
 .PHONY: probe-vectors bench-probe bench-probe-save record-probe-example
 probe-vectors: public-sets
-	$(PY) tools/probe_vectors.py --minutes $(PROBE_MINUTES)
+	$(PY) tools/probe_vectors.py --minutes $(PROBE_MINUTES) $(PROBE_ARGS)
 bench-probe: public-sets
 	$(PY) tools/bench_probe.py
 bench-probe-save: public-sets

@@ -17,7 +17,15 @@ from citeaudit.calibrate.probe import (
 )
 from citeaudit.errors import InputError, JudgeError
 from citeaudit.judge.cache import CallCache, request_key
-from citeaudit.judge.hidden_states import CLASSES, ProbeWeights, encode_vector, recorded_vector
+from citeaudit.judge.hidden_states import (
+    CLASSES,
+    FINAL,
+    LAYERS,
+    ProbeWeights,
+    block_layer,
+    encode_vector,
+    recorded_vector,
+)
 from citeaudit.judge.judge import Judge
 
 SHA = "a" * 64
@@ -35,6 +43,18 @@ def test_a_vector_is_kept_as_float16_and_asked_under_a_key_of_its_own(tmp_path):
     (chosen,) = choice.requests("The exp claim is optional.", "Use of this claim is OPTIONAL.", "section 4.1.4 of x")
     assert asked["messages"] == chosen["messages"] and asked["prompt_version"] == chosen["prompt_version"]
     assert asked["params"] == {"hidden_state": "last"} and request_key(asked) != request_key(chosen)
+
+
+def test_each_layer_is_a_request_of_its_own_and_the_final_one_is_the_probes():
+    judge = Judge(model="m", strategy="probe", cache=CallCache(mode="replay"))
+    question = ("The exp claim is optional.", "Use of this claim is OPTIONAL.", "section 4.1.4 of x")
+    (probes,) = judge.requests(*question)
+    layers = judge.hidden_state_requests(*question, layers=LAYERS)
+    assert layers[FINAL] == probes  # the shipped vectors of the final layer are still replayed
+    assert len({request_key(r) for r in layers.values()}) == len(LAYERS) == 9
+    assert all(r["params"] == {"hidden_state": name} and r["messages"] == probes["messages"]
+               for name, r in layers.items())
+    assert block_layer(14) == "l_out-14" and block_layer(14) in LAYERS
 
 
 def test_only_a_local_model_has_hidden_states_to_read(tmp_path):
@@ -140,6 +160,46 @@ def test_a_hidden_state_is_read_from_the_local_model_recorded_and_replayed(tmp_p
     assert np.array_equal(again, optional)
     judged = replayer.judge("The exp claim is optional.", "Use of this claim is OPTIONAL.", "section 4.1.4")
     assert judged.error and "no probe file there" in judged.error  # no probe is fitted for SmolLM2: a row error
+
+
+@pytest.mark.integration
+def test_middle_layers_are_read_in_the_pass_that_reads_the_final_one(tmp_path):
+    """llama.cpp's evaluation callback on the real model (SmolLM2, 30 blocks): the final norm's output
+    it copies is the embeddings output the probe has always read, every block's output is a vector
+    of the model's width, the same on a second pass, and each layer is recorded and replayed."""
+    pytest.importorskip("llama_cpp")
+    from citeaudit.judge.hidden_states import HiddenStates
+    from citeaudit.judge.localmodel import MODELS, model_path
+    from citeaudit.judge.strategies.probe import probe_ask
+
+    question = ("The exp claim is optional.", "Use of this claim is OPTIONAL.", "section 4.1.4")
+    states = HiddenStates(model_path("smollm2"), n_threads=2, n_ctx=2048)
+    text = states.text(probe_ask(*question).messages)
+    first, tokens = states.vectors(text, LAYERS, taps=("result_norm",))
+    again, _ = states.vectors(text, LAYERS)
+    alone, same_tokens = states.vectors(text)
+    width = states.llm.n_embd()
+    assert tokens == same_tokens > 20 and set(first) == {*LAYERS, "result_norm"} and set(alone) == {FINAL}
+    assert np.allclose(first["result_norm"], first[FINAL], rtol=1e-4, atol=1e-4)
+    assert np.allclose(alone[FINAL], first[FINAL], rtol=1e-4, atol=1e-4)  # the callback changes no number
+    for layer in LAYERS:
+        assert first[layer].shape == (width,) and np.isfinite(first[layer]).all()
+        assert np.allclose(again[layer], first[layer], rtol=1e-4, atol=1e-4)
+    assert not np.allclose(first[block_layer(8)], first[block_layer(24)], rtol=0.1, atol=0.1)
+    with pytest.raises(ValueError, match="computed no tensor l_out-99"):
+        states.vectors(text, (FINAL, block_layer(99)))
+    states.llm.close()
+
+    name = MODELS["smollm2"].name
+    recorder = Judge(model=name, strategy="probe", cache=CallCache(tmp_path, mode="record"))
+    recorded = recorder.hidden_states(*question, layers=LAYERS)
+    records = [json.loads(line) for path in tmp_path.glob("*.jsonl") for line in path.read_text().splitlines()]
+    assert sorted(r["params"]["hidden_state"] for r in records) == sorted(LAYERS)
+    assert np.allclose(recorded[block_layer(14)], first[block_layer(14)], rtol=1e-2, atol=0.05)  # float16
+    replayer = Judge(model=name, strategy="probe", cache=CallCache(tmp_path, mode="replay"))
+    replayed = replayer.hidden_states(*question, layers=LAYERS)
+    assert all(np.array_equal(replayed[layer], recorded[layer]) for layer in LAYERS)
+    assert np.array_equal(replayer.hidden_state(*question), recorded[FINAL])
 
 
 def test_a_hidden_state_nobody_recorded_says_how_to_record_it(tmp_path):

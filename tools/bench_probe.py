@@ -17,11 +17,18 @@ domain is scored by a probe fitted on the remaining ones (nested leave-one-domai
 map and threshold are fitted on those scores; the held-out domain is scored by a probe fitted on
 all the others. The probe's penalty is chosen the same way, on the training domains alone.
 
-    python tools/bench_probe.py     (offline: recordings and vectors; about a minute)
+Every layer recorded (issue 55: `hidden_states.LAYERS`, the final one and 8 blocks' outputs) and a
+few combinations of them (`mean:` the layers' vectors averaged, `concat:` side by side) are each a
+probe's input ("feature"); each is measured on the citations whose every layer is recorded, so all
+features and `panel` are compared on the same rows.
 
-Printed per domain and pooled: citations, AUROC of the held-out P(pass), balanced accuracy of
-its pass/fail at 0.5, the share standing at the promise (95%) with its share right, and the
-failing citations left standing as `verified` (of the failing).
+    python tools/bench_probe.py [--features last,l_out-16,mean:l_out-12,l_out-14] [--save]
+                                    (offline: recordings and vectors; minutes with every feature)
+
+Printed per feature, method and domain (and pooled): citations, AUROC of the held-out P(pass), the
+verdicts standing at the promise (95%) with those right, and the failing citations left standing
+as `verified` (of the failing); then per feature whether `stacked` lets more verdicts stand than
+`panel` on every domain at the same or better precision and false verified (issue 55's rule).
 """
 
 from __future__ import annotations
@@ -49,7 +56,7 @@ from citeaudit.calibrate.fit import fit_calibration
 from citeaudit.calibrate.probe import CLASSES, choose_c, fit_weights, gold_classes, nested_scores, out_of_group
 from citeaudit.decide.calibration import DEFAULT_TARGET, save_calibration
 from citeaudit.errors import CacheMissError
-from citeaudit.judge.hidden_states import probe_weights_path
+from citeaudit.judge.hidden_states import LAYERS, block_layer, probe_weights_path
 from citeaudit.judge.localmodel import MODELS
 from citeaudit.judge.prompts import PROMPT_VERSION
 from citeaudit.judge.strategies.probe import LAYER
@@ -60,11 +67,31 @@ from citeaudit.table import CacheMode, Verdict
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from probe_vectors import every_set
 
+MIDDLE = tuple(block_layer(b) for b in (12, 14, 16, 18, 20))
+FEATURES = (*LAYERS, "mean:" + ",".join(MIDDLE), f"concat:{block_layer(16)},{LAYER}",
+            f"concat:{block_layer(14)},{block_layer(20)}")
 
-def labelled_table() -> tuple[pd.DataFrame, np.ndarray, pd.Series]:
+
+def feature_layers(feature: str) -> tuple[str, ...]:
+    """The layers a feature reads: `<layer>`, `mean:<layer>,...` or `concat:<layer>,...`."""
+    kind, _, names = feature.rpartition(":")
+    layers = tuple(names.split(","))
+    if kind not in {"", "mean", "concat"} or not set(layers) <= set(LAYERS) or (not kind and len(layers) > 1):
+        raise SystemExit(f"feature {feature!r}: not a layer of {', '.join(LAYERS)}, nor mean: or concat: of them")
+    return layers
+
+
+def feature_vectors(feature: str, vectors: dict[str, np.ndarray]) -> np.ndarray:
+    """The probe's input for `feature`, from each layer's vectors (rows aligned)."""
+    kind, _, _ = feature.rpartition(":")
+    parts = [vectors[layer] for layer in feature_layers(feature)]
+    return np.mean(parts, axis=0) if kind == "mean" else np.hstack(parts)
+
+
+def labelled_table(layers: tuple[str, ...] = (LAYER,)) -> tuple[pd.DataFrame, dict[str, np.ndarray], pd.Series]:
     """Every labelled set audited from the recordings (uncalibrated), its judged rows whose hidden
-    state is recorded (`tools/probe_vectors.py`); with the vectors (rows in the same order) and
-    each row's domain."""
+    state of every one of `layers` is recorded (`tools/probe_vectors.py`); with the vectors of
+    each layer (rows in the same order) and each row's domain."""
     judge = AuditRun(AuditOptions.from_env(model="qwen", strategy="probe", cache_mode=CacheMode.REPLAY)).judge
     options = AuditOptions.from_env(use_calibration=False, contrast="none", cache_mode="replay")
     parts, found, domains = [], [], []
@@ -76,13 +103,17 @@ def labelled_table() -> tuple[pd.DataFrame, np.ndarray, pd.Series]:
             if pd.isna(table.at[i, C.EXPECTED]) or pd.isna(table.at[i, C.CONFIDENCE]):
                 continue
             try:
-                found.append(judge.hidden_state(claim, evidence, where))
+                found.append(judge.hidden_states(claim, evidence, where, layers))
             except CacheMissError:
                 continue
             parts.append(table.loc[[i]])
             domains.append(domain_of(find_input(cites)))
+    if not parts:
+        raise SystemExit(f"no labelled citation has a recorded vector of every layer of {', '.join(layers)}: "
+                         "run `make probe-vectors` first")
     joined = pd.concat(parts, ignore_index=True)
-    return joined, np.vstack(found), pd.Series(domains, index=joined.index)
+    vectors = {layer: np.vstack([row[layer] for row in found]) for layer in layers}
+    return joined, vectors, pd.Series(domains, index=joined.index)
 
 
 def with_probe(table: pd.DataFrame, p: np.ndarray, stacked: bool) -> pd.DataFrame:
@@ -99,11 +130,13 @@ def with_probe(table: pd.DataFrame, p: np.ndarray, stacked: bool) -> pd.DataFram
     return out
 
 
-def held_out(table: pd.DataFrame, x: np.ndarray, domains: pd.Series, target: float) -> dict[str, pd.DataFrame]:
-    """Each method's `leave_one_domain_out` rows (the probe's nested as the module says)."""
+def held_out(table: pd.DataFrame, x: np.ndarray, domains: pd.Series, target: float,
+             panel: bool = True) -> dict[str, pd.DataFrame]:
+    """Each method's `leave_one_domain_out` rows (the probe's nested as the module says); `panel`
+    left out when not asked for (it reads no vector)."""
     y = gold_classes(table[C.EXPECTED])
     groups = domains.to_numpy()
-    held = {"panel": leave_one_domain_out(table, domains, target, "answers")}
+    held = {"panel": leave_one_domain_out(table, domains, target, "answers")} if panel else {}
     for method, stacked in (("probe", False), ("stacked", True)):
         parts = []
         for name in sorted(set(groups)):
@@ -164,24 +197,74 @@ def save(table: pd.DataFrame, x: np.ndarray, domains: pd.Series, held: dict[str,
         print(f"{method}: threshold {calibration.threshold}: {save_calibration(calibration, config.cache_dir())}")
 
 
+def rule(panel: pd.DataFrame, stacked: pd.DataFrame) -> tuple[bool, list[str]]:
+    """Issue 55's rule on two `domain_figures`: on every domain, more verdicts stand than panel's,
+    at the same or better precision and no more false verified. With what fails it, per domain."""
+    failed = []
+    for domain in (d for d in panel.index if d != "all"):
+        mine, theirs = stacked.loc[domain], panel.loc[domain]
+        why = []
+        if mine["stand"] <= theirs["stand"]:
+            why.append(f"stand {int(mine['stand'])} ≤ {int(theirs['stand'])}")
+        if mine["stand"] and theirs["stand"] and mine["precision"] < theirs["precision"]:
+            why.append(f"precision {mine['precision']:.1%} < {theirs['precision']:.1%}")
+        if mine["false_verified"] > theirs["false_verified"]:
+            why.append(f"false verified {int(mine['false_verified'])} > {int(theirs['false_verified'])}")
+        if why:
+            failed.append(f"{domain}: {', '.join(why)}")
+    return not failed, failed
+
+
+def layer_table(table: pd.DataFrame, vectors: dict[str, np.ndarray], domains: pd.Series, features: list[str],
+                target: float) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """One row per feature, method and domain (panel once: it reads no vector), and each feature's
+    held-out `stacked` rows with panel's (for the rule)."""
+    rows, held_of = [], {}
+    panel = leave_one_domain_out(table, domains, target, "answers")
+    rows.append(figures(panel, target).reset_index().assign(feature="-", method="panel"))
+    for feature in features:
+        held = held_out(table, feature_vectors(feature, vectors), domains, target, panel=False)
+        held_of[feature] = {"panel": panel, **held}
+        for method, part in held.items():
+            rows.append(figures(part, target).reset_index().assign(feature=feature, method=method))
+        print(f"  {feature}: measured", file=sys.stderr, flush=True)
+    frame = pd.concat(rows, ignore_index=True)
+    return frame.set_index(["feature", "method", "domain"])[["judged", "AUROC", "stand", "right",
+                                                             "false verified"]], held_of
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--target", type=float, default=DEFAULT_TARGET)
+    parser.add_argument("--features", default=";".join(FEATURES),
+                        help="the probe inputs measured, `;` between them: a layer, mean:<layers> or concat:<layers>")
     parser.add_argument("--save", action="store_true",
-                        help="write the probe and the calibrations of probe and stacked into cache/calibration/")
+                        help=f"write the probe of layer {LAYER} (the one the strategies read) and the calibrations "
+                             "of probe and stacked into cache/calibration/")
     args = parser.parse_args(argv)
-    table, x, domains = labelled_table()
-    print(f"{len(table)} judged labelled citations with a vector, by domain: "
+    features = [f for f in args.features.split(";") if f]
+    layers = tuple(dict.fromkeys(layer for f in features for layer in feature_layers(f)))
+    if args.save and LAYER not in layers:
+        parser.error(f"--save fits the probe of layer {LAYER}: keep it among --features")
+    table, vectors, domains = labelled_table(layers)
+    print(f"{len(table)} judged labelled citations with a vector of every layer of {', '.join(layers)}, by domain: "
           + ", ".join(f"{d} {n}" for d, n in domains.value_counts().sort_index().items()))
-    held = held_out(table, x, domains, args.target)
     pd.set_option("display.width", 200)
-    for method, rows in held.items():
-        extra = "" if "c" not in rows else " (probe penalty C per held-out domain: " + ", ".join(
-            f"{d} {c:g}" for d, c in rows.groupby("domain")["c"].first().items()) + ")"
-        print(f"\n{method}, held out by domain{extra}:")
-        print(figures(rows, args.target).to_string(float_format=lambda v: f"{v:.3f}"))
+    pd.set_option("display.max_rows", 1000)
+    frame, held_of = layer_table(table, vectors, domains, features, args.target)
+    print("\nheld out by domain (panel reads no vector: one block); AUROC of P(pass), verdicts standing at the "
+          f"promise ({args.target:.0%}), those right, false verified of the failing:")
+    print(frame.to_string(float_format=lambda v: f"{v:.3f}"))
+    print("\nAUROC per feature (probe | stacked), held out by domain:")
+    auroc = frame["AUROC"].unstack("domain")
+    print(auroc.to_string(float_format=lambda v: f"{v:.3f}"))
+    print("\nthe rule (stacked lets more stand than panel on every domain, precision and false verified no "
+          "worse):")
+    for feature, held in held_of.items():
+        holds, failed = rule(domain_figures(held["panel"]), domain_figures(held["stacked"]))
+        print(f"  {feature}: {'holds' if holds else 'does not hold: ' + '; '.join(failed)}")
     if args.save:
-        save(table, x, domains, held, args.target)
+        save(table, vectors[LAYER], domains, held_of[LAYER], args.target)
     return 0
 
 

@@ -1,15 +1,16 @@
 """Read the local Qwen judge's hidden states for the labelled sets, for the probe (issue 37).
 
 Every labelled citation the judge is asked about (the project's sets, as `make record-qwen` has
-them, and the public TRAIN sets built by `make public-sets`, JSICK included) gets one vector: the
-final layer's hidden state at the last token of the three-way question (`citeaudit.judge.hidden_states`).
-A vector takes about 4 s for a short pair on 2 cores and grows with the section, so the run is
-resumable (each vector is recorded as it comes, in the user cache like any answer of the judge,
-`cache/local/`, and a rerun skips the recorded ones) and takes
+them, and the public TRAIN sets built by `make public-sets`, JSICK included) gets one vector per
+layer of `hidden_states.LAYERS` (the final layer's and the outputs of 8 middle and upper blocks,
+issue 55), all read in one forward pass: the hidden states at the last token of the three-way
+question (`citeaudit.judge.hidden_states`). A pass takes about 4 s for a short pair on 2 free cores
+and grows with the section, so the run is resumable (each vector is recorded as it comes, in the
+user cache like any answer of the judge, `cache/local/`, and a rerun skips the recorded ones) and takes
 each domain's citations in a fixed random order (by the SHA-256 of their set and id), one domain
 after the other in turn: stopped at any point, every domain has about as many vectors as it can.
 
-    python tools/probe_vectors.py [--minutes 45]
+    python tools/probe_vectors.py [--minutes 45] [--layers last,l_out-14,...] [--threads 1]
 
 Prints, per domain, how many vectors are recorded of how many judged citations, and the seconds
 per vector.
@@ -24,11 +25,12 @@ import statistics
 import sys
 import time
 
-from citeaudit import AuditOptions, AuditRun
+from citeaudit import AuditOptions, AuditRun, Judge
 from citeaudit import table as C
 from citeaudit.calibrate.domains import domain_of
 from citeaudit.calibrate.public_sets import DOMAINS, JAPANESE
-from citeaudit.judge.judge import Judge
+from citeaudit.judge.hidden_states import LAYERS, load
+from citeaudit.judge.localmodel import MODELS
 from citeaudit.pipeline.audit import judge_questions
 from citeaudit.settings import environment as config
 from citeaudit.table import CacheMode
@@ -62,11 +64,20 @@ def questions_by_domain(sets: list[tuple[str, str]]) -> dict[str, list[dict]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--minutes", type=float, default=45.0, help="stop starting new vectors after this long")
+    parser.add_argument("--layers", default=",".join(LAYERS), help="the layers to record (default: all of LAYERS)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="llama.cpp threads (default one a core; 1 when the cores are shared, under nice)")
     args = parser.parse_args(argv)
+    layers = tuple(args.layers.split(","))
+    unknown = sorted(set(layers) - set(LAYERS))
+    if unknown:
+        parser.error(f"--layers: {', '.join(unknown)} not among {', '.join(LAYERS)}")
     judge = AuditRun(AuditOptions.from_env(model="qwen", strategy="probe", cache_mode=CacheMode.RECORD)).judge
+    if args.threads:
+        load(MODELS["qwen"], n_threads=args.threads, models=judge.models)
     by_domain = questions_by_domain(every_set())
     rounds = itertools.chain.from_iterable(itertools.zip_longest(*by_domain.values()))
-    todo = [row for row in rounds if row is not None and not recorded(judge, row)]
+    todo = [row for row in rounds if row is not None and not recorded(judge, row, layers)]
     print(f"{sum(map(len, by_domain.values()))} judged citations in {len(by_domain)} domains; {len(todo)} vectors "
           f"to read, into {judge.cache.folders[0]}", flush=True)
     started, seconds = time.monotonic(), []
@@ -75,18 +86,20 @@ def main(argv: list[str] | None = None) -> int:
             print(f"stopped after {args.minutes:g} minutes; run again to go on", flush=True)
             break
         t = time.monotonic()
-        judge.hidden_state(row["claim"], row["evidence"], row["where"], what=f"{row['set']} {row['id']}")
+        judge.hidden_states(row["claim"], row["evidence"], row["where"], layers, what=f"{row['set']} {row['id']}")
         seconds.append(time.monotonic() - t)
-        if n % 25 == 0:
-            print(f"{n} of {len(todo)}: {statistics.mean(seconds):.2f} s a vector so far", flush=True)
+        if n % 10 == 0:
+            print(f"{n} of {len(todo)}: {statistics.mean(seconds):.2f} s a pass so far", flush=True)
     for domain, rows in by_domain.items():
-        print(f"{domain}: {sum(recorded(judge, row) for row in rows)} of {len(rows)} recorded")
+        print(f"{domain}: {sum(recorded(judge, row, layers) for row in rows)} of {len(rows)} recorded "
+              f"(every layer of {', '.join(layers)})")
     return 0
 
 
-def recorded(judge: Judge, row: dict) -> bool:
-    (request,) = [r for r in judge.requests(row["claim"], row["evidence"], row["where"])]
-    return judge.cache.recorded(request) is not None
+def recorded(judge: Judge, row: dict, layers: tuple[str, ...]) -> bool:
+    """Whether the hidden state of every one of `layers` is recorded for `row`."""
+    requests = judge.hidden_state_requests(row["claim"], row["evidence"], row["where"], layers)
+    return all(judge.cache.recorded(request) is not None for request in requests.values())
 
 
 if __name__ == "__main__":

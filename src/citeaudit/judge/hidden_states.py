@@ -6,19 +6,25 @@ embeddings output with last-token pooling) at the last token of the three-way qu
 where the model would answer. That position is where the model's reading of the relation is about
 to become an answer token; studies of truthfulness probes read the same place.
 
+Other layers (issue 55) are read in the same forward pass: llama.cpp's evaluation callback
+(`llama_context_params.cb_eval`) is asked for the residual stream's output of chosen blocks
+(llama.cpp's tensors `l_out-<block>`, 0-based: `LAYERS`) and copies their last token's column
+(`LayerTap`). The final layer keeps its name `last` (after the output norm, the embeddings output).
+
 A vector is an answer like any other: the `Judge` asks for it through the call cache (its request:
 the model, the question's messages, the parameter `hidden_state` naming the layer, the prompt
 version), so it is recorded (as float16: 1,536 numbers in 4 KB of base64), replayed offline and
-keyed like every answer. Reading one needs llama-cpp-python and the local model, loaded once per
-process (`read_vector`, `HiddenStates`); replaying needs neither. The probe that reads it is
-`ProbeWeights`, fitted by `calibrate.probe` and bound to the model file's SHA-256, the prompt
-version and the layer.
+keyed like every answer; each layer is a request of its own. Reading one needs llama-cpp-python
+and the local model, loaded once per process (`read_vectors`, `HiddenStates`); replaying needs
+neither. The probe that reads it is `ProbeWeights`, fitted by `calibrate.probe` and bound to the
+model file's SHA-256, the prompt version and the layer.
 """
 
 from __future__ import annotations
 
 import atexit
 import base64
+import contextlib
 import functools
 import json
 import os
@@ -56,6 +62,18 @@ if TYPE_CHECKING:
     from citeaudit.judge.localmodel import LocalModel
 
 CLASSES = ("supports", "contradicts", "says_nothing")  # what a probe gives the probabilities of
+FINAL = "last"  # the final layer after its norm: llama.cpp's embeddings output
+
+
+def block_layer(block: int) -> str:
+    """The name of block `block`'s output (0-based), as llama.cpp names the tensor and a request names
+    the layer it reads: `l_out-<block>` (the residual stream after that block, before any norm)."""
+    return f"l_out-{block}"
+
+
+# Qwen2.5-Coder-1.5B has 28 blocks; the middle ones carry the most linearly readable truth signal in
+# the probing literature, so a handful around the middle and the upper half are read beside the final
+LAYERS = (FINAL, *(block_layer(b) for b in (8, 12, 14, 16, 18, 20, 22, 24)))
 
 
 def encode_vector(vector: np.ndarray) -> str:
@@ -96,16 +114,37 @@ def _close_loaded() -> None:
 
 def read_vector(local: LocalModel, messages: list[ChatCompletionMessageParam],
                 models: Path | None = None) -> tuple[np.ndarray, int]:
-    """The hidden state at the end of `messages` and the prompt's token count, from `local` loaded
-    once per process (llama-cpp-python; one read at a time; `models`: `localmodel.model_path`'s folder)."""
+    """The final layer's hidden state at the end of `messages` and the prompt's token count, from
+    `local` loaded once per process (llama-cpp-python; one read at a time; `models`:
+    `localmodel.model_path`'s folder)."""
+    vectors, tokens = read_vectors(local, messages, (FINAL,), models)
+    return vectors[FINAL], tokens
+
+
+def read_vectors(local: LocalModel, messages: list[ChatCompletionMessageParam],
+                 layers: Sequence[str], models: Path | None = None) -> tuple[dict[str, np.ndarray], int]:
+    """The hidden states of `layers` (`FINAL`, `block_layer(b)`) at the end of `messages`, all from
+    one forward pass, and the prompt's token count (`HiddenStates.vectors`)."""
+    with _LOADING:
+        states = _load(local, models=models)
+        return states.vectors(states.text(messages), layers)
+
+
+def load(local: LocalModel, n_threads: int | None = None, models: Path | None = None) -> HiddenStates:
+    """`local` loaded for its hidden states, once per process, with `n_threads` (default: one a
+    core) when this loads it: a run that shares its cores with others (`tools/probe_vectors.py`
+    under `nice`) reads faster with one thread, as ggml's threads wait for each other by spinning."""
+    with _LOADING:
+        return _load(local, n_threads, models)
+
+
+def _load(local: LocalModel, n_threads: int | None = None, models: Path | None = None) -> HiddenStates:
     from citeaudit.judge.localmodel import model_path
 
-    with _LOADING:
-        if local.key not in _LOADED:
-            _LOADED[local.key] = HiddenStates(model_path(local.key, folder=models), n_threads=os.cpu_count(),
-                                              n_ctx=local.n_ctx)
-        states = _LOADED[local.key]
-        return states.vector(states.text(messages))
+    if local.key not in _LOADED:
+        _LOADED[local.key] = HiddenStates(model_path(local.key, folder=models), n_threads=n_threads or os.cpu_count(),
+                                          n_ctx=local.n_ctx)
+    return _LOADED[local.key]
 
 
 def recorded_vector(response: dict) -> np.ndarray:
@@ -160,10 +199,63 @@ def _load_weights(path: str, stamp: int, sha256: str, prompt_version: str, layer
     return ProbeWeights.load(path, sha256, prompt_version, layer, shipped)  # `stamp`: a rewritten file is read again
 
 
+class LayerTap:
+    """llama.cpp's evaluation callback (`ggml_backend_sched_eval_callback`, set as the context's
+    `cb_eval`) that copies the last column of the tensors named in `wanted` as they are computed.
+
+    The scheduler asks (`ask` true) about each node of the graph in turn; a node we want is computed
+    and then shown (`ask` false), when its data is in host memory (the CPU backend). A tensor is read
+    through ggml's exported accessors (name, element and row counts, bytes, contiguity, data), so no
+    copy of `struct ggml_tensor`'s layout is needed: an `l_out-<block>` tensor is float32, contiguous,
+    `n_embd` numbers per token, one column per output token, the prompt's last token last.
+    An error inside the callback (which C cannot raise) stops the pass (`False`) and is kept in
+    `error` for `vectors` to raise.
+    """
+
+    def __init__(self, n_embd: int) -> None:
+        import ctypes
+
+        import llama_cpp
+        from llama_cpp._ctypes_extensions import load_shared_library
+
+        ggml = load_shared_library("ggml-base", Path(llama_cpp.__file__).parent / "lib")
+        for name, restype in (("ggml_get_name", ctypes.c_char_p), ("ggml_nelements", ctypes.c_int64),
+                              ("ggml_nrows", ctypes.c_int64), ("ggml_nbytes", ctypes.c_size_t),
+                              ("ggml_is_contiguous", ctypes.c_bool), ("ggml_get_data", ctypes.c_void_p)):
+            getattr(ggml, name).argtypes, getattr(ggml, name).restype = [ctypes.c_void_p], restype
+        self._ggml, self._ctypes, self.n_embd = ggml, ctypes, n_embd
+        self.wanted: frozenset[str] = frozenset()
+        self.columns: dict[str, np.ndarray] = {}
+        self.error: str | None = None
+        self.callback = llama_cpp.ggml_backend_sched_eval_callback(self._observe)  # kept: C holds a pointer
+
+    def _observe(self, tensor: int, ask: bool, _user: int) -> bool:
+        try:
+            name = (self._ggml.ggml_get_name(tensor) or b"").decode("utf-8", "replace")
+            if ask:
+                return name in self.wanted
+            if name in self.wanted:
+                self.columns[name] = self._last_column(tensor, name)
+            return True
+        except Exception as exc:  # a C callback cannot raise: stop the pass, say why afterwards
+            self.error = f"{type(exc).__name__}: {exc}"
+            return False
+
+    def _last_column(self, tensor: int, name: str) -> np.ndarray:
+        ggml, n = self._ggml, self.n_embd
+        elements, rows = ggml.ggml_nelements(tensor), ggml.ggml_nrows(tensor)
+        if not rows or elements // rows != n or ggml.ggml_nbytes(tensor) != 4 * elements \
+                or not ggml.ggml_is_contiguous(tensor):
+            raise ValueError(f"tensor {name} is not {n} float32 numbers a token ({elements} numbers in {rows} "
+                             f"columns, {ggml.ggml_nbytes(tensor)} bytes)")
+        data = self._ctypes.cast(ggml.ggml_get_data(tensor), self._ctypes.POINTER(self._ctypes.c_float))
+        return np.ctypeslib.as_array(data, shape=(elements,))[elements - n:].copy()
+
+
 class HiddenStates:
     """The local model loaded for its hidden states (llama-cpp-python, last-token pooling), with its
-    chat template: `text` formats a question as the judge's server would, `vector` reads the
-    hidden state at its last token."""
+    chat template: `text` formats a question as the judge's server would, `vectors` reads the
+    hidden states of the final layer and of chosen blocks at its last token, in one pass."""
 
     def __init__(self, model_path: Path, n_threads: int | None = None, n_ctx: int = 4096) -> None:
         import llama_cpp
@@ -176,6 +268,15 @@ class HiddenStates:
         # the whole prompt in one batch: llama-cpp-python's `embed` cuts a text at n_batch tokens
         self.llm = llama_cpp.Llama(str(model_path), embedding=True, pooling_type=llama_cpp.LLAMA_POOLING_TYPE_LAST,
                                    n_ctx=n_ctx, n_batch=n_ctx, n_ubatch=n_ctx, n_threads=n_threads, verbose=False)
+        # the evaluation callback is a context parameter: the context Llama made is replaced by one
+        # with the tap (freed first; freeing a context twice is a no-op in llama-cpp-python)
+        from llama_cpp._internals import LlamaContext
+
+        self.tap = LayerTap(self.llm.n_embd())
+        self.llm._ctx.close()
+        self.llm.context_params.cb_eval = self.tap.callback
+        self.llm._ctx = self.llm._stack.enter_context(contextlib.closing(
+            LlamaContext(model=self.llm._model, params=self.llm.context_params, verbose=False)))
         meta: Mapping[str, str] = self.llm.metadata
         self._format = Jinja2ChatFormatter(template=meta["tokenizer.chat_template"], eos_token="<|im_end|>",
                                            bos_token="<|endoftext|>", add_generation_prompt=True)
@@ -185,19 +286,43 @@ class HiddenStates:
         return str(self._format(messages=cast(Any, messages)).prompt)  # llama_cpp's own TypedDicts
 
     def vector(self, text: str) -> tuple[np.ndarray, int]:
-        """The final layer's hidden state at the last token of `text`, and how many tokens `text`
-        is (special tokens parsed, as the chat template writes them; `embed` would read them as
-        plain text)."""
+        """The final layer's hidden state at the last token of `text`, and how many tokens `text` is."""
+        vectors, tokens = self.vectors(text, (FINAL,))
+        return vectors[FINAL], tokens
+
+    def vectors(self, text: str, layers: Sequence[str] = (FINAL,),
+                taps: Sequence[str] = ()) -> tuple[dict[str, np.ndarray], int]:
+        """The hidden states at the last token of `text` of each of `layers` (`FINAL`: the embeddings
+        output; a block's `l_out-<block>`; `taps`: any other of llama.cpp's tensor names, read as a
+        block's output is), all from one forward pass; and how many tokens `text` is (special
+        tokens parsed, as the chat template writes them; `embed` would read them as plain text).
+        `ValueError` for a prompt longer than the context or a layer the graph does not compute."""
         llm = self.llm
         tokens = llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
         if len(tokens) > llm.n_ctx():
             raise ValueError(f"a prompt of {len(tokens)} tokens does not fit the context of {llm.n_ctx()}")
-        llm._batch.reset()
-        llm._ctx.kv_cache_clear()
-        llm._batch.add_sequence(tokens, 0, True)
-        llm._ctx.decode(llm._batch)
-        pointer = self._lib.llama_get_embeddings_seq(llm._ctx.ctx, 0)
-        return np.array(pointer[:llm.n_embd()], dtype=np.float32), len(tokens)
+        tapped = frozenset(layer for layer in (*layers, *taps) if layer != FINAL)
+        tap = self.tap
+        tap.wanted, tap.columns, tap.error = tapped, {}, None
+        try:
+            llm._batch.reset()
+            llm._ctx.kv_cache_clear()
+            llm._batch.add_sequence(tokens, 0, True)
+            llm._ctx.decode(llm._batch)
+        except Exception as exc:
+            raise ValueError(f"reading the hidden states failed ({tap.error or exc})") from None
+        finally:
+            tap.wanted = frozenset()
+        if tap.error:
+            raise ValueError(f"reading the hidden states failed ({tap.error})")
+        missing = sorted(tapped - tap.columns.keys())
+        if missing:
+            raise ValueError(f"the model's graph computed no tensor {', '.join(missing)}")
+        out = dict(tap.columns)
+        if FINAL in layers:
+            pointer = self._lib.llama_get_embeddings_seq(llm._ctx.ctx, 0)
+            out[FINAL] = np.array(pointer[:llm.n_embd()], dtype=np.float32)
+        return out, len(tokens)
 
 
 def _pack(values: np.ndarray) -> str:

@@ -319,25 +319,56 @@ class Judge:
         answer: recorded, replayed), without the probe: what the probe is fitted on."""
         return self._vector(probe_ask(claim, evidence, where), what)[0]
 
+    def hidden_states(self, claim: str, evidence: str, where: str = "cited section",
+                      layers: Sequence[str] = ("last",), what: str = "") -> dict[str, np.ndarray]:
+        """The hidden states of `layers` (`hidden_states.LAYERS`' names) at the end of the probe's
+        question for this citation, each through the cache as a request of its own (the final
+        layer's is the probe's own request); those to record are read in one forward pass."""
+        ask = probe_ask(claim, evidence, where)
+        return {layer: vector for layer, (vector, _) in self._vectors(ask, layers, what).items()}
+
+    def hidden_state_requests(self, claim: str, evidence: str, where: str = "cited section",
+                              layers: Sequence[str] = ("last",)) -> dict[str, dict]:
+        """The request of each of `layers`' hidden states for this citation (as `hidden_states`
+        sends them): what `CallCache.recorded` is asked."""
+        ask = probe_ask(claim, evidence, where)
+        return {layer: self._layer_request(ask, layer) for layer in layers}
+
+    def _layer_request(self, ask: Ask, layer: str) -> dict:
+        return self._request(ask.messages, {**self._ask_params(ask), "hidden_state": layer}, ask.prompt_version)
+
     def _vector(self, ask: Ask, what: str) -> tuple[np.ndarray, bool]:
+        layer = str(self._ask_params(ask)["hidden_state"])
+        return self._vectors(ask, (layer,), what)[layer]
+
+    def _vectors(self, ask: Ask, layers: Sequence[str], what: str) -> dict[str, tuple[np.ndarray, bool]]:
         from citeaudit.judge import hidden_states
 
         local = hidden_states.local_model(self.model)
+        read: dict[str, tuple[dict, dict]] = {}
 
-        def send() -> tuple[dict, dict]:
-            vector, tokens = hidden_states.read_vector(local, ask.messages, self.models)
-            return {"vector": hidden_states.encode_vector(vector), "dimensions": len(vector)}, \
-                {"prompt": tokens, "completion": 0}
+        def send_of(layer: str) -> Callable[[], tuple[dict, dict]]:
+            def send() -> tuple[dict, dict]:
+                if not read:  # the first layer to record reads them all, in one pass
+                    vectors, tokens = hidden_states.read_vectors(local, ask.messages, layers, self.models)
+                    usage = {"prompt": tokens, "completion": 0}
+                    read.update({name: ({"vector": hidden_states.encode_vector(vector), "dimensions": len(vector)},
+                                        usage) for name, vector in vectors.items()})
+                return read[layer]
+            return send
 
-        try:
-            record, cached = self.cache.call(self._request(ask.messages, self._ask_params(ask), ask.prompt_version),
-                                             send, what=what)
-        except CacheMissError as exc:  # the cache's hint names a server; a hidden state is read in-process
-            raise CacheMissError(f"{exc.lookup}: no recorded hidden state. Replay mode never reads a model. "
-                                 f"To record it, rerun with `--cache-mode record` (or `citeaudit record --model "
-                                 f"{local.key} --strategy probe ...`): the local model is read in this process, no "
-                                 f"server is needed{PROBE_VECTORS_HINT if config.in_checkout() else ''}.") from None
-        return hidden_states.recorded_vector(record["response"]), cached
+        out = {}
+        for layer in layers:
+            try:
+                record, cached = self.cache.call(self._layer_request(ask, layer), send_of(layer), what=what)
+            except CacheMissError as exc:  # the cache's hint names a server; a hidden state is read in-process
+                raise CacheMissError(
+                    f"{exc.lookup}: no recorded hidden state. Replay mode never reads a model. To record it, rerun "
+                    f"with `--cache-mode record` (or `citeaudit record --model {local.key} --strategy probe ...`): "
+                    f"the local model is read in this process, no server is needed"
+                    f"{PROBE_VECTORS_HINT if config.in_checkout() else ''}.") from None
+            out[layer] = (hidden_states.recorded_vector(record["response"]), cached)
+        return out
 
     def _read_vector(self, ask: Ask, what: str) -> Reading:
         """The hidden state at the end of `ask`'s prompt, recorded like an answer (float16), read by

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-LAYER = "last"  # the final layer after its norm: llama.cpp gives no other without a fork
+LAYER = "last"  # the final layer after its norm (`hidden_states.FINAL`), the one the shipped probe reads
 PROBE_KEY = "probe"
 
 
