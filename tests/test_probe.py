@@ -45,8 +45,8 @@ def test_a_vector_is_kept_as_float16_and_asked_under_a_key_of_its_own(tmp_path):
     assert asked["params"] == {"hidden_state": "last"} and request_key(asked) != request_key(chosen)
 
 
-def test_each_layer_is_a_request_of_its_own_and_the_final_one_is_the_probes():
-    judge = Judge(model="m", strategy="probe", cache=CallCache(mode="replay"))
+def test_each_layer_is_a_request_of_its_own_and_the_final_one_is_the_probes(tmp_path):
+    judge = Judge(model="m", strategy="probe", cache=CallCache(tmp_path, mode="replay"))
     question = ("The exp claim is optional.", "Use of this claim is OPTIONAL.", "section 4.1.4 of x")
     (probes,) = judge.requests(*question)
     layers = judge.hidden_state_requests(*question, layers=LAYERS)
