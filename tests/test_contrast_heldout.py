@@ -72,7 +72,7 @@ def test_the_measure_counts_per_kind_and_more_checks_never_let_more_stand():
     assert list(figures.index[:len(contrast_heldout.KINDS)]) == list(contrast_heldout.KINDS)
     count = figures.map(lambda v: int(v.split()[0]) if isinstance(v, str) and v != "-" else v)
     perturbed = count.loc[list(contrast_heldout.KINDS)]
-    assert perturbed["claims"].sum() == count.at["all kinds", "claims"] == int((claims["kind"] != "restated").sum())
+    assert perturbed["claims"].sum() == count.at["all kinds", "claims"] == int((claims["change"] != "restated").sum())
     none, default, every = (perturbed[f"stand, checks {name}"] for name in ("none", "default", "all"))
     assert (every <= default).all() and (default <= none).all() and default.sum() < none.sum()
 
