@@ -56,12 +56,16 @@ class CitationKind:
         found = row[C.FOUND_SECTION]
         if not found:
             return f"an excerpt of {document_name}"
-        return f"{_section_or_page(found)} of {document_name}"
+        return f"{self.found_name(found)} of {document_name}"
 
     def place(self, row: C.Row) -> str:
         found = row.get(C.FOUND_SECTION)
         if not isinstance(found, str) or not found:
             return "the evidence"
+        return self.found_name(found)
+
+    def found_name(self, found: str) -> str:
+        """How `where` and `place` name the place a citation was found (`section 4.1.4`, `page 3`)."""
         return _section_or_page(found)
 
 
@@ -71,17 +75,8 @@ class LinesKind(CitationKind):
     def target(self, row: C.Row) -> str:
         return f"lines {row[C.FOUND_SECTION] or row[C.CITED_SECTION]}"
 
-    def where(self, row: C.Row, document_name: str) -> str:
-        found = row[C.FOUND_SECTION]
-        if not found:
-            return f"an excerpt of {document_name}"
-        return f"lines {found[1:].replace('-L', '-')} of {document_name}"
-
-    def place(self, row: C.Row) -> str:
-        found = row.get(C.FOUND_SECTION)
-        if not isinstance(found, str) or not found:
-            return "the evidence"
-        return f"lines {found[1:].replace('-L', '-')}"
+    def found_name(self, found: str) -> str:
+        return f"lines {found[1:].replace('-L', '-')}"  # L2-L3 -> lines 2-3
 
 
 class SourceKind(CitationKind):
