@@ -21,10 +21,11 @@ MODEL = None  # None: CITEAUDIT_MODEL, else the Qwen judge whose answers are rec
 from IPython.display import HTML, display
 
 import citeaudit as ca
+from citeaudit import pipeline, settings, surfaces
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
-citations_path = ca.find_input(CITATIONS)
-source_path = ca.resolve_source(SOURCE)
+citations_path = settings.find_input(CITATIONS)
+source_path = pipeline.resolve_source(SOURCE)
 print(f"citations: {citations_path.resolve()}")
 print(f"source:    {source_path.resolve()}")
 print(f"judge:     {options.model} ({options.strategy}, {options.cache_mode})")
@@ -40,7 +41,7 @@ print(ca.AuditRun(options).routing.note())
 
 # %%
 audit = ca.audit_quotes(source_path, citations_path, options=options)
-ca.styled(ca.step1_view(audit.table))
+surfaces.styled(surfaces.step1_view(audit.table))
 
 # %% [markdown]
 # ## 2. Quotes that are not verbatim
@@ -54,7 +55,7 @@ shown = audit.table[audit.table["quote_status"].isin([ca.QuoteStatus.NEAR, ca.Qu
 if shown.empty:
     print("Every quote is in the source verbatim (or elided with ...).")
 for _, row in shown.iterrows():
-    display(HTML(f"<h4>{row['id']}: {row['quote_status']}</h4>" + ca.quote_html(row, audit.document)))
+    display(HTML(f"<h4>{row['id']}: {row['quote_status']}</h4>" + surfaces.quote_html(row, audit.document)))
 
 # %% [markdown]
 # ## 3. What the judge said
@@ -70,7 +71,7 @@ for _, row in shown.iterrows():
 # Section 5 says how to get one.
 
 # %%
-ca.styled(audit)
+surfaces.styled(audit)
 
 # %% [markdown]
 # ## 4. Every result in words
@@ -80,7 +81,7 @@ ca.styled(audit)
 # quote is fabricated. `next` is what to do about it.
 
 # %%
-ca.styled(ca.explain(audit))
+surfaces.styled(ca.explain(audit))
 
 # %% [markdown]
 # ## 5. Citations without a recorded answer
@@ -94,7 +95,7 @@ ca.styled(ca.explain(audit))
 misses = audit.table[audit.table["error_kind"] == ca.ErrorKind.REPLAY_MISS]
 if len(misses):
     print(f"{len(misses)} citation(s) have no recorded answer of {options.model}.\n")
-    print(ca.how_to_record(f"--source {source_path} --citations {citations_path}"))
+    print(surfaces.how_to_record(f"--source {source_path} --citations {citations_path}"))
 else:
     print("Every citation with evidence has a recorded answer: nothing to record.")
 

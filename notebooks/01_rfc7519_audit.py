@@ -23,6 +23,7 @@ import pandas as pd
 from IPython.display import HTML, display
 
 import citeaudit as ca
+from citeaudit import decide, locate, pipeline, settings, surfaces
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
 run = ca.AuditRun(options)  # the judge, its call cache and the routing these settings describe, built once
@@ -37,7 +38,7 @@ print(f"judge: {options.model} ({options.strategy}, {options.cache_mode}); {rout
 
 # %%
 doc = ca.load_rfc(SOURCE)
-citations = ca.load_citations(ca.find_input(CITATIONS))
+citations = ca.load_citations(settings.find_input(CITATIONS))
 print(f"{len(doc.clean):,} characters of clean text, {len(doc.sections)} numbered sections, "
       f"{len(citations)} citations")
 
@@ -48,8 +49,8 @@ print(f"{len(doc.clean):,} characters of clean text, {len(doc.sections)} numbere
 # the judge; a claim-only citation (`none`) takes its cited section as evidence.
 
 # %%
-located = ca.locate_citations(citations, doc)
-ca.styled(ca.step1_view(located))
+located = locate.locate_citations(citations, doc)
+surfaces.styled(surfaces.step1_view(located))
 
 # %% [markdown]
 # ## Step 2: ask the judge
@@ -64,8 +65,8 @@ ca.styled(ca.step1_view(located))
 
 # %%
 judge = run.judge
-judged = ca.judge_citations(located, judge, doc.name, concurrency=options.requests_in_flight)
-ca.styled(ca.answers_view(judged))  # relation, the three probabilities, each question's P(yes)
+judged = pipeline.judge_citations(located, judge, doc.name, concurrency=options.requests_in_flight)
+surfaces.styled(surfaces.answers_view(judged))  # relation, the three probabilities, each question's P(yes)
 
 # %% [markdown]
 # ## Contrast checks: what a small judge misses
@@ -78,11 +79,11 @@ ca.styled(ca.answers_view(judged))  # relation, the three probabilities, each qu
 # that run (`CITEAUDIT_CONTRAST_CHECKS`, `--contrast-checks`).
 
 # %%
-checked = ca.check_contrast(judged, options.contrast)
+checked = decide.check_contrast(judged, options.contrast)
 fired = checked[checked["contrast"].map(lambda found: bool(found))]
 print(f"contrast checks {', '.join(options.contrast) or 'off'}: {len(fired)} of {len(checked)} citations flagged")
 for _, row in fired.iterrows():
-    display(HTML(f"<h4>{html.escape(row['id'])}</h4>{ca.contrast_html(row)}"))
+    display(HTML(f"<h4>{html.escape(row['id'])}</h4>{surfaces.contrast_html(row)}"))
 
 # %% [markdown]
 # ## Step 3: route with the model's calibration
@@ -94,8 +95,8 @@ for _, row in fired.iterrows():
 # contrast check found.
 
 # %%
-routed = ca.settle(ca.route(checked, routing.threshold, routing.calibration))
-ca.styled(ca.step2_view(routed, calibrated=routing.calibrated)).set_caption(routing.note())
+routed = decide.settle(decide.route(checked, routing.threshold, routing.calibration))
+surfaces.styled(surfaces.step2_view(routed, calibrated=routing.calibrated)).set_caption(routing.note())
 
 # %% [markdown]
 # ## What the recorded model did
@@ -129,7 +130,7 @@ if len(judged_rows):
 
 # %%
 thresholds = sorted({routing.threshold, 0.8, 0.65, 0.5}, reverse=True)
-pd.DataFrame({t: ca.route(checked, t, routing.calibration)["route"].values for t in thresholds},
+pd.DataFrame({t: decide.route(checked, t, routing.calibration)["route"].values for t in thresholds},
              index=routed["id"]).rename_axis("threshold", axis=1)
 
 # %% [markdown]
@@ -139,7 +140,7 @@ pd.DataFrame({t: ca.route(checked, t, routing.calibration)["route"].values for t
 # citation waiting for review keeps it in review.
 
 # %%
-decision = ca.decide_answer(routed, threshold=routing.threshold)
+decision = decide.decide_answer(routed, threshold=routing.threshold)
 print(decision.status)
 for reason in decision.reasons:
     print(" -", reason)
@@ -176,7 +177,7 @@ else:
         print("HIGHLIGHT names no located quote of this file: showing the first one")
     row = (quoted if shown.empty else shown).iloc[0]
     print(f"{row['id']}: {row['claim']}")
-    display(HTML(ca.highlight_html(doc, row["found_section"], tuple(row["span"]))))
+    display(HTML(surfaces.highlight_html(doc, row["found_section"], tuple(row["span"]))))
 
 # %% [markdown]
 # ## Next

@@ -19,17 +19,18 @@ MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
 import pandas as pd
 
 import citeaudit as ca
+from citeaudit import settings, surfaces
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
 print(ca.AuditRun(options).routing.note())
-document = ca.find_input(DOCUMENT)
+document = settings.find_input(DOCUMENT)
 
 # %% [markdown]
 # ## The document, numbered from line 1
 
 # %%
-good = ca.load_line_answer(document, ca.find_input(GOOD_ANSWER))
-ca.styled(pd.DataFrame({"line": [line.number for line in good.document.lines],
+good = ca.load_line_answer(document, settings.find_input(GOOD_ANSWER))
+surfaces.styled(pd.DataFrame({"line": [line.number for line in good.document.lines],
                         "text": [line.text for line in good.document.lines]}))
 
 # %% [markdown]
@@ -41,10 +42,10 @@ print(good.summary)
 
 # %%
 good_audit = ca.audit_lines(good, options=options)
-ca.styled(ca.lines_view(good_audit.table))
+surfaces.styled(surfaces.lines_view(good_audit.table))
 
 # %%
-ca.styled(good_audit, text=False)
+surfaces.styled(good_audit, text=False)
 
 # %% [markdown]
 # ## A broken answer
@@ -54,17 +55,17 @@ ca.styled(good_audit, text=False)
 # that a human sees it.
 
 # %%
-broken = ca.load_line_answer(document, ca.find_input(BROKEN_ANSWER))
+broken = ca.load_line_answer(document, settings.find_input(BROKEN_ANSWER))
 print(broken.answer)
 print(broken.summary)
 print("unrecognized:", broken.extracted.unrecognized)
 
 # %%
 broken_audit = ca.audit_lines(broken, options=options)
-ca.styled(ca.lines_view(broken_audit.table))
+surfaces.styled(surfaces.lines_view(broken_audit.table))
 
 # %%
-ca.styled(broken_audit, text=False)
+surfaces.styled(broken_audit, text=False)
 
 # %% [markdown]
 # ## The decisions

@@ -17,17 +17,19 @@ from pathlib import Path
 import pandas as pd
 
 import citeaudit as ca
+from citeaudit import decide, pipeline, settings, surfaces
 
-contract_dir = ca.find_input(CONTRACT_DIR)
+contract_dir = settings.find_input(CONTRACT_DIR)
 if not contract_dir.is_dir():
     raise ca.InputError(f"CONTRACT_DIR {CONTRACT_DIR!r} is not a folder (looked in {Path.cwd()} and "
-                        f"{ca.project_dir()}); set it to the folder holding answer.json, sources.json, reviews.json.")
+                        f"{settings.project_dir()}); set it to the folder holding answer.json, sources.json, "
+                        "reviews.json.")
 answer, sources, reviews = (json.loads((contract_dir / f"{name}.json").read_text(encoding="utf-8"))
                             for name in ("answer", "sources", "reviews"))
 
 
 def show(title: str, answer: object, sources: object, reviews: object) -> None:
-    decision = ca.check_contract(answer, sources, reviews)
+    decision = pipeline.check_contract(answer, sources, reviews)
     print(f"{title}: {decision.status}")
     for reason in decision.reasons:
         print("   -", reason)
@@ -43,7 +45,7 @@ claim = answer["claims"][0]
 source = next(s for s in sources["sources"] if s["id"] == claim["citation_id"])
 review = next((r for r in reviews["reviews"] if r["claim_id"] == claim["id"]), {"fingerprint": None})
 print("stored  ", review["fingerprint"])
-print("computed", ca.fingerprint(claim["id"], claim["text"], claim["citation_id"], source["content"]))
+print("computed", decide.fingerprint(claim["id"], claim["text"], claim["citation_id"], source["content"]))
 show("as recorded", answer, sources, reviews)
 
 # %% [markdown]
@@ -91,7 +93,7 @@ show("unknown source", bad, sources, reviews)
 # apply it. The seed's `reviews.json` reads as such a store:
 
 # %%
-ca.styled(pd.DataFrame([review.model_dump() for review in ca.load_reviews(contract_dir / "reviews.json")]))
+surfaces.styled(pd.DataFrame([review.model_dump() for review in ca.load_reviews(contract_dir / "reviews.json")]))
 
 # %% [markdown]
 # ## Next

@@ -13,7 +13,7 @@
 # calls the model.
 
 # %% tags=["parameters"]
-# None: every bundled labelled set (ca.LABELLED_SETS, the Makefile's QUOTE_SETS); else a list of
+# None: every bundled labelled set (workflows.LABELLED_SETS, the Makefile's QUOTE_SETS); else a list of
 # (source, citations) pairs, paths from the project root
 LABELLED = None
 STRATEGIES = ["choice", "examples", "yesno", "panel", "panel+examples"]
@@ -33,9 +33,11 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import citeaudit as ca
+from citeaudit import calibrate, settings, surfaces, workflows
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, use_calibration=False)  # fitted below
-labelled = ca.labelled_tables(STRATEGIES, options, LABELLED, public=WITH_PUBLIC)  # one table per set and strategy
+# one table per set and strategy
+labelled = workflows.labelled_tables(STRATEGIES, options, LABELLED, public=WITH_PUBLIC)
 tables = labelled.tables
 print(labelled.summary())
 
@@ -57,7 +59,7 @@ print(labelled.summary())
 # %%
 saved = [ca.AuditRun(options.with_(strategy=strategy, use_calibration=True, profile=None)).calibration
          for strategy in STRATEGIES]
-comparison = ca.compare_strategies(tables, options.model, TARGET, saved=saved)
+comparison = calibrate.compare_strategies(tables, options.model, TARGET, saved=saved)
 fitted_here = [s for s in STRATEGIES if s not in comparison.reused]
 print("saved calibrations, fitted on these citations:", ", ".join(comparison.reused) or "none",
       "| fitted here:", ", ".join(fitted_here) or "none")
@@ -73,7 +75,7 @@ figures.style.format({"accuracy": "{:.2f}", "balanced_accuracy": "{:.2f}", "auro
 # in-sample; the table above is not); the star is the recommended threshold.
 
 # %%
-ca.plot_strategy_comparison(comparison)
+surfaces.plot_strategy_comparison(comparison)
 plt.show()
 
 # %% [markdown]
@@ -84,7 +86,7 @@ plt.show()
 # threshold.
 
 # %%
-best = str(ca.DEFAULT_STRATEGY) if str(ca.DEFAULT_STRATEGY) in tables else STRATEGIES[-1]
+best = str(settings.DEFAULT_STRATEGY) if str(settings.DEFAULT_STRATEGY) in tables else STRATEGIES[-1]
 calibration = comparison.calibrations[best]
 explorer = ca.ThresholdExplorer(tables[best], calibration.route_threshold, calibration)
 print(f"strategy {best}, recommended threshold {calibration.route_threshold:.2f}")
@@ -115,7 +117,7 @@ plt.show()
 # %%
 view = explorer.view()
 print(explorer.summary(view))
-ca.style_threshold_view(explorer.wrong_standing(view))
+surfaces.style_threshold_view(explorer.wrong_standing(view))
 
 # %% [markdown]
 # ## Documents the calibration never saw
@@ -140,7 +142,7 @@ held_out = {strategy: held for strategy in STRATEGIES  # leave_one_domain_out's 
 if not held_out:
     print("one domain only: nothing to hold out")
 else:
-    side_by_side = ca.side_by_side(figures, held_out, TARGET)  # `citeaudit calibrate`'s columns, as shares
+    side_by_side = calibrate.side_by_side(figures, held_out, TARGET)  # `citeaudit calibrate`'s columns, as shares
     display(side_by_side.style.format("{:.1%}", na_rep="-"))
     if best in held_out:
-        display(ca.domain_figures(held_out[best]).style.format(precision=2, na_rep="-"))
+        display(calibrate.domain_figures(held_out[best]).style.format(precision=2, na_rep="-"))

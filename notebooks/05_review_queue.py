@@ -25,11 +25,12 @@ from pathlib import Path
 from IPython.display import HTML, display
 
 import citeaudit as ca
+from citeaudit import calibrate, decide, settings, surfaces, workflows
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD, spot_check=SPOT_CHECK)
 print(ca.AuditRun(options).routing.note())
-audit = ca.audit_quotes(SOURCE, ca.find_input(CITATIONS), options=options)
-store = ca.review_store_path(Path(CITATIONS).stem, ca.review_dir())  # CITEAUDIT_REVIEW_DIR, else reviews/
+audit = ca.audit_quotes(SOURCE, settings.find_input(CITATIONS), options=options)
+store = decide.review_store_path(Path(CITATIONS).stem, settings.review_dir())  # CITEAUDIT_REVIEW_DIR, else reviews/
 queue = ca.ReviewQueue(audit, store)
 print(f"review store: {store}")
 print(f"{len(queue.pending)} citations wait for review; answer is {queue.decision().status}")
@@ -64,7 +65,7 @@ queue.widget(reviewer=REVIEWER)
 display(HTML(queue.card_html()))
 
 # %%
-ca.styled(queue.overview())
+surfaces.styled(queue.overview())
 
 # %% [markdown]
 # ## Spot checks
@@ -78,7 +79,7 @@ ca.styled(queue.overview())
 # citation like any review. Reviewing them is what makes the precision estimate below unbiased.
 
 # %%
-ca.styled(queue.overview()[queue.overview()["state"].str.endswith("(spot check)")])
+surfaces.styled(queue.overview()[queue.overview()["state"].str.endswith("(spot check)")])
 
 # %% [markdown]
 # ## Review where the work is: a batch
@@ -93,7 +94,7 @@ ca.styled(queue.overview()[queue.overview()["state"].str.endswith("(spot check)"
 
 # %%
 if BATCH:
-    outcome = queue.review_batch(ca.find_input(BATCH), reviewer=REVIEWER)
+    outcome = queue.review_batch(settings.find_input(BATCH), reviewer=REVIEWER)
     print(queue.saved)
     for problem in outcome.problems:
         print(f"  left out: {problem}")
@@ -110,18 +111,18 @@ else:
 # standing verdicts estimated from the reviewed spot checks alone (the one sample of standing
 # verdicts not chosen by what they say), beside the calibration's promise. Reviews whose evidence
 # changed since are stale: listed, and left out. `citeaudit agreement --reviews STORE ...` prints
-# the same numbers (one function computes them: `ca.agreement`).
+# the same numbers (one function computes them: `decide.agreement`).
 
 # %%
-result = ca.agreement({queue.audit.name: queue.table}, queue.audit.routing)
+result = decide.agreement({queue.audit.name: queue.table}, queue.audit.routing)
 print(f"{result.counts['reviewed']} current review(s) of {result.counts['citations']} citation(s)")
 print(result.spot.line())
 if result.stale:
     print(f"stale reviews left out (review them again): {', '.join(result.stale)}")
 if result.warning:
     print(f"warning: {result.warning}")
-display(ca.styled(result.confusion_view()))
-ca.styled(result.groups_view())
+display(surfaces.styled(result.confusion_view()))
+surfaces.styled(result.groups_view())
 
 # %% [markdown]
 # ## Fit a profile from your reviews
@@ -131,7 +132,7 @@ ca.styled(result.groups_view())
 # stands for the standing verdicts, a waiting review for the waiting ones) and is saved only when
 # its cross-validated promise holds and the reviews are enough; otherwise it says how many more of
 # which kind it needs. `citeaudit calibrate --reviews STORE --source ... --citations ... --profile
-# NAME` prints the same numbers (one function: `ca.profile_from_reviews`). With `PROFILE` set, a
+# NAME` prints the same numbers (one function: `workflows.profile_from_reviews`). With `PROFILE` set, a
 # profile that may be saved is written to your user cache, and `--profile NAME` (or
 # `AuditOptions(profile=NAME)`) routes the next audit with it.
 
@@ -142,13 +143,14 @@ elif ca.AuditRun(options.with_(profile=None)).calibration is None:
     print(f"no calibration of {options.model} / {options.strategy} to start a profile from: "
           f"{ca.AuditRun(options).routing.note()}")
 else:
-    fit = ca.profile_from_reviews([(SOURCE, ca.find_input(CITATIONS))], store, PROFILE or "preview", options)
+    fit = workflows.profile_from_reviews([(SOURCE, settings.find_input(CITATIONS))], store, PROFILE or "preview",
+                                         options)
     print(fit.summary())
-    display(ca.styled(fit.side_by_side()))
+    display(surfaces.styled(fit.side_by_side()))
     if fit.problems:
         print("not saved: " + "; ".join(fit.problems))
     elif PROFILE:
-        print(f"saved {ca.save_profile(fit, options.write_folder)}; audit with --profile {PROFILE}")
+        print(f"saved {calibrate.save_profile(fit, options.write_folder)}; audit with --profile {PROFILE}")
     else:
         print("it may be saved: set PROFILE to a name and run this cell again")
 

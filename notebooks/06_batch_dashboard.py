@@ -24,11 +24,13 @@ import pandas as pd
 from IPython.display import HTML, display
 
 import citeaudit as ca
+from citeaudit import settings, surfaces
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
 # the cards of every answer to look at are drawn on the worker that holds its document; the bar counts
 # answers and partitions done of the total, answers per second and the time left
-result = ca.audit_dataset(ca.find_input(DATASET), options, scheduler=SCHEDULER, cards=ca.answer_cards, progress=True)
+result = ca.audit_dataset(settings.find_input(DATASET), options, scheduler=SCHEDULER, cards=surfaces.answer_cards,
+                          progress=True)
 print(f"{len(result.outcomes)} answers, {len(result.rows)} citation rows; {ca.AuditRun(options).routing.note()}")
 
 # %% [markdown]
@@ -44,10 +46,10 @@ display(result.decisions)
 # the documents with the most failing citations (contradicted, unsupported or fabricated).
 
 # %%
-citations = ca.citation_table(result)
-display(pd.Series(ca.decision_counts(result), name="answers").to_frame())
-display(ca.verdict_counts(citations))
-ca.failing_sources(citations)
+citations = surfaces.citation_table(result)
+display(pd.Series(surfaces.decision_counts(result), name="answers").to_frame())
+display(surfaces.verdict_counts(citations))
+surfaces.failing_sources(citations)
 
 # %% [markdown]
 # ## The confidence of the judged citations
@@ -56,7 +58,7 @@ ca.failing_sources(citations)
 # above it stand, the others wait for review.
 
 # %%
-bins = ca.score_histogram(citations)
+bins = surfaces.score_histogram(citations)
 shown = bins[bins["high"] > 0.5]
 ax = shown.set_index(shown["low"].map("{:.2f}".format))[["stands", "waits"]].plot.bar(
     stacked=True, color=["#1a7f37", "#bf8700"], figsize=(7, 3), xlabel="score (bin start)", ylabel="citations")
@@ -71,10 +73,10 @@ plt.show()
 
 # %%
 if PAGE:
-    print(f"wrote {ca.write_dashboard(result, ca.project_dir() / PAGE)}")
+    print(f"wrote {ca.write_dashboard(result, settings.project_dir() / PAGE)}")
 # the page inside a frame of its own (its styles stay in it); in a div, which IPython takes for HTML, not a
 # stray iframe to warn about
-display(HTML(f"<div><iframe srcdoc='{html.escape(ca.render_dashboard(result), quote=True)}' "
+display(HTML(f"<div><iframe srcdoc='{html.escape(surfaces.render_dashboard(result), quote=True)}' "
              "style='width:100%;height:40rem;border:1px solid #ddd'></iframe></div>"))
 
 # %% [markdown]

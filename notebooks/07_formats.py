@@ -29,6 +29,7 @@ import pandas as pd
 from IPython.display import HTML, display
 
 import citeaudit as ca
+from citeaudit import settings, surfaces
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
 print(ca.AuditRun(options).routing.note())
@@ -48,9 +49,9 @@ pd.DataFrame([{"format": kind, "file": doc.name, "characters": len(doc.clean), "
 # ## Steps 1-3 over each document
 
 # %%
-audits = {kind: ca.audit_quotes(documents[kind], ca.find_input(citations), options=options)
+audits = {kind: ca.audit_quotes(documents[kind], settings.find_input(citations), options=options)
           for kind, (_, citations) in DOCUMENTS.items()}
-table = pd.concat({kind: ca.audit_view(audit).assign(cited=audit.table["cited_section"].values,
+table = pd.concat({kind: surfaces.audit_view(audit).assign(cited=audit.table["cited_section"].values,
                                                     found=audit.table["found_section"].values)
                    for kind, audit in audits.items()}, names=["format", "row"])
 table.droplevel("row")[["citation", "cited", "found", "quote", "supports", "P(pass)", "score", "verdict", "route",
@@ -73,7 +74,7 @@ for kind, cid in SHOW.items():
     row, document = audits[kind].table.set_index("id").loc[cid], audits[kind].document
     assert document is not None
     display(HTML(f"<h4>{kind}: {cid} (cited {row['cited_section']}, found in {row['found_section']})</h4>"
-                 + ca.highlight_html(document, row["found_section"], row["span"])))
+                 + surfaces.highlight_html(document, row["found_section"], row["span"])))
 
 # %% [markdown]
 # ## A numbered document: clauses as sections
@@ -103,8 +104,8 @@ pd.DataFrame([{"format": kind, "reading": doc.reading,
 # %%
 import json
 
-labels = json.loads(ca.find_input("data/numbered/step1_expected.json").read_text(encoding="utf-8"))
-located = {kind: ca.audit_quotes(doc, ca.find_input(f"data/numbered/{NUMBERED}_citations.json"), locate_only=True,
+labels = json.loads(settings.find_input("data/numbered/step1_expected.json").read_text(encoding="utf-8"))
+located = {kind: ca.audit_quotes(doc, settings.find_input(f"data/numbered/{NUMBERED}_citations.json"), locate_only=True,
                                  options=options).table.set_index("id")
            for kind, doc in numbered.items()}
 steps = pd.concat({kind: pd.DataFrame({
@@ -125,7 +126,7 @@ steps.groupby(level="format")["as labelled"].agg(["sum", "size"]).rename(columns
 # %%
 row = located["pdf"].loc[NUMBERED_SHOW]
 display(HTML(f"<h4>pdf: {NUMBERED_SHOW} (cited {row['cited_section']}, found in {row['found_section']})</h4>"
-             + ca.highlight_html(numbered["pdf"], row["found_section"], row["span"])))
+             + surfaces.highlight_html(numbered["pdf"], row["found_section"], row["span"])))
 
 # %% [markdown]
 # ## Next

@@ -32,6 +32,7 @@ MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
 import pandas as pd
 
 import citeaudit as ca
+from citeaudit import pipeline, settings, surfaces
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
 print(ca.AuditRun(options).routing.note())
@@ -44,7 +45,7 @@ print(ca.AuditRun(options).routing.note())
 # path in the response.
 
 # %%
-parsed = {vendor: ca.load_response(ca.find_input(path)) for vendor, (path, _) in RESPONSES.items()}
+parsed = {vendor: ca.load_response(settings.find_input(path)) for vendor, (path, _) in RESPONSES.items()}
 pd.DataFrame([{"vendor": vendor, "citation": c.id, "claim": c.claim, "quote": c.quote or "-",
                "source named": str(c.source), "location": c.location or "-"}
               for vendor, response in parsed.items() for c in response.citations]).style.hide(axis="index")
@@ -59,8 +60,8 @@ pd.DataFrame([{"vendor": vendor, "citation": c.id, "claim": c.claim, "quote": c.
 # %%
 audits = {vendor: ca.audit_response(parsed[vendor], sources, options=options, require_coverage=REQUIRE_COVERAGE)
           for vendor, (_, sources) in RESPONSES.items()}
-ca.styled(pd.concat({vendor: ca.response_view(audit) for vendor, audit in audits.items()}, names=["vendor", "row"])
-          .reset_index("vendor").reset_index(drop=True))
+views = {vendor: pipeline.response_view(audit) for vendor, audit in audits.items()}
+surfaces.styled(pd.concat(views, names=["vendor", "row"]).reset_index("vendor").reset_index(drop=True))
 
 # %% [markdown]
 # ## The decisions, and the answer text no citation covers

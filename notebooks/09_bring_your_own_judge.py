@@ -26,9 +26,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 import citeaudit as ca
+from citeaudit import settings, surfaces, workflows
 
 options = ca.AuditOptions.from_env(model=MODEL, strategy=STRATEGY, cache_mode=CACHE_MODE)
-plan = ca.setup_plan(options, ca.labelled_sets(SETS, LIMIT))
+plan = workflows.setup_plan(options, workflows.labelled_sets(SETS, LIMIT))
 print(plan.summary())
 
 # %% [markdown]
@@ -63,7 +64,7 @@ figures.style.format({"accuracy": "{:.2f}", "balanced_accuracy": "{:.2f}", "auro
 # curve is one judge on its own calibrated score, the star its recommended threshold.
 
 # %%
-ca.plot_strategy_comparison(result.comparison)
+surfaces.plot_strategy_comparison(result.comparison)
 plt.show()
 
 # %% [markdown]
@@ -73,7 +74,7 @@ plt.show()
 # audited by this judge now says which calibration set its threshold.
 
 # %%
-audit = ca.audit_quotes("rfc7519.txt", ca.find_input("data/rfc7519_citations.json"), options=options)
+audit = ca.audit_quotes("rfc7519.txt", settings.find_input("data/rfc7519_citations.json"), options=options)
 print(audit.routing_note())
 
 # %% [markdown]

@@ -22,6 +22,7 @@ MODEL = None  # None: CITEAUDIT_MODEL, else the recorded Qwen judge
 import pandas as pd
 
 import citeaudit as ca
+from citeaudit import settings, surfaces
 
 options = ca.AuditOptions.from_env(model=MODEL, cache_mode=CACHE_MODE, threshold=THRESHOLD)
 print(ca.AuditRun(options).routing.note())
@@ -46,8 +47,8 @@ pd.DataFrame([{"引用先": sid, "見出し": act.sections[sid].title, "本文�
 # 引用先に引用文がなければ、まずその条の中を、次に法令全体を探します。
 
 # %%
-located = ca.audit_quotes(act, ca.find_input(CITATIONS), options=options, locate_only=True)
-ca.audit_view(located)
+located = ca.audit_quotes(act, settings.find_input(CITATIONS), options=options, locate_only=True)
+surfaces.audit_view(located)
 
 # %% [markdown]
 # ## 手順2〜4：判定モデルの答え、確信度による振り分け、回答全体の判断
@@ -56,8 +57,8 @@ ca.audit_view(located)
 # 確信度がしきい値に届かない判定、引用先の食い違い、捏造は人の確認に回ります。
 
 # %%
-audit = ca.audit_quotes(act, ca.find_input(CITATIONS), options=options)
-view = ca.audit_view(audit)
+audit = ca.audit_quotes(act, settings.find_input(CITATIONS), options=options)
+view = surfaces.audit_view(audit)
 view[["citation", "quote", "P(pass)", "score", "verdict", "route", "flags", "expected"]]
 
 # %%

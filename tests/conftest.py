@@ -125,7 +125,7 @@ def smollm2_server():
     """One llama.cpp server with SmolLM2 for the whole run (for each pytest-xdist worker that runs an
     integration test), for the integration tests that only ask it questions; a test of a server's
     own life, or of another configuration, starts its own."""
-    from citeaudit import local_server
+    from citeaudit.judge import local_server
 
     with local_server("smollm2", timeout=180, n_threads=SERVER_THREADS) as running:
         yield running
@@ -140,7 +140,7 @@ def rfc7519():
 
 @pytest.fixture(scope="session")
 def index7519(rfc7519):
-    from citeaudit import index_document
+    from citeaudit.locate import index_document
 
     return index_document(rfc7519)
 

@@ -67,8 +67,10 @@ def outcome(location) -> dict:
 
 
 def compute() -> list[dict]:
-    from citeaudit import canonical_section_id, index_document, load_rfc
-    from citeaudit import locate_quote as locate
+    from citeaudit import load_rfc
+    from citeaudit.locate import index_document
+    from citeaudit.locate import locate_quote as locate
+    from citeaudit.sources import canonical_section_id
 
     indexes = {source: index_document(load_rfc(source)) for source in SETS}
     results = []

@@ -22,8 +22,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from citeaudit import AuditOptions, read_dataset, resolve_source
+from citeaudit import AuditOptions, read_dataset
 from citeaudit.judge.cache import read_recording
+from citeaudit.pipeline import resolve_source
 from citeaudit.pipeline.batch import run_batch
 from citeaudit.testing import scripted_endpoint
 

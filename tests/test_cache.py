@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from citeaudit import AuditOptions, AuditRun, CacheMissError, CallCache
+from citeaudit import AuditOptions, AuditRun, CallCache
+from citeaudit.errors import CacheMissError
 from citeaudit.judge.cache import RECORD_KEYS, read_recording, recording_name, request_key
 from citeaudit.stores import append_record
 

@@ -30,7 +30,7 @@ from citeaudit.decide.calibration import (
     remembered_features,
     save_calibration,
 )
-from citeaudit.decide.route import judge_outcome
+from citeaudit.decide.routing import judge_outcome
 from citeaudit.errors import InputError
 
 

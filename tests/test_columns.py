@@ -12,9 +12,10 @@ from conftest import DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeaudit import Judgement, audit_quotes
+from citeaudit import audit_quotes
 from citeaudit import table as C
 from citeaudit.citations.dataset import ANSWER_ID, LINE
+from citeaudit.judge import Judgement
 from citeaudit.pipeline.batch import ROW_COLUMNS
 from citeaudit.pipeline.jsonl import records
 from citeaudit.table import Stage

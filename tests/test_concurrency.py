@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from citeaudit import CallCache, Citation, Judge, SourceRef, audit_citations
+from citeaudit import CallCache, Judge, audit_citations
+from citeaudit.citations import Citation, SourceRef
 from citeaudit.errors import InputError, JudgeUnavailableError
 from citeaudit.judge.cache import MANIFEST_KEY, read_recording
 from citeaudit.settings import environment as config

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from citeaudit.decide.fingerprint import fingerprint
+from citeaudit.decide.fingerprints import fingerprint
 from citeaudit.errors import InputError
 from citeaudit.pipeline.contract import ContractResult, check_contract, check_contract_files
 

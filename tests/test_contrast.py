@@ -244,7 +244,8 @@ def test_the_worked_examples_wrong_verdict_waits_at_any_threshold_and_stands_wit
 def test_a_contrast_flag_leaves_a_failing_verdict_standing(recorded_cache):
     from conftest import DATA
 
-    from citeaudit import AuditOptions, audit_quotes, route
+    from citeaudit import AuditOptions, audit_quotes
+    from citeaudit.decide import route
 
     audit = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", options=AuditOptions.from_env())
     table = audit.table.copy()
@@ -256,7 +257,8 @@ def test_a_contrast_flag_leaves_a_failing_verdict_standing(recorded_cache):
 
 
 def test_the_setting_is_read_once_from_arguments_then_the_environment(monkeypatch):
-    from citeaudit import DEFAULT_CONTRAST_CHECKS, AuditOptions, InputError
+    from citeaudit import AuditOptions, InputError
+    from citeaudit.settings import DEFAULT_CONTRAST_CHECKS
 
     assert AuditOptions().contrast == DEFAULT_CONTRAST_CHECKS == AuditOptions.from_env().contrast
     monkeypatch.setenv("CITEAUDIT_CONTRAST_CHECKS", "numbers, normative")
@@ -280,7 +282,7 @@ def test_a_locate_only_audit_runs_the_checks_too():
 
 
 def test_every_surface_says_why_the_checks_stayed_silent_or_what_they_found():
-    from citeaudit import contrast_html
+    from citeaudit.surfaces import contrast_html
     from citeaudit.surfaces.views import contrast_words
 
     table = pd.DataFrame({C.ID: ["ja", "en"], C.KIND: ["quote"] * 2, C.QUOTE: [None] * 2,
@@ -298,7 +300,8 @@ def test_every_surface_says_why_the_checks_stayed_silent_or_what_they_found():
 def test_a_calibration_measures_the_judge_whatever_contrast_checks_ran(recorded_cache):
     from conftest import DATA
 
-    from citeaudit import AuditOptions, audit_quotes, cross_validate, threshold_table
+    from citeaudit import AuditOptions, audit_quotes
+    from citeaudit.calibrate import cross_validate, threshold_table
 
     tables = [audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", calibration=False,
                            options=AuditOptions.from_env(contrast=kinds)).table for kinds in ("all", "none")]

@@ -7,9 +7,10 @@ import json
 
 import pytest
 
-from citeaudit import AuditOptions, ContrastCheck, audit_quotes, load_citations
-from citeaudit.decide.route import blocked_by, flags_of
+from citeaudit import AuditOptions, audit_quotes, load_citations
+from citeaudit.decide.routing import blocked_by, flags_of
 from citeaudit.settings.environment import DEFAULT_CONTRAST_CHECKS
+from citeaudit.table import ContrastCheck
 
 LEEWAY = "Implementers MAY provide for some small leeway, usually no more than a few minutes, to account for clock skew."
 # (id, section, quote, supported claim, the claim with one thing changed)

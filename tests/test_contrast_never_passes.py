@@ -4,8 +4,9 @@ without any, with the same verdict, and hold some verdicts back."""
 
 import pytest
 
-from citeaudit import AuditOptions, ContrastCheck, audit_quotes, load_citations
+from citeaudit import AuditOptions, audit_quotes, load_citations
 from citeaudit.settings.environment import find_input
+from citeaudit.table import ContrastCheck
 from citeaudit.workflows.judge_setup import LABELLED_SETS
 
 SETTINGS = [(kind,) for kind in ContrastCheck] + [tuple(ContrastCheck)]

@@ -11,7 +11,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 
 import contrast_set
 
-from citeaudit import AuditOptions, ContrastCheck, audit_quotes, load_citations
+from citeaudit import AuditOptions, audit_quotes, load_citations
+from citeaudit.table import ContrastCheck
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,7 +10,9 @@ from conftest import DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeaudit import SourceError, canonical_section_id, load_rfc, load_text
+from citeaudit import load_rfc, load_text
+from citeaudit.errors import SourceError
+from citeaudit.sources import canonical_section_id
 from citeaudit.sources.reading import download_source, text_digest
 
 
@@ -127,7 +129,7 @@ def test_generic_text_heading_sections(tmp_path):
 
 def test_a_source_is_found_the_same_way_from_any_folder(tmp_path, monkeypatch):
     """A bare name is found in CITEAUDIT_DATA_DIR, the working directory, data/ or ../shared/data/rfc."""
-    from citeaudit import resolve_source
+    from citeaudit.pipeline import resolve_source
     from citeaudit.settings import environment as config
 
     shared = (config.project_dir() / config.SHARED_DATA).resolve()
@@ -175,7 +177,7 @@ def test_the_stages_look_only_in_the_folders_they_are_given(tmp_path, monkeypatc
         assert str(env) not in str(refused.value) and "CITEAUDIT_DATA_DIR" in str(refused.value)  # the same fix
     with pytest.raises(SourceError, match="not found"):
         lines.load_line_answer(name, DATA / "lines" / "good_answer.txt")
-    assert citeaudit.resolve_source(name) == env / name  # the public entry points read the settings
+    assert citeaudit.pipeline.resolve_source(name) == env / name  # the public entry points read the settings
     assert citeaudit.load_rfc(name).raw.endswith("env copy\n")
     assert not rfc.load_rfc(name, dirs=[given]).raw.endswith("env copy\n")
     assert citeaudit.load_document(name).raw.endswith("env copy\n") and citeaudit.load_text(name).raw.endswith("env copy\n")
@@ -205,8 +207,8 @@ def test_a_missing_source_lists_every_place_looked(tmp_path, monkeypatch):
 
 
 def test_find_input_falls_back_to_the_project_root(tmp_path, monkeypatch):
-    from citeaudit import find_input
     from citeaudit.settings import environment as config
+    from citeaudit.settings import find_input
 
     monkeypatch.chdir(tmp_path)
     assert find_input("data/rfc7519_citations.json") == config.project_dir() / "data/rfc7519_citations.json"

@@ -186,7 +186,7 @@ def test_a_200_mb_file_is_refused_before_it_is_read(tmp_path):
 
 def test_the_japanese_worked_example_replays_as_the_readme_says(recorded_cache):
     """data/ja/appi_answer_citations.json from the local Qwen's recorded answers (docs/how-to/japanese-statutes.md, notebook 10)."""
-    from citeaudit import find_input
+    from citeaudit.settings import find_input
 
     audit = audit_quotes(APPI, find_input("data/ja/appi_answer_citations.json"),
                          options=AuditOptions.from_env(cache_mode="replay"))

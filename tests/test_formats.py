@@ -12,8 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_cli import run
 
-from citeaudit import Judge, SourceError, audit_quotes, load_citations, load_document, resolve_source
+from citeaudit import Judge, audit_quotes, load_citations, load_document
+from citeaudit.errors import SourceError
 from citeaudit.locate.locators import parse_locator, resolve
+from citeaudit.pipeline import resolve_source
 from citeaudit.sources.html import load_html
 from citeaudit.sources.markdown import load_markdown
 from citeaudit.sources.registry import detect_format

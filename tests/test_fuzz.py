@@ -32,9 +32,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from citeaudit import resolve_source
 from citeaudit.judge.hidden_states import probe_weights_path
 from citeaudit.judge.localmodel import MODELS
+from citeaudit.pipeline import resolve_source
 from citeaudit.settings.environment import DEFAULT_STRATEGY
 from citeaudit.surfaces import cli
 

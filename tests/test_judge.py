@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citeaudit import AuditOptions, AuditRun, CallCache, Judge, build_messages
+from citeaudit import AuditOptions, AuditRun, CallCache, Judge
 from citeaudit.errors import InputError
+from citeaudit.judge import build_messages
 from citeaudit.judge.answers import Z_99, probabilities_from_top_logprobs, wilson_lower_bound
 from citeaudit.judge.judge import GRAMMAR, YESNO_GRAMMAR
 from citeaudit.judge.prompts import (

@@ -150,7 +150,7 @@ def test_setup_of_the_real_local_server_under_its_own_model_name(recorded_cache,
 def test_labelled_tables_audit_each_strategy_over_its_sets(recorded_cache):
     """Notebook 04's setup, one call: each strategy's sets audited one table each (choice on the
     project's sets only), their concatenation, a summary line each; one domain holds nothing out."""
-    from citeaudit import labelled_tables
+    from citeaudit.workflows import labelled_tables
 
     options = AuditOptions.from_env(cache_mode="replay", use_calibration=False)
     labelled = labelled_tables(["choice", "panel"], options, [LABELLED_SETS[0], LABELLED_SETS[1]], public=False)

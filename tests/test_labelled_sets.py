@@ -18,8 +18,10 @@ import pytest
 from conftest import DATA
 from rapidfuzz import fuzz
 
-from citeaudit import Document, audit_quotes, load_rfc, normalize
+from citeaudit import audit_quotes, load_rfc
+from citeaudit.locate import normalize
 from citeaudit.locate.textindex import strip_enclosing_quotes
+from citeaudit.sources import Document
 
 LABELLED = sorted(DATA.glob("eval_*.json"))
 DOCS = DATA / "docs"

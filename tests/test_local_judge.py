@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from conftest import DATA, SERVER_THREADS
 
-from citeaudit import CallCache, Judge, LocalModelError, audit_quotes, local_server, model_path
-from citeaudit.errors import JudgeUnavailableError
+from citeaudit import CallCache, Judge, audit_quotes
+from citeaudit.errors import JudgeUnavailableError, LocalModelError
+from citeaudit.judge import local_server, model_path
 from citeaudit.judge.cache import read_recording, recording_name
 from citeaudit.judge.localmodel import LocalServer
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from citeaudit import locate_quote as locate
-from citeaudit import normalize
+from citeaudit.locate import locate_quote as locate
+from citeaudit.locate import normalize
 from citeaudit.locate.textindex import strip_enclosing_quotes
 
 AUD = ('If the principal processing the claim does not identify itself with a value in the "aud" '
@@ -83,7 +83,7 @@ def test_quotes_inside_the_quote_are_kept(index7519):
 
 @pytest.mark.parametrize("written", ["4.1.3", "4.1.3.", "Section 4.1.3", "§4.1.3"])
 def test_section_ids_written_four_ways(index7519, written):
-    from citeaudit import canonical_section_id
+    from citeaudit.sources import canonical_section_id
 
     found = locate(index7519, AUD, canonical_section_id(written))
     assert found.section_match is True and found.found_section == "4.1.3"
@@ -132,7 +132,8 @@ def test_span_invariant_over_the_labelled_sets(source, path):
     from conftest import DATA
     from rapidfuzz import fuzz
 
-    from citeaudit import index_document, load_citations, load_rfc
+    from citeaudit import load_citations, load_rfc
+    from citeaudit.locate import index_document
 
     doc = load_rfc(source)
     index = index_document(doc)
@@ -173,7 +174,8 @@ def test_hostile_citation_files_are_input_errors(tmp_path, text, message):
 def test_a_huge_quote_is_matched_exactly_or_fabricated_in_bounded_time(rfc7519):
     import time
 
-    from citeaudit import Citation, SectionRef, locate_citations
+    from citeaudit.citations import Citation, SectionRef
+    from citeaudit.locate import locate_citations
 
     section = rfc7519.sections["4.1.3"].text
     huge = (section + " ") * 40  # ~30 KB, not in the document as a whole
@@ -186,7 +188,7 @@ def test_a_huge_quote_is_matched_exactly_or_fabricated_in_bounded_time(rfc7519):
 
 
 def test_an_oversized_source_is_refused_with_the_fix(tmp_path):
-    from citeaudit import SourceError
+    from citeaudit.errors import SourceError
     from citeaudit.sources.reading import read_text
 
     path = tmp_path / "big.txt"

@@ -206,7 +206,7 @@ def test_a_document_answered_no_to_everything_beyond_the_fitted_ones_is_not_cove
     from citeaudit.calibrate.fit import fit_calibration
     from citeaudit.decide.calibration import COVER_MIN, Calibration, Routing
     from citeaudit.decide.decision import settle
-    from citeaudit.decide.route import route
+    from citeaudit.decide.routing import route
 
     frame, names = answered_table([("clear", 40), ("plain", 40), ("murky", 40)])
     # fitted on the two readable domains, each a document: half their citations fail, so half say no

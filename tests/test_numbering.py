@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeaudit import SourceError, load_document
+from citeaudit import load_document
+from citeaudit.errors import SourceError
 from citeaudit.sources.numbering import marks_of_line, read_numbering
 
 WORDS = ["licensee", "software", "party", "notice", "fee", "data", "agreement", "term", "right", "use", "copy"]

@@ -5,7 +5,8 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citeaudit import InputError, extract_line_citations, load_citations
+from citeaudit import InputError, load_citations
+from citeaudit.citations import extract_line_citations
 from citeaudit.citations.records import LineRange
 
 JSON = st.recursive(

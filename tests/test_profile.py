@@ -29,7 +29,7 @@ from citeaudit.calibrate.profile import (
 from citeaudit.decide.calibration import Calibration, load_profile
 from citeaudit.decide.decision import apply_reviews
 from citeaudit.decide.reviews import Review, row_fingerprint
-from citeaudit.decide.route import route
+from citeaudit.decide.routing import route
 from citeaudit.errors import InputError
 from citeaudit.pipeline.run import AuditRun
 from citeaudit.settings.options import AuditOptions

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import DATA
 
-from citeaudit import Judge, Review, audit_quotes, load_rfc, render_html, write_report
+from citeaudit import Judge, Review, audit_quotes, load_rfc, write_report
+from citeaudit.surfaces import render_html
 from citeaudit.surfaces.report import card_state
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -152,7 +153,7 @@ def test_a_waiting_card_says_why_and_shows_its_review_command(report_table):
     exact `citeaudit review` command, as does an open spot check (a standing verdict drawn for review),
     and a verdict that stood offers the same command to override it; a fabricated or reviewed card has
     none (no evidence a review could be bound to, or a human already decided)."""
-    from citeaudit import ReviewCommand
+    from citeaudit.decide import ReviewCommand
 
     _, audit = report_table
     review = ReviewCommand((("--source", "rfc7519.txt"), ("--citations", "my cites.json")), "reviews/r.jsonl")
@@ -306,7 +307,8 @@ def test_the_japanese_example_report_shows_japanese_in_a_japanese_font(tmp_path,
     and section locator is drawn from a font that covers Japanese (one `fc-list :lang=ja` lists;
     `make .venv/.test` installs IPAGothic where there is none), not as the empty boxes of a Latin font.
     The dashboard's page uses the same stylesheet (`PAGE_CSS`)."""
-    from citeaudit import AuditOptions, resolve_source
+    from citeaudit import AuditOptions
+    from citeaudit.pipeline import resolve_source
 
     listed = subprocess.run(["fc-list", ":lang=ja", "family"], capture_output=True, text=True, check=True).stdout
     japanese = {name.strip() for line in listed.splitlines() for name in line.split(",")}

@@ -5,7 +5,8 @@ import json
 import pytest
 from conftest import DATA
 
-from citeaudit import InputError, Judge, ReviewQueue, audit_quotes, load_reviews, review_batch, row_fingerprint
+from citeaudit import InputError, Judge, ReviewQueue, audit_quotes, load_reviews
+from citeaudit.decide import review_batch, row_fingerprint
 
 
 @pytest.fixture(scope="module")

@@ -4,9 +4,9 @@ import pytest
 from conftest import DATA
 
 from citeaudit import InputError, apply_reviews
-from citeaudit import decide_answer as decide
 from citeaudit.citations.lines import load_line_answer
-from citeaudit.decide.fingerprint import fingerprint
+from citeaudit.decide import decide_answer as decide
+from citeaudit.decide.fingerprints import fingerprint
 from citeaudit.decide.reviews import load_reviews, record_review, review_row
 from citeaudit.pipeline.audit import audit_lines, audit_quotes
 

@@ -1,9 +1,9 @@
 import pandas as pd
 import pytest
 
-from citeaudit import decide_answer as decide
-from citeaudit import route
 from citeaudit import table as C
+from citeaudit.decide import decide_answer as decide
+from citeaudit.decide import route
 
 
 def table(rows):

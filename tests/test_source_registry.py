@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from citeaudit import SourceError, audit_quotes, load_document
+from citeaudit import audit_quotes, load_document
+from citeaudit.errors import SourceError
 from citeaudit.sources import FORMATS, Document, Section, SourceFormat, detect_format, register_format
 from citeaudit.sources.document import lines_of
 from citeaudit.sources.reading import read_text

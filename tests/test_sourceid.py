@@ -17,7 +17,7 @@ from citeaudit.citations.sourceid import (
     load_json,
     validate_source_id,
 )
-from citeaudit.decide.fingerprint import fingerprint
+from citeaudit.decide.fingerprints import fingerprint
 from citeaudit.errors import InputError
 from citeaudit.pipeline.contract import check_contract, check_contract_files
 

@@ -9,15 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeaudit import (
-    AuditOptions,
-    AuditRun,
-    InputError,
+from citeaudit import AuditOptions, AuditRun, InputError, apply_reviews, load_reviews
+from citeaudit import table as C
+from citeaudit.decide import (
     Routing,
     agreement,
-    apply_reviews,
     is_spot_check,
-    load_reviews,
     precision_warning,
     review_row,
     route,
@@ -25,8 +22,7 @@ from citeaudit import (
     spot_draw,
     wilson_interval,
 )
-from citeaudit import decide_answer as decide
-from citeaudit import table as C
+from citeaudit.decide import decide_answer as decide
 from citeaudit.decide.calibration import Calibration
 
 

@@ -8,8 +8,10 @@ from conftest import DATA
 from test_cli import run
 from test_notebooks import replay_env  # noqa: F401  (the fixture notebook 05 runs in)
 
-from citeaudit import AuditOptions, agreement, audit_quotes, render_html
+from citeaudit import AuditOptions, audit_quotes
+from citeaudit.decide import agreement
 from citeaudit.pipeline.batch import audit_dataset
+from citeaudit.surfaces import render_html
 from citeaudit.surfaces.dashboard import render_dashboard
 
 EXAMPLE = ["--source", "rfc7519.txt", "--citations", str(DATA / "rfc7519_citations.json")]
@@ -83,7 +85,7 @@ def test_review_usage_errors_exit_2(recorded_cache, tmp_path, args, message):
 
 
 def test_the_report_marks_a_spot_check_and_shows_its_review_command(recorded_cache):
-    from citeaudit import ReviewCommand
+    from citeaudit.decide import ReviewCommand
 
     audit = audit_quotes("rfc7519.txt", DATA / "rfc7519_citations.json", options=AuditOptions.from_env())
     page = render_html(audit, review=ReviewCommand((("--source", "rfc7519.txt"),), "r.jsonl"))

@@ -20,8 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import citeaudit
-from citeaudit import CacheMissError, CallCache, InputError
-from citeaudit.errors import StoreError
+from citeaudit import CallCache, InputError
+from citeaudit.errors import CacheMissError, StoreError
 from citeaudit.judge.cache import recording_name
 from citeaudit.stores import append_record, atomic_write_text, encode_record, read_records
 

@@ -7,7 +7,8 @@ import pytest
 from conftest import DATA
 from test_cli import read_jsonl, run
 
-from citeaudit import Judge, audit_quotes, cross_validate, strategy_metrics
+from citeaudit import Judge, audit_quotes
+from citeaudit.calibrate import cross_validate, strategy_metrics
 from citeaudit.judge.strategies import STRATEGIES
 
 EXAMPLE = DATA / "rfc7519_citations.json"

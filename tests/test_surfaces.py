@@ -11,8 +11,9 @@ import pytest
 from conftest import DATA, ROOT
 from test_cli import run
 
-from citeaudit import AuditOptions, answer_cards, audit_dataset, audit_quotes, render_dashboard, render_html, styled
+from citeaudit import AuditOptions, audit_dataset, audit_quotes
 from citeaudit.decide.calibration import load_calibration
+from citeaudit.surfaces import answer_cards, render_dashboard, render_html, styled
 
 pytestmark = [pytest.mark.notebooks, pytest.mark.cli]  # every test runs notebooks and the command line
 
@@ -142,7 +143,7 @@ def _turned_around(audit) -> list[str]:
 
 def test_a_verdict_beside_a_number_that_reads_as_its_opposite_comes_with_its_line(cache, tmp_path):
     from citeaudit import ReviewQueue
-    from citeaudit.decide.route import score_note
+    from citeaudit.decide.routing import score_note
 
     audit = audit_quotes("rfc7519.txt", CITATIONS)
     turned = _turned_around(audit)

@@ -9,9 +9,11 @@ import pytest
 from conftest import DATA
 from test_cli import read_jsonl, run
 
-from citeaudit import Review, Status, load_document, render_html, row_fingerprint
+from citeaudit import Review, Status, load_document
 from citeaudit.citations.responses import CitedSource, parse_response
+from citeaudit.decide import row_fingerprint
 from citeaudit.pipeline.vendor_audit import audit_response, match_source
+from citeaudit.surfaces import render_html
 from citeaudit.table import Flag, State, Verdict
 
 RESPONSES = DATA / "responses"

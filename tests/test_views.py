@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 from conftest import DATA
 
-from citeaudit import audit_quotes, step1_view, step2_view, styled
+from citeaudit import audit_quotes
 from citeaudit.pipeline.jsonl import closest_passage, records
+from citeaudit.surfaces import step1_view, step2_view, styled
 from citeaudit.surfaces.views import evidence_html, quote_html, quote_notes, word_diff
 
 
@@ -120,7 +121,8 @@ def test_notebook_00s_tables_fit_jupyterlab_at_1500_px(tmp_path, recorded_cache)
     broken inside it (`exp_requi|red` was)."""
     from test_report import chromium
 
-    from citeaudit import AuditOptions, audit_view, explain, styled
+    from citeaudit import AuditOptions, explain
+    from citeaudit.surfaces import audit_view, styled
 
     # as notebook 00 runs it: the recorded Qwen judge and its calibration (P(pass), why)
     audit = audit_quotes("rfc7519.txt", DATA / "your_citations.json", options=AuditOptions.from_env())
@@ -165,7 +167,7 @@ def test_styled_views_escape_the_answers_text():
     """A claim is data: in a notebook's table its markup shows as text and never runs."""
     import pandas as pd
 
-    from citeaudit import styled
+    from citeaudit.surfaces import styled
 
     hostile = '<img src=x onerror="alert(1)"> & <script>x()</script>'
     page = styled(pd.DataFrame({"claim": [hostile], "score": ["0.50"]})).to_html()
@@ -175,7 +177,7 @@ def test_styled_views_escape_the_answers_text():
 def test_answers_view_shows_each_probability_and_question_to_two_decimals():
     import pandas as pd
 
-    from citeaudit import answers_view
+    from citeaudit.surfaces import answers_view
 
     table = pd.DataFrame({"id": ["a", "b"], "relation": ["supports", None],
                           "probabilities": [{"supports": 0.123456789, "contradicts": 0.5, "says_nothing": 0.376543211},

@@ -131,7 +131,7 @@ def test_a_standing_verdict_is_overridden_from_the_queue(judged, tmp_path):
     """Driven through the real widgets: pick a citation whose verdict stood, record a human verdict;
     the store holds it under the row's fingerprint, the queue confirms the write, and the audit
     settled again from the store shows that citation reviewed with the human verdict."""
-    from citeaudit import row_fingerprint
+    from citeaudit.decide import row_fingerprint
 
     audit = judged[1].reroute(0.7)  # exp_required stands as verified; its gold verdict is contradicted
     store = tmp_path / "reviews.jsonl"

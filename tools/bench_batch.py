@@ -57,11 +57,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_corpus
 
-from citeaudit import AuditOptions, load_document, read_dataset
-from citeaudit.citations.dataset import Item
-from citeaudit.decide.fingerprint import fingerprint
-from citeaudit.pipeline.batch import BatchResult, run_batch
-from citeaudit.pipeline.scheduling import local_cluster
+from citeaudit import AuditOptions, BatchResult, load_document, read_dataset, run_batch
+from citeaudit.citations import Item
+from citeaudit.decide import fingerprint
+from citeaudit.pipeline import local_cluster
 from citeaudit.testing import scripted_endpoint
 
 Run = dict[str, Any]  # keyword arguments of run_batch: the settings (`options`) and the run's own

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from citeaudit import resolve_source
+from citeaudit.pipeline import resolve_source
 
 SOURCES = ("rfc7519.txt", "rfc6749.txt")
 _TOP_HEADER = re.compile(r"(?m)^(\d+)((?:\.\d+)*\.\s{1,2}\S)")

@@ -30,13 +30,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from citeaudit import AuditOptions, audit_quotes, find_input, hold_out_sets, public_labelled_sets
-from citeaudit.calibrate.domains import domain_of
-from citeaudit.decide.calibration import DEFAULT_TARGET
-from citeaudit.pipeline.focus import FOCUS_CHARS
+from citeaudit import AuditOptions, audit_quotes
+from citeaudit.calibrate import domain_of, hold_out_sets, public_labelled_sets
+from citeaudit.decide import DEFAULT_TARGET
+from citeaudit.pipeline import FOCUS_CHARS
 from citeaudit.settings import environment as config
+from citeaudit.settings import find_input
 from citeaudit.table import EvidenceMode, Verdict
-from citeaudit.workflows.judge_setup import LABELLED_SETS
+from citeaudit.workflows import LABELLED_SETS
 
 WEB = "web"
 WEB_SETS = [("data/web/harbor-ferry-guide.html", "data/web/harbor-ferry-guide_citations.json"),

@@ -79,9 +79,9 @@ def english_held_out(out: str | None = None) -> pd.DataFrame:
     """The English domains' labelled sets (the project's and the public TRAIN sets) judged in the
     default strategy, each domain scored by the map and threshold fitted on the other three
     (`calibrate.domains.hold_out_sets`, as `citeaudit calibrate` holds them out)."""
-    from citeaudit.calibrate.domains import hold_out_sets
+    from citeaudit.calibrate import hold_out_sets
     from citeaudit.calibrate.public_sets import DOMAINS
-    from citeaudit.workflows.judge_setup import LABELLED_SETS
+    from citeaudit.workflows import LABELLED_SETS
 
     folder = config.project_dir() / "build" / "public" if out is None else config.project_dir() / out
     if not all((folder / f"{domain}_citations.json").is_file() for domain in DOMAINS):

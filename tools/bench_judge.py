@@ -17,7 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from citeaudit import CallCache, Citation, Judge, SourceRef, audit_citations
+from citeaudit import CallCache, Judge, audit_citations
+from citeaudit.citations import Citation, SourceRef
 from citeaudit.testing import scripted_endpoint
 
 

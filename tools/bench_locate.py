@@ -35,8 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_corpus
 import seed_method
 
-from citeaudit import canonical_section_id, index_document, load_rfc
-from citeaudit import locate_quote as locate
+from citeaudit import load_rfc
+from citeaudit.locate import index_document
+from citeaudit.locate import locate_quote as locate
+from citeaudit.sources import canonical_section_id
 
 
 def _peak(fn) -> tuple[int, object]:

@@ -41,27 +41,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from citeaudit import (
-    AuditOptions,
-    AuditRun,
-    audit_quotes,
-    domain_figures,
-    find_input,
-    leave_one_domain_out,
-    worst_domain_threshold,
-)
+from citeaudit import AuditOptions, AuditRun, audit_quotes, fit_calibration, save_calibration
 from citeaudit import table as C
-from citeaudit.calibrate.domains import domain_of
-from citeaudit.calibrate.fit import fit_calibration
+from citeaudit.calibrate import domain_figures, domain_of, leave_one_domain_out, worst_domain_threshold
 from citeaudit.calibrate.probe import CLASSES, choose_c, fit_weights, gold_classes, nested_scores, out_of_group
-from citeaudit.decide.calibration import DEFAULT_TARGET, save_calibration
+from citeaudit.decide import DEFAULT_TARGET
 from citeaudit.errors import CacheMissError
 from citeaudit.judge.hidden_states import LAYERS, block_layer, probe_weights_path
 from citeaudit.judge.localmodel import MODELS
 from citeaudit.judge.prompts import PROMPT_VERSION
 from citeaudit.judge.strategies.probe import LAYER
-from citeaudit.pipeline.audit import judge_questions
+from citeaudit.pipeline import judge_questions
 from citeaudit.settings import environment as config
+from citeaudit.settings import find_input
 from citeaudit.table import CacheMode, Verdict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

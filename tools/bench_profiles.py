@@ -32,22 +32,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from citeaudit import AuditOptions, AuditRun, Calibration, Review, apply_reviews, audit_quotes
 from citeaudit import table as C
-from citeaudit.calibrate.maps import fit_map
+from citeaudit.calibrate import fit_map, judged_rows, pass_fail_right
 from citeaudit.calibrate.profile import BATCH, fit_profile
 from citeaudit.calibrate.public_sets import public_labelled_sets
-from citeaudit.calibrate.scoring import judged_rows, pass_fail_right
-from citeaudit.decide.agreement import wilson_interval
-from citeaudit.decide.calibration import Calibration
-from citeaudit.decide.decision import apply_reviews
-from citeaudit.decide.reviews import Review, bound_review
-from citeaudit.decide.route import route
-from citeaudit.pipeline.audit import audit_quotes
-from citeaudit.pipeline.run import AuditRun
+from citeaudit.decide import bound_review, route, wilson_interval
 from citeaudit.settings import environment as config
-from citeaudit.settings.options import AuditOptions
 from citeaudit.table import State, Verdict
-from citeaudit.workflows.judge_setup import LABELLED_SETS
+from citeaudit.workflows import LABELLED_SETS
 
 MAX_REVIEWS = 150
 

@@ -33,13 +33,14 @@ from pathlib import Path
 import contrast_heldout as heldout
 import pandas as pd
 
-from citeaudit import ContrastCheck, load_citations
+from citeaudit import load_citations
 from citeaudit.calibrate import public_sets as public
 from citeaudit.decide.contrast import entities, identifiers, polarity
 from citeaudit.decide.contrast import quantities as Q
 from citeaudit.decide.contrast.passages import best_sentences
 from citeaudit.settings import environment as config
 from citeaudit.settings.environment import DEFAULT_CONTRAST_CHECKS
+from citeaudit.table import ContrastCheck
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "contrast" / "dev"

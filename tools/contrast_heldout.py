@@ -56,10 +56,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from citeaudit import AuditOptions, ContrastCheck, audit_quotes, check_contrast, load_citations, load_document
-from citeaudit.decide.route import blocked_by, flags_of
+from citeaudit import AuditOptions, audit_quotes, load_citations, load_document
+from citeaudit.decide import blocked_by, check_contrast, flags_of
 from citeaudit.settings.environment import DEFAULT_CONTRAST_CHECKS, find_input
-from citeaudit.workflows.judge_setup import LABELLED_SETS
+from citeaudit.table import ContrastCheck
+from citeaudit.workflows import LABELLED_SETS
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "data" / "contrast" / "heldout"
@@ -380,7 +381,7 @@ def write_sets(public: bool = True) -> None:
 
 def stands_verified(table: pd.DataFrame, kinds: tuple[ContrastCheck, ...]) -> pd.Series:
     """Whether each located row would stand as `verified` under a judge that says "supports" with full
-    confidence: not fabricated and no flag that keeps a verified verdict back (route.py's `flags_of`
+    confidence: not fabricated and no flag that keeps a verified verdict back (routing.py's `flags_of`
     and `blocked_by`, with the contrast findings of `kinds`)."""
     checked = check_contrast(table, kinds)
     return pd.Series([not isinstance(row.get("fabricated_reason"), str) and not blocked_by(flags_of(row), "verified")

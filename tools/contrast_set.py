@@ -40,9 +40,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from citeaudit import AuditOptions, ContrastCheck, audit_quotes, check_contrast, load_citations
+from citeaudit import AuditOptions, audit_quotes, load_citations
+from citeaudit.decide import check_contrast
 from citeaudit.settings.environment import DEFAULT_CONTRAST_CHECKS, find_input
-from citeaudit.workflows.judge_setup import LABELLED_SETS
+from citeaudit.table import ContrastCheck
+from citeaudit.workflows import LABELLED_SETS
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "data" / "contrast"

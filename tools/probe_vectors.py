@@ -27,14 +27,14 @@ import time
 
 from citeaudit import AuditOptions, AuditRun, Judge
 from citeaudit import table as C
-from citeaudit.calibrate.domains import domain_of
+from citeaudit.calibrate import domain_of
 from citeaudit.calibrate.public_sets import DOMAINS, JAPANESE
 from citeaudit.judge.hidden_states import LAYERS, load
 from citeaudit.judge.localmodel import MODELS
-from citeaudit.pipeline.audit import judge_questions
+from citeaudit.pipeline import judge_questions
 from citeaudit.settings import environment as config
 from citeaudit.table import CacheMode
-from citeaudit.workflows.judge_setup import LABELLED_SETS, labelled_sets
+from citeaudit.workflows import LABELLED_SETS, labelled_sets
 
 
 def every_set() -> list[tuple[str, str]]:

@@ -19,9 +19,9 @@ import re
 import numpy as np
 import pandas as pd
 
-from citeaudit import AuditOptions, AuditRun, audit_quotes, repeated_cross_validation
+from citeaudit import AuditOptions, AuditRun, audit_quotes
 from citeaudit import table as C
-from citeaudit.calibrate.scoring import judged_rows
+from citeaudit.calibrate import judged_rows, repeated_cross_validation
 from citeaudit.judge.prompts import CANDIDATE_QUESTIONS, PANEL_QUESTIONS, YESNO_QUESTIONS
 from citeaudit.settings.environment import project_dir
 

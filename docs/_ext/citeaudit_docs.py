@@ -2,7 +2,8 @@
 
 - the cookbook: `notebooks/*.ipynb` copied into `docs/cookbook/` at build start (git ignores the
   copies; the percent scripts stay the source), so that myst-nb executes each into its page;
-- `citeaudit-api`: autodoc of every name in `citeaudit.__all__`, grouped by the stage it comes from;
+- `citeaudit-api`: the top level's names, then autodoc of every package's public names (`__all__`)
+  under its stage's heading, then the public modules;
 - `citeaudit-settings`: the table of every environment variable the settings module reads, which
   function reads it, what that function's docstring says and the default it falls back to, found
   by reading `settings/environment.py` (so a new variable is in the table without anyone typing it);
@@ -132,55 +133,78 @@ def docstring_as_rst(app: Sphinx, what: str, name: str, obj: object, options: di
 
 # ---- the API page -------------------------------------------------------------------------------
 
+def directive_for(obj: object) -> str:
+    """The autodoc directive that documents `obj`."""
+    if isinstance(obj, (str, float, int, tuple, dict, list)) or not callable(obj):
+        return "autodata"
+    if isinstance(obj, type):
+        return "autoexception" if issubclass(obj, BaseException) else "autoclass"
+    return "autofunction"
+
+
 def public_names() -> list[tuple[str, str, str]]:
-    """(stage, name, autodoc directive) for every name of `citeaudit.__all__`."""
+    """(stage, name, autodoc directive) for every public name of every package (its `__all__`), and
+    of `citeaudit.table` and `citeaudit.errors` the names that were or are at the top level."""
+    import importlib
+
+    import citeaudit
+
+    rows = []
+    for stage, _ in STAGES:
+        module = importlib.import_module(f"citeaudit.{stage}")
+        if stage in ("table", "errors"):
+            names = [n for n in citeaudit.__all__ if citeaudit._HOME[n] == f"citeaudit.{stage}"]
+            names += citeaudit._MOVED.get(f"citeaudit.{stage}", "").split()
+        else:
+            names = list(module.__all__)
+        rows += [(stage, name, directive_for(getattr(module, name))) for name in names]
+    return rows
+
+
+def top_level() -> list[tuple[str, str]]:
+    """(name, where it is documented) for every name of `citeaudit.__all__`, in its order."""
     import citeaudit
 
     rows = []
     for name in citeaudit.__all__:
-        obj = getattr(citeaudit, name)
-        module = getattr(obj, "__module__", None) or ""
-        if not module.startswith("citeaudit") or isinstance(obj, (str, float, int, tuple, dict, list)):
-            module = _defined_in(name)
-            kind = "autodata"
-        elif not callable(obj):
-            kind = "autodata"
-        elif isinstance(obj, type):
-            kind = "autoexception" if issubclass(obj, BaseException) else "autoclass"
-        else:
-            kind = "autofunction"
-        stage = module.split(".")[1] if "." in module else module
-        rows.append((stage, name, kind))
+        home = citeaudit._HOME[name]
+        module, attribute = home if isinstance(home, tuple) else (home, name)
+        parts = module.split(".")
+        rows.append((name, ".".join(parts[:2]) + "." + attribute))
     return rows
 
 
-def _defined_in(name: str) -> str:
-    """The module `citeaudit/__init__.py` imports a constant from (a value has no `__module__`)."""
-    tree = ast.parse((ROOT / "src" / "citeaudit" / "__init__.py").read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
-            return node.module or "citeaudit"
-    return "citeaudit"
-
-
 class ApiDirective(SphinxDirective):
-    """`.. citeaudit-api::`: every public name, autodoc'ed under its stage's heading."""
+    """`.. citeaudit-api::`: the top level's names, each linked to where it is documented, then
+    every package's public names, autodoc'ed under its stage's heading, then the public modules."""
 
     def run(self) -> list[nodes.Node]:
+        import importlib
+
+        import citeaudit
+
         rows = public_names()
-        known = {stage for stage, _ in STAGES}
-        unknown = sorted({stage for stage, _, _ in rows} - known)
-        if unknown:
-            raise self.error(f"public names from {unknown}: add the stage to STAGES in {__file__}")
-        text: list[str] = []
+        text: list[str] = ["The top level: ``import citeaudit``", "-" * 36, "",
+                           f"The {len(citeaudit.__all__)} names of ``citeaudit.__all__``, each documented below in "
+                           "the package it comes from, under the same name.", ""]
+        text += [", ".join(f":py:obj:`{name} <{target}>`" for name, target in top_level()), ""]
         for stage, title in STAGES:
             names = [(n, k) for s, n, k in rows if s == stage]
             if not names:
                 continue
-            text += [title, "-" * len(title), ""]
+            heading = f"{title}: ``citeaudit.{stage}``"
+            text += [heading, "-" * len(heading), ""]
             for name, kind in names:
-                target = f"citeaudit.{name}"
-                text += [f".. {kind}:: {target}", ""]
+                text += [f".. {kind}:: citeaudit.{stage}.{name}", ""]
+        others = [m for m in citeaudit.PUBLIC_MODULES if m not in {f"citeaudit.{s}" for s, _ in STAGES}]
+        heading = "Public modules"
+        text += [heading, "-" * len(heading), "",
+                 "Modules public as a whole (``citeaudit.PUBLIC_MODULES``): every name without a leading "
+                 "underscore is theirs to use. What each is for, from its docstring:", ""]
+        for name in others:
+            doc = (importlib.import_module(name).__doc__ or "").strip().split("\n\n")[0]
+            text += [f"- ``{name}``: " + " ".join(rst_line(line) for line in doc.splitlines())]
+        text.append("")
         container = nodes.section()
         nested_parse_with_titles(self.state, StringList(text, source="citeaudit-api"), container,
                                  self.content_offset)

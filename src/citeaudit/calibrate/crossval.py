@@ -15,7 +15,7 @@ from citeaudit.decide.calibration import (
     DEFAULT_TARGET,
     remembered_features,
 )
-from citeaudit.decide.route import stands
+from citeaudit.decide.routing import stands
 from citeaudit.table import Verdict
 
 REPEATS = 20  # fold assignments of the repeated cross-validation

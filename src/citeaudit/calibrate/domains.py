@@ -25,7 +25,7 @@ from citeaudit.decide.calibration import (
     remembered_features,
     said_no_to_all,
 )
-from citeaudit.decide.route import coverage_gap
+from citeaudit.decide.routing import coverage_gap
 from citeaudit.settings import environment as config
 from citeaudit.table import THRESHOLD_RULES, Verdict
 

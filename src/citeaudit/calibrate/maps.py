@@ -34,7 +34,7 @@ from citeaudit.decide.calibration import (
     log_odds,
     no_count,
 )
-from citeaudit.decide.route import route
+from citeaudit.decide.routing import route
 from citeaudit.errors import InputError
 from citeaudit.table import Route, Verdict
 

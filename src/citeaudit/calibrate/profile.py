@@ -65,7 +65,7 @@ from citeaudit.decide.calibration import (
     remembered_features,
     save_profile_file,
 )
-from citeaudit.decide.route import stands_where
+from citeaudit.decide.routing import stands_where
 from citeaudit.errors import InputError
 from citeaudit.table import Selection, Verdict
 
@@ -252,7 +252,7 @@ def figures(frame: pd.DataFrame, rows: pd.DataFrame, stand: np.ndarray, copies: 
     interval of `right` at its effective sample size (Σw)²/Σw². `rows` may hold each review `copies`
     times (one per fold assignment of a repeated cross-validation): the same reviews scored again
     are no new sample, so the effective sample size is divided by `copies`."""
-    from citeaudit.decide.agreement import wilson_interval
+    from citeaudit.decide.agreements import wilson_interval
 
     w = rows["weight"].to_numpy(dtype=float)
     right = frame["right"].to_numpy(dtype=bool)

@@ -13,7 +13,7 @@ from citeaudit import table as C
 from citeaudit.calibrate.maps import largest_no_share
 from citeaudit.calibrate.scoring import judged_rows
 from citeaudit.decide.calibration import Calibration
-from citeaudit.decide.route import is_sampled
+from citeaudit.decide.routing import is_sampled
 from citeaudit.decide.state import drawn, review_state, routed_state
 from citeaudit.errors import InputError
 from citeaudit.table import ReviewState, Selection, State

@@ -15,7 +15,7 @@ from citeaudit.decide.calibration import (
     DEFAULT_TARGET,
     Calibration,
 )
-from citeaudit.decide.route import blocked_by, judge_outcome, model_verdict, route, stands_where
+from citeaudit.decide.routing import blocked_by, judge_outcome, model_verdict, route, stands_where
 from citeaudit.table import Verdict
 
 GRID = tuple(round(t, 2) for t in np.arange(0.0, 1.0001, 0.05))

@@ -95,7 +95,7 @@ _BAD_ID = (
 )
 _BAD_FINGERPRINT = (
     "{value} is not 64 lowercase hex digits; "
-    "store the value citeaudit.decide.fingerprint.fingerprint() returns"
+    "store the value citeaudit.decide.fingerprints.fingerprint() returns"
 )
 _BAD_VERDICT = '{value} must be "supported" or "unsupported"'
 

@@ -25,7 +25,7 @@ import pandas as pd
 from citeaudit import table as C
 from citeaudit.citations.kinds import kind_of
 from citeaudit.decide.reviews import Review, row_fingerprint
-from citeaudit.decide.route import blocks, contrasts, verdict_words
+from citeaudit.decide.routing import blocks, contrasts, verdict_words
 from citeaudit.decide.spotcheck import is_spot_check
 from citeaudit.decide.state import review_state as _review_state
 from citeaudit.decide.state import routed_state, row_state

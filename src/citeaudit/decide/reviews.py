@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from citeaudit import table as C
 from citeaudit.citations.sourceid import SeedReview, load_json
-from citeaudit.decide.fingerprint import fingerprint
+from citeaudit.decide.fingerprints import fingerprint
 from citeaudit.decide.state import selection_of
 from citeaudit.errors import InputError
 from citeaudit.stores import append_record, read_records

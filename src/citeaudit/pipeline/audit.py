@@ -36,7 +36,7 @@ from citeaudit.decide.calibration import Calibration, Routing
 from citeaudit.decide.contrast import check_contrast
 from citeaudit.decide.decision import Decision, apply_reviews, decide, settle
 from citeaudit.decide.reviews import SEED_VERDICTS, Review, load_reviews
-from citeaudit.decide.route import coverage_gap, route
+from citeaudit.decide.routing import coverage_gap, route
 from citeaudit.errors import InputError
 from citeaudit.judge.judge import Judge, Judgement
 from citeaudit.locate.locators import with_cited_regions

@@ -13,10 +13,11 @@ top; its parser, such as pypdf or selectolax, is imported when a document is loa
 """
 
 from citeaudit.sources import egov, html, markdown, pdf, rfc, text
-from citeaudit.sources.document import Document, Section
+from citeaudit.sources.document import Document, Section, canonical_section_id
 from citeaudit.sources.registry import FORMATS, SourceFormat, detect_format, load_document, register_format
 
 for _format in (rfc.FORMAT, text.FORMAT, markdown.FORMAT, html.FORMAT, pdf.FORMAT, egov.FORMAT):  # the registry line
     register_format(_format)
 
-__all__ = ["FORMATS", "Document", "Section", "SourceFormat", "detect_format", "load_document", "register_format"]
+__all__ = ["FORMATS", "Document", "Section", "SourceFormat", "canonical_section_id", "detect_format", "load_document",
+           "register_format"]

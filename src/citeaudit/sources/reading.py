@@ -46,7 +46,7 @@ def resolve_source(name_or_path: str | Path, download: bool = True, *, dirs: Seq
     against the pinned SHA-256 and saved in `download_dir` (written to a temporary file and
     renamed, never half-written). When nothing is found the error lists every place looked.
 
-    This stage reads no setting: `citeaudit.resolve_source` (`pipeline.loading`) passes the folders
+    This stage reads no setting: `citeaudit.pipeline.resolve_source` (`pipeline.loading`) passes the folders
     in force, settings' `source_dirs()` (`CITEAUDIT_DATA_DIR`, the working directory, `data/`,
     downloaded sources, `../shared/data/rfc` beside a checkout) and `download_dir()` (the
     checkout's `data/`, else your folder). Without them only the path as given and the shipped

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from citeaudit import table as C
-from citeaudit.decide.agreement import precision_warning
+from citeaudit.decide.agreements import precision_warning
 from citeaudit.decide.state import drawn
 from citeaudit.pipeline.audit import Audit
 from citeaudit.pipeline.batch import BatchResult, Outcome

@@ -27,10 +27,10 @@ from pathlib import Path
 import pandas as pd
 
 from citeaudit import table as C
-from citeaudit.decide.agreement import precision_warning
+from citeaudit.decide.agreements import precision_warning
 from citeaudit.decide.decision import row_state, why_it_waits
 from citeaudit.decide.reviews import ReviewCommand
-from citeaudit.decide.route import contrasts, score_note, verdict_words
+from citeaudit.decide.routing import contrasts, score_note, verdict_words
 from citeaudit.decide.state import drawn
 from citeaudit.pipeline.audit import Audit
 from citeaudit.sources.document import Document

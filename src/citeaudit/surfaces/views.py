@@ -12,7 +12,7 @@ import pandas as pd
 
 from citeaudit import table as C
 from citeaudit.citations.kinds import kind_of
-from citeaudit.decide.route import contrasts, score_note, verdict_words
+from citeaudit.decide.routing import contrasts, score_note, verdict_words
 from citeaudit.extras import require
 from citeaudit.pipeline.audit import Audit
 from citeaudit.pipeline.jsonl import clean_span, closest_passage

@@ -15,12 +15,12 @@ import pandas as pd
 
 from citeaudit import table as C
 from citeaudit.calibrate.scoring import pass_fail_right, reliability, threshold_table
-from citeaudit.decide.agreement import precision_warning
+from citeaudit.decide.agreements import precision_warning
 from citeaudit.decide.batch_review import BatchOutcome, review_batch
 from citeaudit.decide.calibration import Calibration
 from citeaudit.decide.decision import Decision
 from citeaudit.decide.reviews import Review, load_reviews, review_row
-from citeaudit.decide.route import route, score_note, verdict_words
+from citeaudit.decide.routing import route, score_note, verdict_words
 from citeaudit.decide.spotcheck import open_spot_checks
 from citeaudit.errors import InputError
 from citeaudit.extras import require

@@ -14,7 +14,7 @@ sentences of the cited section), each registered by name (`CHECKS`):
 | `identifiers` | the claim is about one quoted term, defined name or keyword, the evidence another |
 
 Each finding is one line of why plus the fired words (offsets into the claim and the evidence).
-`check_contrast` writes them to the `contrast` column; routing (`route.py`) then keeps a
+`check_contrast` writes them to the `contrast` column; routing (`routing.py`) then keeps a
 `verified` verdict with a finding from standing (flag `contrast`). A finding never makes anything
 pass and never changes a failing verdict. The checks read English: on a claim or evidence in
 another language (Japanese, say) they stay silent and the row's `contrast_note` says so, except

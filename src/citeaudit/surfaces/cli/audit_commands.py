@@ -82,7 +82,7 @@ def _finish(audit: Audit, output: str | None, html_path: str | None, review: Rev
     """Print the quotes that are not verbatim, the row errors and the decision (each waiting
     citation's reason says why it waits), then the review command of each waiting citation; write
     the outputs, exit by the decision."""
-    from citeaudit.decide.agreement import precision_warning
+    from citeaudit.decide.agreements import precision_warning
     from citeaudit.decide.spotcheck import open_spot_checks
     from citeaudit.surfaces.report import write_report
     from citeaudit.surfaces.views import how_to_record, quote_notes

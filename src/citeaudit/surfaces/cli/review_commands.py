@@ -33,7 +33,7 @@ SELECTION_WORDS = {Selection.SPOT_CHECK: "spot check", Selection.WAITING: "waiti
 
 # the pipeline is imported by each command when it runs (`citeaudit --help` starts without it)
 if TYPE_CHECKING:
-    from citeaudit.decide.agreement import Agreement
+    from citeaudit.decide.agreements import Agreement
     from citeaudit.pipeline.audit import Audit
     from citeaudit.settings.options import AuditOptions
 
@@ -128,7 +128,7 @@ def agreement_command(reviews: str, source: tuple[str, ...], citations: str | No
                       json_path: str | None) -> None:
     """Judge versus human over the current reviews: the confusion table, agreement per source with a
     95% interval, and the precision of standing verdicts from the spot checks beside the promise."""
-    from citeaudit.decide.agreement import agreement
+    from citeaudit.decide.agreements import agreement
 
     audit = _audited(settings, locate_only, reviews, source=source, citations=citations, document=document,
                      answer=answer, answer_json=answer_json, sources_json=sources_json, response=response,
