@@ -43,6 +43,12 @@ times"): the checks must not flag it.
                                               finding, a near quote, a misattributed section), with no
                                               check, the default checks and all, and the share of
                                               supported originals and restated claims flagged
+  python tools/contrast_heldout.py --judged   the whole tool instead: per kind, how many perturbed
+                                              claims stand as `verified` from the recorded answers of
+                                              the shipped judge (replay; `make record-contrast-heldout`
+                                              records them) with its calibrated threshold, under no
+                                              check, the default checks and all; the restated controls
+                                              are the cost (they should stand as their originals do)
 """
 
 from __future__ import annotations
@@ -443,12 +449,66 @@ def measure(claims: pd.DataFrame, originals: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def judged(public: bool = True) -> pd.DataFrame:
+    """Per group, kind (the restated controls included) and setting of the checks: the held-out claims
+    judged, how many stand as `verified` (routed `auto`, verdict `verified`) from the shipped judge's
+    recorded answers, and how many have none (a judge error, which waits: counted apart, never as
+    caught)."""
+    rows = []
+    for source, _, out, group in sets(public):
+        if not out.is_file():
+            raise SystemExit(f"{out} is missing: run python tools/contrast_heldout.py first")
+        records = load_citations(out)
+        for name, checks in SETTINGS:
+            table = audit_quotes(source, records, options=AuditOptions.from_env(contrast=checks)).table
+            table = table[table["fabricated_reason"].isna()]
+            change = table["id"].str.rsplit("~", n=1).str[1]
+            stands = (table["route"] == "auto") & (table["verdict"] == "verified")
+            for kind in (*KINDS, CONTROL):
+                mine = change == kind
+                rows.append({"group": group, "kind": kind, "checks": name, "judged": int(mine.sum()),
+                             "stand as verified": int((stands & mine).sum()),
+                             "unrecorded": int((table["error"].notna() & mine).sum())})
+    return pd.DataFrame(rows)
+
+
+def judged_table(part: pd.DataFrame) -> pd.DataFrame:
+    """The printed table of `judged` for one group: a row per kind, one for all perturbed kinds, and the
+    restated controls last."""
+    totals = part.groupby(["kind", "checks"], sort=False)[["judged", "stand as verified", "unrecorded"]].sum()
+    rows = []
+    for kind in (*KINDS, "all kinds", CONTROL):
+        if kind == "all kinds":
+            mine = totals.drop(index=CONTROL, level="kind")
+        else:
+            mine = totals.loc[[kind]]
+        by_checks = mine.groupby(level="checks", sort=False).sum()
+        row: dict[str, object] = {"kind": kind, "judged": int(by_checks.loc["none", "judged"]),
+                                  "unrecorded": int(by_checks.loc["none", "unrecorded"])}
+        for name, _ in SETTINGS:
+            n, stand = by_checks.loc[name, "judged"], by_checks.loc[name, "stand as verified"]
+            row[f"stand, checks {name}"] = f"{stand} ({stand / n:.1%})" if n else "-"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--measure", action="store_true", help="measure the checks on the written held-out set")
+    parser.add_argument("--judged", action="store_true",
+                        help="measure the whole tool: the shipped judge's recorded answers and the checks")
     parser.add_argument("--project-only", action="store_true", help="only the project's own labelled sets")
     args = parser.parse_args(argv)
     public = not args.project_only
+    if args.judged:
+        found = judged(public)
+        for group, title in (("project", "the project's own sets"), ("public", "the public TRAIN sets")):
+            part = found[found["group"] == group]
+            if len(part):
+                print(f"\nheld-out set, {title}, judged by the shipped judge (recorded answers, its calibrated "
+                      "threshold): how many stand as verified")
+                print(judged_table(part).to_string(index=False))
+        return 0
     if not args.measure:
         write_sets(public)
         return 0
