@@ -9,12 +9,12 @@ import pytest
 from conftest import DATA
 from test_cli import read_jsonl, run
 
-from citeaudit import Review, Status, load_document
+from citeaudit import AuditOptions, Review, Status, load_document
 from citeaudit.citations.responses import CitedSource, parse_response
 from citeaudit.decide import row_fingerprint
 from citeaudit.pipeline.vendor_audit import audit_response, match_source
 from citeaudit.surfaces import render_html
-from citeaudit.table import Flag, State, Verdict
+from citeaudit.table import ContrastCheck, Flag, State, Verdict
 
 RESPONSES = DATA / "responses"
 LABELS = json.loads((RESPONSES / "labels.json").read_text(encoding="utf-8"))
@@ -253,3 +253,15 @@ def test_cli_allow_uncited_lists_the_text_and_lets_the_citations_decide():
     misplaced = run("audit", "--source", "rfc7519.txt", "--citations", str(DATA / "rfc7519_citations.json"),
                     "--allow-uncited")
     assert misplaced.returncode == 2 and "go with --response" in misplaced.stderr
+
+
+def test_locate_only_runs_the_contrast_checks_of_the_options_given(monkeypatch):
+    """`audit --response --locate-only --contrast-checks none` ran the environment's checks: the
+    options given were dropped on the locate-only path. A finding the environment's checks make
+    (`all`) is gone when the options say none, and is there when they say all."""
+    monkeypatch.setenv("CITEAUDIT_CONTRAST_CHECKS", "all")
+    name = "anthropic_messages.json"
+    found = {checks: int(audit_response(RESPONSES / name, sources(name), locate_only=True,
+                                        options=AuditOptions(contrast=checks)).table["contrast"].map(bool).sum())
+             for checks in ((), tuple(ContrastCheck))}
+    assert found == {(): 0, tuple(ContrastCheck): 1}

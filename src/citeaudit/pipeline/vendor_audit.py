@@ -325,8 +325,9 @@ def audit_response(response: str | Path | Mapping[str, Any] | ParsedResponse,
     uncited = tuple(parsed.uncited())
     needs = list(per_call.pop("needs_review", ())) + (uncited_reasons(uncited) if require_coverage else [])
     document = documents[0] if len(documents) == 1 else None
-    run = None if locate_only else run_for(options, judge, threshold=threshold, concurrency=concurrency,
-                                           calibration=calibration)
+    # locate-only still runs the contrast checks: those of `options`, as a judged audit would
+    run = options if locate_only else run_for(options, judge, threshold=threshold, concurrency=concurrency,
+                                              calibration=calibration)
     audit = audit_table(table, document, None, run, locate_only=locate_only, needs_review=needs,
                         **per_call)
     return replace(audit, uncited=uncited)
