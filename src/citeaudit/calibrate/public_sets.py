@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citeaudit.judge.localmodel import file_sha256
+from citeaudit.stores import atomic_write_text
 
 DOMAINS = ("scifact", "climate-fever", "check-covid")  # the English domains the shipped calibration is fitted on
 JAPANESE = ("jsick",)  # built beside them, measured apart (tools/bench_japanese.py), never fitted on
@@ -271,12 +272,6 @@ def check_sections(document_path: Path, passages: list[str]) -> None:
             raise PublicDataError(f"{document_path}: section {n} is not read back as written.")
 
 
-def write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-
-
 def build(public_dir: Path, out: Path, per_label: int = DEFAULT_PER_LABEL,
           domains: Iterable[str] = DOMAINS) -> dict[str, tuple[Path, Path]]:
     """Write each domain's document and citation file into `out` (default: the calibration's
@@ -287,9 +282,9 @@ def build(public_dir: Path, out: Path, per_label: int = DEFAULT_PER_LABEL,
         pairs = sample(domain, READERS[domain](public_dir), per_label)
         text, citations = render(domain, pairs)
         document, cited = out / f"{domain}.txt", out / f"{domain}_citations.json"
-        write_atomic(document, text)
+        atomic_write_text(document, text)
         check_sections(document, text.rstrip("\n").split("\n\n"))
-        write_atomic(cited, json.dumps(citations, indent=1, ensure_ascii=False) + "\n")
+        atomic_write_text(cited, json.dumps(citations, indent=1, ensure_ascii=False) + "\n")
         written[domain] = (document, cited)
     return written
 
