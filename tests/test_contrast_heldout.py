@@ -87,3 +87,23 @@ def test_the_saved_measure_is_what_it_prints_for_the_projects_sets(capsys):
     printed = [line.rstrip() for line in capsys.readouterr().out.splitlines() if line.strip()]
     project = saved["output"].split("held-out set, the public TRAIN sets")[0]
     assert printed == [line.rstrip() for line in project.splitlines() if line.strip()]
+
+
+@pytest.mark.slow  # replays the shipped judge's answers to the project's 192 held-out claims: about 10 s
+def test_the_whole_tool_is_measured_from_recorded_answers_and_checks_only_hold_back(recorded_cache, capsys):
+    """The held-out claims measured as the tuning set's are: from the shipped judge's recorded answers
+    (every held-out claim of the project's sets is recorded: `make record-contrast-heldout`), with its
+    calibrated threshold. More checks never let more stand, the default checks let fewer stand than
+    none, and what docs/measurements/contrast.md shows is what the tool prints now."""
+    found = contrast_heldout.judged(public=False)
+    assert found["unrecorded"].sum() == 0 and found["judged"].sum() > 0
+    by = found.groupby(["checks", "kind"])[["judged", "stand as verified"]].sum()
+    stands = by.drop(index=contrast_heldout.CONTROL, level="kind")["stand as verified"]
+    assert (stands.loc["all"] <= stands.loc["default"]).all() and (stands.loc["default"] <= stands.loc["none"]).all()
+    assert stands.loc["default"].sum() < stands.loc["none"].sum()
+    saved = json.loads((ROOT / "docs" / "measurements" / "data" / "contrast_heldout_judged.json").read_text(
+        encoding="utf-8"))
+    assert saved["command"] == "python tools/contrast_heldout.py --judged --project-only"
+    assert contrast_heldout.main(["--judged", "--project-only"]) == 0
+    printed = [line.rstrip() for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert printed == [line.rstrip() for line in saved["output"].splitlines() if line.strip()]
