@@ -129,10 +129,10 @@ def held_out(table: pd.DataFrame, x: np.ndarray, domains: pd.Series, target: flo
     y = gold_classes(table[C.EXPECTED])
     groups = domains.to_numpy()
     held = {"panel": leave_one_domain_out(table, domains, target, "answers")} if panel else {}
+    nested = {name: nested_scores(x, y, groups, name) for name in sorted(set(groups))}  # both methods read them
     for method, stacked in (("probe", False), ("stacked", True)):
         parts = []
-        for name in sorted(set(groups)):
-            p, c = nested_scores(x, y, groups, name)
+        for name, (p, c) in nested.items():
             scored = leave_one_domain_out(with_probe(table, p, stacked), domains, target,
                                           "answers" if stacked else "supports")
             parts.append(scored[scored["domain"] == name].assign(c=c))
