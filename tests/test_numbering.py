@@ -335,3 +335,56 @@ def test_a_review_is_bound_to_the_reading_it_was_made_under(tmp_path):
     refused = CliRunner().invoke(cli.main, ["report", "--document", str(source), "--answer", str(citations),
                                             "--sections", "numbered", "--html", str(tmp_path / "r.html")])
     assert refused.exit_code == 2 and "--sections" in refused.output
+
+
+def nested_lists(shape: list[list[int]], fmt: str, fill: st.DataObject) -> tuple[str, dict[str, str | None]]:
+    """Clauses written as ordered lists nested in ordered list items (Markdown or HTML), three deep,
+    and the ids (with parents) they must read back to: "2", "2.1", "2.1.3"."""
+    expected: dict[str, str | None] = {}
+
+    def item(label: str, depth: int) -> str:
+        text = f"{fill.draw(caption)}. {fill.draw(sentence)}"
+        return text if fmt == "html" else "   " * depth + f"{label.rsplit('.', 1)[-1]}. {text}\n"
+
+    md, page = ["Sample agreement\n\n", f"{fill.draw(sentence)}\n\n"], ["<h1>Sample agreement</h1>",
+                                                                      f"<p>{fill.draw(sentence)}</p>", "<ol>"]
+    for n, children in enumerate(shape, start=1):
+        expected[f"{n}"] = None
+        md.append(item(f"{n}", 0))
+        page.append(f"<li>{item(str(n), 0)}" + ("<ol>" if children else ""))
+        for m, grand in enumerate(children, start=1):
+            expected[f"{n}.{m}"] = f"{n}"
+            md.append(item(f"{n}.{m}", 1))
+            page.append(f"<li>{item(f'{n}.{m}', 1)}" + ("<ol>" if grand else ""))
+            for k in range(1, grand + 1):
+                expected[f"{n}.{m}.{k}"] = f"{n}.{m}"
+                md.append(item(f"{n}.{m}.{k}", 2))
+                page.append(f"<li>{item(f'{n}.{m}.{k}', 2)}</li>")
+            page.append("</ol></li>" if grand else "</li>")
+        page.append("</ol></li>" if children else "</li>")
+    page.append("</ol>")
+    return ("".join(md) if fmt == "md" else f"<!doctype html><html><body>{''.join(page)}</body></html>"), expected
+
+
+@settings(max_examples=25, deadline=None)
+@given(shape=tree, fmt=st.sampled_from(["md", "html"]), fill=st.data())
+def test_nested_ordered_lists_read_as_sub_clauses(tmp_path_factory, shape, fmt, fill):
+    """An ordered list inside an item of an ordered list is that item's sub-clauses, numbered as a
+    reader cites them ("2.1", "2.1.3"); the items of a bullet list inside one stay text."""
+    text, expected = nested_lists(shape, fmt, fill)
+    path = tmp_path_factory.mktemp("nested") / f"terms.{fmt}"
+    path.write_text(text, encoding="utf-8")
+    document = load_document(path, sections="numbered")
+    clauses = {sid: document.parents.get(sid) for sid in document.sections if sid[:1].isdigit()}
+    assert clauses == expected, document.reading
+
+
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_a_bullet_list_inside_a_clause_is_text(tmp_path, fmt):
+    text = {"md": "Terms\n\n1. Scope. It applies.\n   - Staff badge in.\n     1. Visitors sign.\n2. Fees. Due monthly.\n",
+            "html": "<h1>Terms</h1><ol><li>Scope. It applies.<ul><li>Staff badge in.<ol><li>Visitors sign.</li></ol>"
+                    "</li></ul></li><li>Fees. Due monthly.</li></ol>"}[fmt]
+    path = tmp_path / f"terms.{fmt}"
+    path.write_text(text, encoding="utf-8")
+    document = load_document(path, sections="numbered")
+    assert [sid for sid in document.sections if sid[:1].isdigit()] == ["1", "2"]

@@ -8,7 +8,8 @@ sections come from it alone (a book's theme picker and keyboard help are outside
 `h1`-`h6` (ids as for Markdown), and `id` anchors as locators. The raw text of an HTML document is
 its extracted text (what a browser shows, blocks separated by blank lines), so spans, lines and
 the report point into that text, not into the markup. A page numbered beyond its headings (clauses
-"3.2", items "(b)", an `ol` of clauses) has its numbered clauses as sections (`numbering`).
+"3.2", items "(b)", an `ol` of clauses, an `ol` inside one of its items read as sub-clauses "3.1")
+has its numbered clauses as sections (`numbering`).
 """
 
 from __future__ import annotations
@@ -96,8 +97,9 @@ class _HtmlText:
         self.size = 0
         self.heads: list[tuple[int, str]] = []
         self.anchors: list[tuple[str, int, int]] = []  # (id, start, end) in the text
-        self.items: list[tuple[int, str]] = []  # (start, "3.") of each item of an outermost `ol`
+        self.items: list[tuple[int, str]] = []  # (start, "3." or "3.1.") of each numbered `ol` item
         self._counts: dict[int, int] = {}  # an `ol`'s mem_id -> the number of its next item
+        self._labels: dict[int, str] = {}  # a numbered `li`'s mem_id -> its number ("3", "3.1")
 
     def _tail(self) -> str:
         return self.parts[-1][-2:] if self.parts else ""
@@ -170,21 +172,29 @@ class _HtmlText:
 
 
     def _number_item(self, item: LexborNode) -> None:
-        """Note the number of an item of an ordered list that is not inside another list."""
+        """Note the number of an item of an ordered list: "2." at the top, "2.1." for an item of an
+        ordered list inside item 2 (a sub-clause, as a reader cites it); none inside a bullet list."""
         parent = item.parent
         if parent is None or parent.tag != "ol":
             return
+        outer = ""
         above = parent.parent
         while above is not None:
-            if above.tag in ("ol", "ul"):
+            if above.tag in ("ol", "ul"):  # a list straight inside a list (malformed), or a bullet list
                 return
+            if above.tag == "li":
+                if above.mem_id not in self._labels:  # an item of a bullet list
+                    return
+                outer = self._labels[above.mem_id] + "."
+                break
             above = above.parent
         start = parent.attributes.get("start") or "1"
         number = self._counts.get(parent.mem_id, int(start) if start.strip().isdigit() else 1)
         value = item.attributes.get("value")
         number = int(value) if value and value.strip().isdigit() else number
         self._counts[parent.mem_id] = number + 1
-        self.items.append((self.size, f"{number}."))
+        self._labels[item.mem_id] = f"{outer}{number}"
+        self.items.append((self.size, f"{outer}{number}."))
 
 
 def load_html(source: str | Path, sections: str = "auto") -> Document:

@@ -5,7 +5,8 @@ Parsed with markdown-it-py (CommonMark + tables). The clean text is the text a r
 the raw file; a section per ATX or setext heading, its id the heading's number when it has one
 ("2.1 Scope" -> "2.1"), else its GitHub slug; headings are also found by title and slug. A
 document numbered beyond its headings (clauses "3.2", items "(b)", an ordered list of clauses
-"1. **Definitions.**") has its numbered clauses as sections (`numbering`).
+"1. **Definitions.**", its nested ordered lists read as sub-clauses "1.1", "1.1.1") has its
+numbered clauses as sections (`numbering`).
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ def load_markdown(source: str | Path, sections: str = "auto") -> Document:
     heads: list[tuple[int, str]] = []
     heading_text: list[str] | None = None
     lists: list[bool] = []  # open lists, innermost last: ordered or not
-    implicit: dict[int, str] = {}  # clean offset of an outer ordered list item's text -> its number
+    numbers: list[str] = []  # the open ordered items' numbers as written, outermost first
+    implicit: dict[int, str] = {}  # clean offset of an ordered list item's text -> its number ("2.", "2.1.")
     pending: str | None = None
     for token in tokens:
         if token.type == "heading_open":
@@ -62,8 +64,10 @@ def load_markdown(source: str | Path, sections: str = "auto") -> Document:
             lists.pop()
         elif token.type == "list_item_open" or token.type == "tr_open":
             out.separate("\n")
-            if token.type == "list_item_open" and lists == [True]:
-                pending = f"{token.info}{token.markup}"
+            if token.type == "list_item_open" and lists and all(lists):  # ordered, in ordered items only
+                numbers[len(lists) - 1:] = [token.info]
+                # a nested item is its outer items' sub-clause: "2." then "2.1.", as a reader cites it
+                pending = f"{token.info}{token.markup}" if len(lists) == 1 else ".".join(numbers) + "."
         elif token.type in ("th_open", "td_open") and not out.tail.endswith("\n"):
             out.separate(" | ")
         elif token.type in ("fence", "code_block"):
