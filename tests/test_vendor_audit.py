@@ -265,3 +265,22 @@ def test_locate_only_runs_the_contrast_checks_of_the_options_given(monkeypatch):
                                         options=AuditOptions(contrast=checks)).table["contrast"].map(bool).sum())
              for checks in ((), tuple(ContrastCheck))}
     assert found == {(): 0, tuple(ContrastCheck): 1}
+
+
+def test_a_responses_sources_are_divided_as_sections_says(tmp_path):
+    """`--sections` reaches a response's sources (before, `audit --response` read them with auto
+    whatever it said, and `report --response` refused it); the review command it prints keeps it."""
+    from click.testing import CliRunner
+
+    from citeaudit.surfaces import cli
+
+    name = "llamaindex_response.json"
+    readings = {mode: audit_response(RESPONSES / name, sources(name), sections=mode, locate_only=True).document.reading
+                for mode in ("auto", "numbered")}
+    assert readings == {"auto": "headings: every numbered clause is a heading",
+                        "numbered": "numbered clauses: 3, with 4 sub-clauses"}
+    args = ["audit", "--response", str(RESPONSES / name), *(a for s in sources(name) for a in ("--source", s)),
+            "--sections", "numbered", "--locate-only", "--reviews", str(tmp_path / "reviews.jsonl")]
+    shown = CliRunner().invoke(cli.main, args).output
+    assert "sections of lantern-sync.md: numbered clauses: 3, with 4 sub-clauses" in shown
+    assert "--sections numbered" in shown  # in the review commands it prints

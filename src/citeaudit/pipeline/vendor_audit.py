@@ -292,8 +292,8 @@ def uncited_reasons(uncited: Iterable[str]) -> list[str]:
             for text in uncited]
 
 
-def _documents(sources: Iterable[str | Path | Document], format: str | None) -> list[Document]:
-    documents = [s if isinstance(s, Document) else load_document(s, format) for s in sources]
+def _documents(sources: Iterable[str | Path | Document], format: str | None, sections: str) -> list[Document]:
+    documents = [s if isinstance(s, Document) else load_document(s, format, sections) for s in sources]
     if not documents:
         raise InputError("a response is checked against its sources: give at least one --source")
     return documents
@@ -301,13 +301,15 @@ def _documents(sources: Iterable[str | Path | Document], format: str | None) -> 
 
 def audit_response(response: str | Path | Mapping[str, Any] | ParsedResponse,
                    sources: Iterable[str | Path | Document], *, response_format: str | None = None,
-                   format: str | None = None, require_coverage: bool = True, options: AuditOptions | None = None,
+                   format: str | None = None, sections: str = "auto", require_coverage: bool = True,
+                   options: AuditOptions | None = None,
                    judge: Judge | None = None, threshold: float | None = None, concurrency: int | None = None,
                    calibration: Calibration | bool | None = True, locate_only: bool = False,
                    **per_call: Any) -> Audit:
     """Audit the citations of a saved vendor response (a path, its parsed JSON or a
     `ParsedResponse`) against the given sources (paths, names or `Document`s; `format` names their
-    document format when the extension does not).
+    document format when the extension does not, `sections` how each is divided, as for
+    `load_document`: auto, numbered or paragraphs).
 
     `response_format` names the vendor format (default: by the JSON's shape). Answer text outside
     every citation keeps the answer in REVIEW unless `require_coverage` is False (fail closed: an
@@ -320,7 +322,7 @@ def audit_response(response: str | Path | Mapping[str, Any] | ParsedResponse,
         parsed = load_response(response, response_format)
     else:
         parsed = parse_response(response, response_format)
-    documents = _documents(sources, format)
+    documents = _documents(sources, format, sections)
     table = locate_response(parsed, documents)
     uncited = tuple(parsed.uncited())
     needs = list(per_call.pop("needs_review", ())) + (uncited_reasons(uncited) if require_coverage else [])

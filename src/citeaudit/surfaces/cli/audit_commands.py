@@ -52,11 +52,8 @@ def _audit_inputs(*, source: tuple[str, ...], response: str | None = None, respo
 
         if any(kwargs.get(name) for name in _INPUTS):
             raise InputError("give one input: a --response and its --source files, or one of the other pairs")
-        if sections != "auto":
-            raise InputError("--sections names how a --source of quote citations is divided; a --response's "
-                             "sources are read with --sections auto")
         options = {k: v for k, v in kwargs.items() if k not in _INPUTS}
-        return audit_response(response, source, response_format=response_format, **options)
+        return audit_response(response, source, response_format=response_format, sections=sections, **options)
     if response_format is not None:
         raise InputError("--response-format names the format of a --response")
     if len(source) > 1:
@@ -186,8 +183,8 @@ def audit(sources: tuple[str, ...], citations: str | None, response: str | None,
     if response is not None:
         if citations is not None:
             raise click.UsageError("give --citations (quote citations) or --response (an API response), not both")
-        _audit_response(response, sources, response_format, require_coverage is not False, doc_format, settings, output,
-                        html_path, reviews, locate_only)
+        _audit_response(response, sources, response_format, require_coverage is not False, doc_format, sections,
+                        settings, output, html_path, reviews, locate_only)
     if citations is None:
         raise click.UsageError("give --citations (a quote-citation file) or --response (a saved API response)")
     if response_format is not None or require_coverage is not None:
@@ -204,14 +201,14 @@ def audit(sources: tuple[str, ...], citations: str | None, response: str | None,
 
 
 def _audit_response(response: str, sources: tuple[str, ...], response_format: str | None, require_coverage: bool,
-                    doc_format: str | None, settings: AuditOptions, output: str | None, html_path: str | None,
-                    reviews: str | None, locate_only: bool) -> NoReturn:
+                    doc_format: str | None, sections: str, settings: AuditOptions, output: str | None,
+                    html_path: str | None, reviews: str | None, locate_only: bool) -> NoReturn:
     """`audit --response`: the vendor's citations, each vendor finding, the uncited text, the decision."""
     from citeaudit.pipeline.vendor_audit import audit_response
 
     result = audit_response(response, sources, response_format=response_format, format=doc_format,
-                            require_coverage=require_coverage, options=settings, locate_only=locate_only,
-                            reviews=reviews)
+                            sections=sections, require_coverage=require_coverage, options=settings,
+                            locate_only=locate_only, reviews=reviews)
     _show_audit(result)
     for _, row in result.table.iterrows():
         for finding in row[C.FINDINGS]:
@@ -223,7 +220,8 @@ def _audit_response(response: str, sources: tuple[str, ...], response_format: st
                    + "):")
         for text in result.uncited:
             click.echo(f"  - {printable(text)}")
-    inputs = (("--response", response), *(("--source", source) for source in sources))
+    inputs = (("--response", response), *(("--source", source) for source in sources),
+              ("--sections", sections if sections != "auto" else None))
     _finish(result, output, html_path, _review_command(inputs, reviews))
 
 
