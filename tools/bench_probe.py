@@ -261,4 +261,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import docs_figures  # --save-docs: also save what it prints for the documentation
+
+    sys.exit(docs_figures.run(main, __file__))
