@@ -68,6 +68,9 @@ from citeaudit.settings.environment import DEFAULT_CONTRAST_CHECKS, find_input
 from citeaudit.table import ContrastCheck
 from citeaudit.workflows import LABELLED_SETS
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import contrast_set  # the recorded answers' standing, counted as for the tuning set
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "data" / "contrast" / "heldout"
 PUBLIC_IN = ROOT / "build" / "public"
@@ -451,45 +454,20 @@ def measure(claims: pd.DataFrame, originals: pd.DataFrame) -> pd.DataFrame:
 
 def judged(public: bool = True) -> pd.DataFrame:
     """Per group, kind (the restated controls included) and setting of the checks: the held-out claims
-    judged, how many stand as `verified` (routed `auto`, verdict `verified`) from the shipped judge's
-    recorded answers, and how many have none (a judge error, which waits: counted apart, never as
-    caught)."""
-    rows = []
+    judged and how many stand as `verified` from the shipped judge's recorded answers, as the tuning
+    set's perturbed claims are counted (`contrast_set.standing`)."""
+    files = []
     for source, _, out, group in sets(public):
         if not out.is_file():
             raise SystemExit(f"{out} is missing: run python tools/contrast_heldout.py first")
-        records = load_citations(out)
-        for name, checks in SETTINGS:
-            table = audit_quotes(source, records, options=AuditOptions.from_env(contrast=checks)).table
-            table = table[table["fabricated_reason"].isna()]
-            change = table["id"].str.rsplit("~", n=1).str[1]
-            stands = (table["route"] == "auto") & (table["verdict"] == "verified")
-            for kind in (*KINDS, CONTROL):
-                mine = change == kind
-                rows.append({"group": group, "kind": kind, "checks": name, "judged": int(mine.sum()),
-                             "stand as verified": int((stands & mine).sum()),
-                             "unrecorded": int((table["error"].notna() & mine).sum())})
-    return pd.DataFrame(rows)
+        files.append((source, out, group))
+    return contrast_set.standing(files, (*KINDS, CONTROL), SETTINGS)
 
 
 def judged_table(part: pd.DataFrame) -> pd.DataFrame:
     """The printed table of `judged` for one group: a row per kind, one for all perturbed kinds, and the
     restated controls last."""
-    totals = part.groupby(["kind", "checks"], sort=False)[["judged", "stand as verified", "unrecorded"]].sum()
-    rows = []
-    for kind in (*KINDS, "all kinds", CONTROL):
-        if kind == "all kinds":
-            mine = totals.drop(index=CONTROL, level="kind")
-        else:
-            mine = totals.loc[[kind]]
-        by_checks = mine.groupby(level="checks", sort=False).sum()
-        row: dict[str, object] = {"kind": kind, "judged": int(by_checks.loc["none", "judged"]),
-                                  "unrecorded": int(by_checks.loc["none", "unrecorded"])}
-        for name, _ in SETTINGS:
-            n, stand = by_checks.loc[name, "judged"], by_checks.loc[name, "stand as verified"]
-            row[f"stand, checks {name}"] = f"{stand} ({stand / n:.1%})" if n else "-"
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return contrast_set.standing_table(part, KINDS, SETTINGS, after=(CONTROL,), column="stand, checks {}")
 
 
 def main(argv: list[str] | None = None) -> int:

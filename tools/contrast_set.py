@@ -281,43 +281,59 @@ def standing_cost(public: bool = True) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def perturbed_standing(public: bool = True) -> pd.DataFrame:
-    """Per kind and group: the perturbed claims judged, how many stand as `verified` with no check, the
-    default checks and all, from the recorded answers of the shipped judge (replay), and how many
-    have no recorded answer (a judge error, which waits: counted apart, never as caught)."""
+def standing(files: Iterable[tuple[str, Path, str]], kinds: Iterable[str],
+             settings: Iterable[tuple[str, str | tuple[str, ...]]] = COST_SETTINGS) -> pd.DataFrame:
+    """Per group, kind and setting of the checks (a name and what `AuditOptions.contrast` takes):
+    the perturbed claims of each (source, claims file, group) judged (their ids end in `~<kind>`),
+    how many stand as `verified` (routed `auto`) from the recorded answers of the shipped judge
+    (replay), and how many have no recorded answer (a judge error, which waits: counted apart, never
+    as caught). The held-out set's measure (`contrast_heldout.py --judged`) reads the same."""
     rows = []
-    for source, _citations, out in sets(public):
-        if not out.is_file():
-            raise SystemExit(f"{out} is missing: run python tools/contrast_set.py first")
-        group = "public" if out.parent == PUBLIC_OUT else "project"
+    kinds, settings = list(kinds), list(settings)
+    for source, out, group in files:
         records = load_citations(out)
-        for name, kinds in COST_SETTINGS:
-            table = audit_quotes(source, records, options=AuditOptions.from_env(contrast=kinds)).table
+        for name, checks in settings:
+            table = audit_quotes(source, records, options=AuditOptions.from_env(contrast=checks)).table
             judged = table[table["fabricated_reason"].isna()]
             kind = judged["id"].str.rsplit("~", n=1).str[1]
             stands = (judged["route"] == "auto") & (judged["verdict"] == "verified")
-            for k in KINDS:
-                mine = kind == str(k)
-                rows.append({"group": group, "kind": str(k), "checks": name, "judged": int(mine.sum()),
+            for k in kinds:
+                mine = kind == k
+                rows.append({"group": group, "kind": k, "checks": name, "judged": int(mine.sum()),
                              "stand as verified": int((stands & mine).sum()),
                              "judge errors": int((judged["error"].notna() & mine).sum())})
     return pd.DataFrame(rows)
 
 
-def standing_table(part: pd.DataFrame) -> pd.DataFrame:
-    """The printed table of `perturbed_standing` for one group: a row per kind and one for all kinds,
-    with how many of its perturbed claims stand as verified under each setting of the checks, and
-    how many have no recorded answer (`unrecorded`: they wait, and are not counted as caught)."""
+def perturbed_standing(public: bool = True) -> pd.DataFrame:
+    """`standing` of this set's perturbed claims, per kind and group, with no check, the default
+    checks and all."""
+    files = []
+    for source, _citations, out in sets(public):
+        if not out.is_file():
+            raise SystemExit(f"{out} is missing: run python tools/contrast_set.py first")
+        files.append((source, out, "public" if out.parent == PUBLIC_OUT else "project"))
+    return standing(files, map(str, KINDS))
+
+
+def standing_table(part: pd.DataFrame, kinds: Iterable[str] = tuple(map(str, KINDS)),
+                   settings: Iterable[tuple[str, str | tuple[str, ...]]] = COST_SETTINGS, after: Iterable[str] = (),
+                   column: str = "checks {}") -> pd.DataFrame:
+    """The printed table of `standing` for one group: a row per kind of `kinds` and one for all of
+    them, then a row per kind of `after` (controls, not summed), with how many of its claims stand
+    as verified under each setting of the checks (the column `column` names), and how many have no
+    recorded answer (`unrecorded`: they wait, and are not counted as caught)."""
     totals = part.groupby(["kind", "checks"], sort=False)[["judged", "stand as verified", "judge errors"]].sum()
+    kinds = list(kinds)
     rows = []
-    for kind in [*map(str, KINDS), "all kinds"]:
-        mine = totals if kind == "all kinds" else totals.loc[[kind]]
+    for kind in [*kinds, "all kinds", *after]:
+        mine = totals.loc[kinds] if kind == "all kinds" else totals.loc[[kind]]
         by_checks = mine.groupby(level="checks", sort=False).sum()
-        row = {"kind": kind, "judged": int(by_checks.loc["none", "judged"]),
-               "unrecorded": int(by_checks.loc["none", "judge errors"])}
-        for name, _ in COST_SETTINGS:
+        row: dict[str, object] = {"kind": kind, "judged": int(by_checks.loc["none", "judged"]),
+                                  "unrecorded": int(by_checks.loc["none", "judge errors"])}
+        for name, _ in settings:
             n, stand = by_checks.loc[name, "judged"], by_checks.loc[name, "stand as verified"]
-            row[f"checks {name}"] = f"{stand} ({stand / n:.1%})" if n else "-"
+            row[column.format(name)] = f"{stand} ({stand / n:.1%})" if n else "-"
         rows.append(row)
     return pd.DataFrame(rows)
 
